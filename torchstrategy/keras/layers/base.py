@@ -1,0 +1,364 @@
+"""The Keras `Layer` on top of `torch.nn.Module`: lazy build from the first input's shape,
+Keras-ordered weights, input checks that name the layer, the `training` flag, and config."""
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from torchstrategy import _context
+from torchstrategy.keras import backend
+
+
+def _snake_case(name: str) -> str:
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+
+
+def _shape_str(shape: Sequence[Optional[int]]) -> str:
+    return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """What a layer accepts: `ndim`/`min_ndim` and fixed sizes of some axes (as Keras's InputSpec)."""
+
+    ndim: Optional[int] = None
+    min_ndim: Optional[int] = None
+    axes: dict = field(default_factory=dict)
+
+
+def _is_symbolic(value: Any) -> bool:
+    return getattr(value, "_keras_symbolic", False)
+
+
+def _flatten(structure: Any) -> list:
+    if isinstance(structure, (list, tuple)):
+        return [leaf for item in structure for leaf in _flatten(item)]
+    if isinstance(structure, dict):
+        return [leaf for key in sorted(structure) for leaf in _flatten(structure[key])]
+    return [structure]
+
+
+def _map_structure(fn: Callable, structure: Any) -> Any:
+    if isinstance(structure, tuple):
+        return tuple(_map_structure(fn, item) for item in structure)
+    if isinstance(structure, list):
+        return [_map_structure(fn, item) for item in structure]
+    if isinstance(structure, dict):
+        return {key: _map_structure(fn, value) for key, value in structure.items()}
+    return fn(structure)
+
+
+def _shape_of(value: Any) -> tuple:
+    """Keras shape of a tensor: batch dimension reported as None."""
+    shape = tuple(value.shape)
+    return (None,) + tuple(int(d) for d in shape[1:]) if shape else ()
+
+
+class Layer(nn.Module):
+    """Base class of every Keras layer: subclass it and write `build(input_shape)` and `call`.
+
+    >>> class Scale(Layer):
+    ...     def build(self, input_shape):
+    ...         self.scale = self.add_weight("scale", (input_shape[-1],), initializer="ones")
+    ...     def call(self, inputs):
+    ...         return inputs * self.scale
+    >>> Scale()(torch.ones(2, 3)).shape
+    torch.Size([2, 3])
+    """
+
+    def __init__(
+        self,
+        trainable: bool = True,
+        name: Optional[str] = None,
+        dtype: Any = None,
+        input_shape: Optional[Sequence[Optional[int]]] = None,
+        batch_input_shape: Optional[Sequence[Optional[int]]] = None,
+        input_dim: Optional[int] = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__()
+        if kwargs:
+            raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}")
+        self.name = name or _context._unique_name(_snake_case(type(self).__name__))
+        self._dtype_name = backend.floatx() if dtype is None else str(dtype).replace("torch.", "")
+        self._trainable = trainable
+        self.built = False
+        self.input_spec: Optional[InputSpec] = None
+        self.supports_masking = False
+        self._weight_order: list[tuple[str, bool]] = []  # (attribute name, created trainable)
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
+        if batch_input_shape is not None:
+            self._batch_input_shape: Optional[tuple] = tuple(batch_input_shape)
+        elif input_shape is not None:
+            self._batch_input_shape = (None,) + tuple(input_shape)
+        else:
+            self._batch_input_shape = None
+        call_params = inspect.signature(self.call).parameters
+        self._call_takes_training = "training" in call_params or any(
+            p.kind is inspect.Parameter.VAR_KEYWORD for p in call_params.values()
+        )
+        self._build_input_shape: Optional[Any] = None
+
+    # ----- weights -------------------------------------------------------------------------
+    @property
+    def dtype(self) -> str:
+        return self._dtype_name
+
+    @property
+    def compute_dtype(self) -> torch.dtype:
+        return backend.to_torch_dtype(self._dtype_name)
+
+    def add_weight(
+        self,
+        name: str,
+        shape: Sequence[int] = (),
+        initializer: Any = "glorot_uniform",
+        trainable: bool = True,
+        dtype: Any = None,
+        regularizer: Any = None,
+        constraint: Any = None,
+    ) -> torch.Tensor:
+        """Creates a weight (a Parameter if trainable, else a buffer) and returns it."""
+        from torchstrategy.keras import initializers
+
+        init = initializers.get(initializer)
+        value = init(tuple(int(d) for d in shape), dtype=backend.to_torch_dtype(dtype or self._dtype_name))
+        value = backend.to_tensor(value).to(backend.to_torch_dtype(dtype or self._dtype_name))
+        attr = name.replace("/", "_")
+        if trainable:
+            setattr(self, attr, nn.Parameter(value, requires_grad=self._trainable))
+        else:
+            self.register_buffer(attr, value)
+        self._weight_order.append((attr, trainable))
+        if regularizer is not None:
+            from torchstrategy.keras import regularizers
+
+            self._regularizers = getattr(self, "_regularizers", []) + [(attr, regularizers.get(regularizer))]
+        return getattr(self, attr)
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value: bool) -> None:
+        for layer in self._flatten_layers():
+            layer._trainable = bool(value)
+            for attr, created_trainable in layer._weight_order:
+                if created_trainable:
+                    getattr(layer, attr).requires_grad_(bool(value))
+
+    def _flatten_layers(self, include_self: bool = True) -> list["Layer"]:
+        """This layer and every Keras layer nested in it, depth first, each once."""
+        seen: set[int] = set()
+        out: list[Layer] = []
+
+        def visit(module: nn.Module) -> None:
+            if id(module) in seen:
+                return
+            seen.add(id(module))
+            if isinstance(module, Layer):
+                out.append(module)
+            for child in module.children():
+                visit(child)
+
+        if include_self:
+            visit(self)
+        else:
+            seen.add(id(self))
+            for child in self.children():
+                visit(child)
+        return out
+
+    def _own_weights(self, trainable: Optional[bool]) -> list[torch.Tensor]:
+        out = []
+        for attr, created_trainable in self._weight_order:
+            is_trainable = created_trainable and self._trainable
+            if trainable is None or trainable == is_trainable:
+                out.append(getattr(self, attr))
+        return out
+
+    def _collect(self, trainable: Optional[bool]) -> list[torch.Tensor]:
+        seen: set[int] = set()
+        out = []
+        for layer in self._flatten_layers():
+            for weight in layer._own_weights(trainable):
+                if id(weight) not in seen:
+                    seen.add(id(weight))
+                    out.append(weight)
+        return out
+
+    @property
+    def trainable_weights(self) -> list[torch.Tensor]:
+        return self._collect(True)
+
+    @property
+    def non_trainable_weights(self) -> list[torch.Tensor]:
+        return self._collect(False)
+
+    @property
+    def weights(self) -> list[torch.Tensor]:
+        """Keras order: layer by layer; within a layer, trainable then non-trainable."""
+        seen: set[int] = set()
+        out = []
+        for layer in self._flatten_layers():
+            for weight in layer._own_weights(True) + layer._own_weights(False):
+                if id(weight) not in seen:
+                    seen.add(id(weight))
+                    out.append(weight)
+        return out
+
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+    variables = weights
+
+    def get_weights(self) -> list[np.ndarray]:
+        """The weights as NumPy arrays, in Keras order (so they match a Keras model's list)."""
+        return [w.detach().cpu().numpy().copy() for w in self.weights]
+
+    def set_weights(self, weights: Sequence[Any]) -> None:
+        """Loads a list of arrays in Keras order (e.g. `keras_model.get_weights()`)."""
+        own = self.weights
+        if len(weights) != len(own):
+            raise ValueError(
+                f"Layer '{self.name}' expects {len(own)} weight arrays, but set_weights got "
+                f"{len(weights)}. Pass the list from get_weights() of a model with the same layers."
+            )
+        for index, (target, value) in enumerate(zip(own, weights)):
+            array = backend.to_tensor(value)
+            if tuple(array.shape) != tuple(target.shape):
+                raise ValueError(
+                    f"Layer '{self.name}': weight #{index} has shape {tuple(target.shape)}, but "
+                    f"set_weights got an array of shape {tuple(array.shape)}."
+                )
+        with torch.no_grad():
+            for target, value in zip(own, weights):
+                target.copy_(backend.to_tensor(value).to(target.dtype))
+
+    def count_params(self) -> int:
+        return int(sum(w.numel() for w in self.weights))
+
+    @property
+    def losses(self) -> list[torch.Tensor]:
+        """Regularization penalties of this layer and nested layers (recomputed on access)."""
+        out = []
+        for layer in self._flatten_layers():
+            for attr, regularizer in getattr(layer, "_regularizers", []):
+                out.append(regularizer(getattr(layer, attr)))
+            out.extend(getattr(layer, "_activity_losses", []))
+        return out
+
+    # ----- building and calling ------------------------------------------------------------
+    def build(self, input_shape: Any) -> None:
+        """Creates the weights; `input_shape` has None for the batch dimension."""
+        self.built = True
+
+    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        return inputs
+
+    def _check_input(self, inputs: Any) -> None:
+        spec = self.input_spec
+        if spec is None or not isinstance(inputs, torch.Tensor):
+            return
+        shape = _shape_of(inputs)
+        problem = None
+        if spec.ndim is not None and len(shape) != spec.ndim:
+            problem = f"expected ndim={spec.ndim}, found ndim={len(shape)}"
+        elif spec.min_ndim is not None and len(shape) < spec.min_ndim:
+            problem = f"expected min_ndim={spec.min_ndim}, found ndim={len(shape)}"
+        else:
+            for axis, size in spec.axes.items():
+                if size is not None and -len(shape) <= axis < len(shape) and shape[axis] != size:
+                    problem = f"expected axis {axis} of input shape to have value {size}"
+                    break
+        if problem:
+            expected = list(self._build_input_shape) if isinstance(self._build_input_shape, tuple) else None
+            raise ValueError(
+                f"Input 0 of layer '{self.name}' is incompatible with the layer: {problem}. "
+                f"The layer was built for input shape {_shape_str(expected) if expected else spec}, "
+                f"but received input with shape {_shape_str(shape)}."
+            )
+
+    def _maybe_build(self, inputs: Any) -> None:
+        if self.built and self._build_input_shape is not None:
+            return
+        shapes = _map_structure(lambda t: _shape_of(t) if hasattr(t, "shape") else None, inputs)
+        if not self.built:
+            self._build_input_shape = shapes
+            self.build(shapes)
+            self.built = True
+        elif self._build_input_shape is None:
+            self._build_input_shape = shapes
+
+    def _cast_inputs(self, inputs: Any) -> Any:
+        target = self.compute_dtype
+
+        def cast(value: Any) -> Any:
+            if isinstance(value, np.ndarray):
+                value = backend.to_tensor(value)
+            if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != target:
+                if target.is_floating_point:
+                    return value.to(target)
+            return value
+
+        return _map_structure(cast, inputs)
+
+    def __call__(self, inputs: Any, *args: Any, training: Optional[bool] = None, **kwargs: Any) -> Any:
+        if any(_is_symbolic(leaf) for leaf in _flatten(inputs)):
+            from torchstrategy.keras.functional import call_symbolic
+
+            return call_symbolic(self, inputs, args, dict(kwargs, training=training))
+        inputs = self._cast_inputs(inputs)
+        self._maybe_build(inputs)
+        self._check_input(inputs)
+        if training is None:
+            training = _context._inherited_training()
+        if self._call_takes_training:
+            kwargs["training"] = bool(training)
+        with _context._training_scope(bool(training)):
+            return super().__call__(inputs, *args, **kwargs)
+
+    def forward(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        return self.call(inputs, *args, **kwargs)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """Output shape (batch None) found by running the layer on a one-row zero input."""
+
+        def zeros(shape: Any) -> torch.Tensor:
+            return torch.zeros((1,) + tuple(shape[1:]), dtype=self.compute_dtype)
+
+        is_shape = lambda s: isinstance(s, tuple) and all(d is None or isinstance(d, int) for d in s)
+        dummy = zeros(input_shape) if is_shape(input_shape) else [zeros(s) for s in input_shape]
+        with torch.no_grad():
+            out = self(dummy, training=False)
+        return _map_structure(_shape_of, out)
+
+    # ----- config --------------------------------------------------------------------------
+    def get_config(self) -> dict:
+        """Constructor arguments that rebuild this layer (Keras's get_config)."""
+        config: dict = {"name": self.name, "trainable": self._trainable, "dtype": self._dtype_name}
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = list(self._batch_input_shape)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Layer":
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
+
+    def _get_name(self) -> str:  # shown by nn.Module's repr
+        return f"{type(self).__name__}[{self.name}]"
+
+
+def _iter_layers(items: Iterable[Any]) -> list[Layer]:
+    return [item for item in items if isinstance(item, Layer)]
