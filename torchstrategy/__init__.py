@@ -6,4 +6,20 @@ from torchstrategy._lazy import lazy_namespace
 
 __version__ = "0.1.0"
 
-__getattr__, __dir__ = lazy_namespace(__name__, {})
+_OPS = ["constant", "convert_to_tensor", "cast", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
+        "argmax", "reshape", "shape", "zeros", "ones", "stack", "concat", "equal", "expand_dims", "squeeze",
+        "one_hot", "range", "print", "float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16",
+        "int32", "int64", "bool", "Tensor", "newaxis"]
+
+__getattr__, __dir__ = lazy_namespace(__name__, {
+    "keras": "torchstrategy.keras",
+    "data": "torchstrategy.data",
+    "distribute": "torchstrategy.distribute",
+    "config": "torchstrategy.config",
+    "train": "torchstrategy.train",
+    "nn": "torchstrategy.nn",
+    "random": "torchstrategy.random",
+    "GradientTape": "torchstrategy.tape:GradientTape",
+    "function": "torchstrategy.tape:function",
+    **{name: f"torchstrategy.ops:{name}" for name in _OPS},
+})

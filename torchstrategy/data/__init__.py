@@ -1,0 +1,16 @@
+"""`tf.data` for torchstrategy: the lazy, streaming `Dataset` with tf.data semantics, its `Options`,
+AUTOTUNE and the cardinality constants. (`distribute.py` here feeds datasets to strategies.)"""
+from __future__ import annotations
+
+from torchstrategy.data import experimental
+from torchstrategy.data._structure import TensorShape, TensorSpec
+from torchstrategy.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset,
+                                        DatasetIterator)
+from torchstrategy.data.options import AutoShardPolicy, DistributeOptions, Options, ThreadingOptions
+
+Iterator = DatasetIterator
+
+__all__ = [
+    "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy", "Dataset", "DatasetIterator",
+    "DistributeOptions", "Iterator", "Options", "TensorShape", "TensorSpec", "ThreadingOptions", "experimental",
+]

@@ -1,0 +1,24 @@
+"""`tf.keras`: models, layers, losses, metrics, optimizers, callbacks and datasets, with Keras
+names and defaults. Submodules load on first use."""
+from __future__ import annotations
+
+from torchstrategy._lazy import lazy_namespace
+
+__getattr__, __dir__ = lazy_namespace(__name__, {
+    "layers": "torchstrategy.keras.layers",
+    "models": "torchstrategy.keras.models",
+    "losses": "torchstrategy.keras.losses",
+    "metrics": "torchstrategy.keras.metrics",
+    "optimizers": "torchstrategy.keras.optimizers",
+    "callbacks": "torchstrategy.keras.callbacks",
+    "activations": "torchstrategy.keras.activations",
+    "initializers": "torchstrategy.keras.initializers",
+    "regularizers": "torchstrategy.keras.regularizers",
+    "datasets": "torchstrategy.keras.datasets",
+    "backend": "torchstrategy.keras.backend",
+    "utils": "torchstrategy.keras.utils",
+    "Model": "torchstrategy.keras.models:Model",
+    "Sequential": "torchstrategy.keras.models:Sequential",
+    "Input": "torchstrategy.keras.functional:Input",
+    "InputLayer": "torchstrategy.keras.functional:InputLayer",
+})

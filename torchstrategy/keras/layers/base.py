@@ -16,8 +16,9 @@ from torchstrategy.keras import backend
 
 
 def _snake_case(name: str) -> str:
-    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+    # Keras's rule: digits stay with the word before them (Conv2D -> conv2d, MaxPooling2D -> max_pooling2d).
+    name = re.sub(r"(.)([A-Z][a-z0-9]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 def _shape_str(shape: Sequence[Optional[int]]) -> str:
@@ -129,6 +130,9 @@ class Layer(nn.Module):
         """Creates a weight (a Parameter if trainable, else a buffer) and returns it."""
         from torchstrategy.keras import initializers
 
+        if initializer is None:  # Keras: glorot_uniform for float weights, zeros otherwise
+            is_float = backend.to_torch_dtype(dtype or self._dtype_name).is_floating_point
+            initializer = "glorot_uniform" if is_float else "zeros"
         init = initializers.get(initializer)
         value = init(tuple(int(d) for d in shape), dtype=backend.to_torch_dtype(dtype or self._dtype_name))
         value = backend.to_tensor(value).to(backend.to_torch_dtype(dtype or self._dtype_name))
@@ -352,6 +356,12 @@ class Layer(nn.Module):
     @classmethod
     def from_config(cls, config: dict) -> "Layer":
         return cls(**config)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Keras tracks layers held in list/tuple attributes; torch only registers bare modules.
+        if isinstance(value, (list, tuple)) and value and all(isinstance(v, nn.Module) for v in value):
+            super().__setattr__(f"_tracked_{name}", nn.ModuleList(value))
+        super().__setattr__(name, value)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"

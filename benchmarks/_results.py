@@ -1,0 +1,72 @@
+"""Shared by the benchmark scripts: interleaved timing rounds, a printed table, and one
+section per benchmark in benchmarks/RESULTS.md (rewritten in place, atomically)."""
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import tempfile
+import time
+from typing import Callable
+
+import torch
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "RESULTS.md")
+
+
+def machine() -> str:
+    gpu = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU"
+    return (f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPU cores, {gpu}, "
+            f"torch {torch.__version__}, {torch.get_num_threads()} intra-op threads")
+
+
+def interleave(runs: dict[str, Callable[[], float]], rounds: int) -> dict[str, list[float]]:
+    """Calls each contestant once per round, alternating the order; returns their rates."""
+    rates: dict[str, list[float]] = {name: [] for name in runs}
+    names = list(runs)
+    for index in range(rounds):
+        for name in names if index % 2 == 0 else reversed(names):
+            rates[name].append(runs[name]())
+    return rates
+
+
+def timed(fn: Callable[[], int]) -> float:
+    """Runs fn (which returns how many items it processed) and returns items per second."""
+    start = time.perf_counter()
+    count = fn()
+    return count / (time.perf_counter() - start)
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def table(headers: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def write_section(name: str, body: str) -> None:
+    """Replaces the section `## name` of RESULTS.md with `body` (other sections stay)."""
+    sections: dict[str, str] = {}
+    order: list[str] = []
+    if os.path.exists(RESULTS):
+        current = None
+        with open(RESULTS, encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("## "):
+                    current = line[3:].strip()
+                    order.append(current)
+                    sections[current] = ""
+                elif current is not None:
+                    sections[current] += line
+    if name not in sections:
+        order.append(name)
+    sections[name] = "\n" + body.strip() + "\n\n"
+    text = "# Benchmark results\n\nWritten by the scripts in benchmarks/; each section by one script.\n\n"
+    text += "".join(f"## {key}\n{sections[key]}" for key in order)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(RESULTS), suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+    os.replace(tmp, RESULTS)

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Quick start 1: set up, then train the classic CIFAR-10 CNN (examples/cifar10.py).
+# Uses real CIFAR-10 when it can be found or downloaded, else says so and uses synthetic data.
+# Extra arguments go to the example, e.g. `bash scripts/train.sh --epochs 10`.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/scripts/setup.sh"
+cd "$root"
+exec python examples/cifar10.py --epochs 2 --fallback-synthetic "$@"

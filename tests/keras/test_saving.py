@@ -1,0 +1,117 @@
+"""model.save / load_model and save_weights / load_weights round trips, and what happens
+with files that are not what the caller thinks."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import torchstrategy as tf
+
+layers = tf.keras.layers
+
+
+def compiled_cnn():
+    model = tf.keras.Sequential([
+        layers.Conv2D(4, 3, activation="relu", padding="same", input_shape=(6, 6, 3)),
+        layers.BatchNormalization(),
+        layers.MaxPooling2D(),
+        layers.Flatten(),
+        layers.Dropout(0.1),
+        layers.Dense(3),
+    ])
+    model.compile(optimizer=tf.keras.optimizers.Adam(1e-2),
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    return model
+
+
+def data(n=32):
+    rng = np.random.default_rng(1)
+    return rng.random((n, 6, 6, 3)).astype(np.float32), rng.integers(0, 3, (n, 1))
+
+
+def test_save_and_load_model_give_identical_predictions_and_resume_training_identically(tmp_path):
+    x, y = data()
+    model = compiled_cnn()
+    model.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+    path = str(tmp_path / "model.keras")
+    model.save(path)
+    restored = tf.keras.models.load_model(path)
+    assert type(restored) is tf.keras.Sequential
+    np.testing.assert_array_equal(restored.predict(x, verbose=0), model.predict(x, verbose=0))
+    # optimizer state (Adam moments, iterations) came along: one more epoch stays identical
+    torch.manual_seed(7)
+    model.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+    torch.manual_seed(7)
+    restored.fit(x, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+    for a, b in zip(model.get_weights(), restored.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_functional_model_round_trip(tmp_path):
+    inputs = tf.keras.Input(shape=(4,))
+    hidden = layers.Dense(5, activation="tanh")(inputs)
+    outputs = layers.Add()([layers.Dense(2)(hidden), layers.Dense(2)(hidden)])
+    model = tf.keras.Model(inputs, outputs)
+    model.compile(optimizer="sgd", loss="mse")
+    path = str(tmp_path / "functional.keras")
+    model.save(path)
+    restored = tf.keras.models.load_model(path)
+    x = np.random.default_rng(0).random((3, 4)).astype(np.float32)
+    np.testing.assert_array_equal(restored.predict(x, verbose=0), model.predict(x, verbose=0))
+
+
+class Residual(tf.keras.Model):
+    def __init__(self, units=3, **kwargs):
+        super().__init__(**kwargs)
+        self.units = units
+        self.inner = layers.Dense(units)
+
+    def call(self, inputs, training=False):
+        return inputs + self.inner(inputs)
+
+    def get_config(self):
+        return {"units": self.units, "name": self.name}
+
+
+def test_subclassed_model_needs_custom_objects_and_then_round_trips(tmp_path):
+    model = Residual()
+    x = torch.randn(2, 3)
+    expected = model(x).detach()
+    path = str(tmp_path / "residual.keras")
+    model.save(path)
+    with pytest.raises(ValueError, match="custom_objects"):
+        tf.keras.models.load_model(path)
+    restored = tf.keras.models.load_model(path, custom_objects={"Residual": Residual})
+    assert torch.equal(restored(x), expected)
+
+
+def test_weights_only_round_trip_and_mismatched_architecture(tmp_path):
+    x, _ = data(4)
+    model = compiled_cnn()
+    path = str(tmp_path / "cnn.weights.h5")
+    model.save_weights(path)
+    fresh = compiled_cnn()
+    assert not np.array_equal(fresh.predict(x, verbose=0), model.predict(x, verbose=0))
+    fresh.load_weights(path)
+    np.testing.assert_array_equal(fresh.predict(x, verbose=0), model.predict(x, verbose=0))
+    other = tf.keras.Sequential([layers.Dense(2, input_shape=(3,))])
+    with pytest.raises(ValueError, match="expects 2 weight arrays"):
+        other.load_weights(path)
+
+
+def test_save_does_not_overwrite_when_told_not_to_and_bad_files_are_named(tmp_path):
+    model = compiled_cnn()
+    path = tmp_path / "m.keras"
+    model.save(str(path))
+    with pytest.raises(FileExistsError, match="overwrite"):
+        model.save(str(path), overwrite=False)
+    broken = tmp_path / "broken.keras"
+    broken.write_bytes(path.read_bytes()[:100])
+    with pytest.raises(ValueError, match="broken.keras"):
+        tf.keras.models.load_model(str(broken))
+    weights = tmp_path / "w.pt"
+    model.save_weights(str(weights))
+    with pytest.raises(ValueError, match="not a model file"):
+        tf.keras.models.load_model(str(weights))
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

@@ -1,0 +1,203 @@
+"""fit / evaluate / predict and the *_on_batch calls, each checked against a hand-written
+torch computation over the same data and weights."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+import torchstrategy as tf
+
+layers = tf.keras.layers
+
+
+def small_cnn():
+    return tf.keras.Sequential([
+        layers.Conv2D(8, (3, 3), activation="relu", input_shape=(8, 8, 3)),
+        layers.MaxPooling2D((2, 2)),
+        layers.Flatten(),
+        layers.Dense(16, activation="relu"),
+        layers.Dense(4),
+    ])
+
+
+def toy_images(n=96, seed=0):
+    rng = np.random.default_rng(seed)
+    labels = rng.integers(0, 4, size=(n, 1)).astype(np.uint8)
+    images = rng.random((n, 8, 8, 3)).astype(np.float32) * 0.2
+    images[..., 0] += labels.reshape(-1, 1, 1) * 0.25  # learnable: class shifts the red channel
+    return images, labels
+
+
+def test_fit_gives_the_same_weights_as_a_hand_written_torch_loop():
+    x, y = toy_images()
+    model = small_cnn()
+    twin = small_cnn()
+    twin.set_weights(model.get_weights())
+    model.compile(optimizer=tf.keras.optimizers.Adam(1e-2),
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).batch(32)
+    model.fit(dataset, epochs=3, verbose=0)
+
+    optimizer = tf.keras.optimizers.Adam(1e-2)
+    optimizer.build(twin.trainable_variables)
+    for _ in range(3):
+        for start in range(0, len(x), 32):
+            xb = torch.from_numpy(x[start:start + 32])
+            yb = torch.from_numpy(y[start:start + 32]).long().squeeze(-1)
+            loss = F.cross_entropy(twin(xb, training=True), yb)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    for ours, reference in zip(model.get_weights(), twin.get_weights()):
+        np.testing.assert_allclose(ours, reference, rtol=1e-6, atol=1e-6)
+
+
+def test_history_keys_and_values_match_an_independent_computation():
+    x, y = toy_images(64)
+    model = small_cnn()
+    model.compile(optimizer=tf.keras.optimizers.SGD(learning_rate=0.0),  # frozen weights: logs are exact means
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    history = model.fit(x, y, batch_size=16, epochs=2, validation_split=0.25, shuffle=True, verbose=0)
+    assert set(history.history) == {"loss", "accuracy", "val_loss", "val_accuracy"}
+    assert all(len(v) == 2 for v in history.history.values()) and history.epoch == [0, 1]
+    with torch.no_grad():
+        logits = model(torch.from_numpy(x))
+    labels = torch.from_numpy(y).long().squeeze(-1)
+    train, val = slice(0, 48), slice(48, 64)  # Keras takes the LAST 25% for validation
+    assert history.history["loss"][0] == pytest.approx(float(F.cross_entropy(logits[train], labels[train])), rel=1e-5)
+    assert history.history["val_loss"][1] == pytest.approx(float(F.cross_entropy(logits[val], labels[val])), rel=1e-5)
+    expected_acc = float((logits[val].argmax(-1) == labels[val]).float().mean())
+    assert history.history["val_accuracy"][0] == pytest.approx(expected_acc)
+
+
+def test_accuracy_rises_when_training_on_learnable_data():
+    x, y = toy_images(256)
+    model = small_cnn()
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.01),
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    history = model.fit(x, y, batch_size=32, epochs=6, verbose=0)
+    assert history.history["accuracy"][-1] > history.history["accuracy"][0]
+    assert history.history["accuracy"][-1] > 0.6
+
+
+def test_evaluate_and_predict_match_direct_computation():
+    x, y = toy_images(50)
+    model = small_cnn()
+    model.compile(optimizer="sgd", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    with torch.no_grad():
+        logits = model(torch.from_numpy(x))
+    labels = torch.from_numpy(y).long().squeeze(-1)
+    loss, acc = model.evaluate(x, y, batch_size=16, verbose=0)  # uneven last batch of 2
+    assert loss == pytest.approx(float(F.cross_entropy(logits, labels)), rel=1e-5)
+    assert acc == pytest.approx(float((logits.argmax(-1) == labels).float().mean()))
+    assert model.evaluate(x, y, verbose=0, return_dict=True).keys() == {"loss", "accuracy"}
+    predictions = model.predict(x, batch_size=7, verbose=0)
+    assert isinstance(predictions, np.ndarray) and predictions.shape == (50, 4)
+    np.testing.assert_allclose(predictions, logits.numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(model.predict_on_batch(x[:5]), logits[:5].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_train_on_batch_and_test_on_batch():
+    x, y = toy_images(16)
+    model = small_cnn()
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1),
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    labels = torch.from_numpy(y).long().squeeze(-1)
+    with torch.no_grad():
+        before = float(F.cross_entropy(model(torch.from_numpy(x)), labels))
+    loss, _ = model.train_on_batch(x, y)
+    assert loss == pytest.approx(before, rel=1e-5)
+    after = model.test_on_batch(x, y, return_dict=True)
+    with torch.no_grad():
+        expected_after = float(F.cross_entropy(model(torch.from_numpy(x)), labels))
+    assert after["loss"] == pytest.approx(expected_after, rel=1e-5) and after["loss"] < before
+
+
+def test_fit_accepts_a_torch_dataloader_and_a_torch_dataset():
+    x, y = toy_images(64)
+    tensors = torch.utils.data.TensorDataset(torch.from_numpy(x), torch.from_numpy(y).long())
+    for source, kwargs in ((torch.utils.data.DataLoader(tensors, batch_size=16), {}), (tensors, {"batch_size": 16})):
+        model = small_cnn()
+        model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        history = model.fit(source, epochs=2, verbose=0, **kwargs)
+        assert len(history.history["loss"]) == 2 and history.history["loss"][1] < history.history["loss"][0]
+
+
+def test_steps_per_epoch_with_an_infinite_dataset():
+    x, y = toy_images(32)
+    model = small_cnn()
+    model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    batches = []
+    counter = tf.keras.callbacks.LambdaCallback(on_train_batch_end=lambda batch, logs: batches.append(batch))
+    model.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(8).repeat(), epochs=2, steps_per_epoch=3,
+              callbacks=[counter], verbose=0)
+    assert batches == [0, 1, 2, 0, 1, 2]
+    with pytest.raises(ValueError, match="infinite dataset"):
+        model.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(8).repeat(), epochs=1, verbose=0)
+
+
+def test_fit_before_compile_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="must compile your model before training"):
+        small_cnn().fit(*toy_images(8), verbose=0)
+
+
+def test_labels_of_the_wrong_shape_for_the_loss_are_refused_before_training():
+    x, y = toy_images(16)
+    model = small_cnn()
+    model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    before = model.get_weights()
+    with pytest.raises(ValueError, match="CategoricalCrossentropy"):
+        model.fit(x, tf.keras.utils.to_categorical(y, 4), epochs=1, verbose=0)
+    assert all(np.array_equal(a, b) for a, b in zip(before, model.get_weights()))
+
+
+def test_unknown_optimizer_loss_and_metric_names_list_the_valid_ones():
+    model = small_cnn()
+    with pytest.raises(ValueError, match="adam"):
+        model.compile(optimizer="adamm", loss="mse")
+    with pytest.raises(ValueError, match="mean_squared_error"):
+        model.compile(optimizer="adam", loss="mean_squared_eror")
+    with pytest.raises(ValueError, match="accuracy"):
+        model.compile(optimizer="adam", loss="mse", metrics=["acuracy"])
+
+
+def test_terminate_on_nan_stops_training():
+    x, y = toy_images(64)
+    x[:] = np.nan
+    model = small_cnn()
+    model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    seen = []
+    history = model.fit(x, y, batch_size=16, epochs=5, verbose=0, callbacks=[
+        tf.keras.callbacks.TerminateOnNaN(),
+        tf.keras.callbacks.LambdaCallback(on_train_batch_end=lambda b, logs: seen.append(b))])
+    assert seen == [0] and model.stop_training and len(history.history["loss"]) == 1
+
+
+def test_early_stopping_with_restore_best_weights_inside_fit():
+    x, y = toy_images(64)
+    model = small_cnn()
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.5), loss=tf.keras.losses.SparseCategoricalCrossentropy(
+        from_logits=True))
+    snapshots = []
+    keep = tf.keras.callbacks.LambdaCallback(on_epoch_end=lambda e, logs: snapshots.append(model.get_weights()))
+    stopper = tf.keras.callbacks.EarlyStopping(monitor="loss", patience=1, restore_best_weights=True,
+                                               min_delta=10.0)  # no epoch improves by 10: stops after 2
+    history = model.fit(x, y, epochs=10, verbose=0, callbacks=[keep, stopper])
+    assert len(history.history["loss"]) == 2
+    assert all(np.array_equal(a, b) for a, b in zip(model.get_weights(), snapshots[0]))
+
+
+def test_progress_bar_prints_keras_style_epoch_lines(capsys):
+    x, y = toy_images(64)
+    model = small_cnn()
+    model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    model.fit(x, y, batch_size=16, epochs=2, verbose=2, validation_data=(x, y))
+    out = capsys.readouterr().out
+    assert "Epoch 1/2" in out and "Epoch 2/2" in out
+    assert "loss:" in out and "accuracy:" in out and "val_loss:" in out
+    model.fit(x, y, batch_size=16, epochs=1, verbose=0)
+    assert capsys.readouterr().out == ""

@@ -1,0 +1,42 @@
+"""Environment variables that say where datasets live and whether downloads may be tried.
+The only place outside the cluster resolvers that reads os.environ (data locations, offline mode)."""
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+#: Directory searched first by `keras.datasets.*.load_data()` (and first download target).
+DATA_DIR_VARIABLE = "TORCHSTRATEGY_DATA"
+#: Keras's own cache root, as Keras reads it (default ~/.keras).
+KERAS_HOME_VARIABLE = "KERAS_HOME"
+#: Set to 1/true/yes/on to never try a dataset download (no network probe at all).
+OFFLINE_VARIABLE = "TORCHSTRATEGY_OFFLINE"
+
+_TRUE_WORDS = {"1", "true", "yes", "on"}
+
+
+def data_dir() -> Optional[str]:
+    """The `TORCHSTRATEGY_DATA` directory (user-expanded, absolute), or None when unset/empty.
+
+    Example: with `TORCHSTRATEGY_DATA=~/datasets`, this returns '/home/<user>/datasets'.
+    """
+    value = os.environ.get(DATA_DIR_VARIABLE, "").strip()
+    if not value:
+        return None
+    return os.path.abspath(os.path.expanduser(value))
+
+
+def keras_home() -> str:
+    """Keras's cache root: `KERAS_HOME` when set, else `~/.keras` (absolute path).
+
+    Keras keeps downloaded datasets under `<keras_home()>/datasets`.
+    """
+    value = os.environ.get(KERAS_HOME_VARIABLE, "").strip()
+    if not value:
+        value = os.path.join(os.path.expanduser("~"), ".keras")
+    return os.path.abspath(os.path.expanduser(value))
+
+
+def offline() -> bool:
+    """True when `TORCHSTRATEGY_OFFLINE` is 1/true/yes/on: dataset loaders then never download."""
+    return os.environ.get(OFFLINE_VARIABLE, "").strip().lower() in _TRUE_WORDS

@@ -1,0 +1,232 @@
+"""Buffering Dataset ops: shuffle (tf's buffer algorithm, on indices when it can), batch (one
+gather per batch on the fast path), padded_batch, unbatch and cache (memory or file)."""
+from __future__ import annotations
+
+import itertools
+import os
+import random
+import threading
+from typing import Any, Iterator, Optional
+
+import torch
+
+from torchstrategy.data import _structure
+from torchstrategy.data._ops import UnaryDataset, closing
+from torchstrategy.data.dataset import UNKNOWN_CARDINALITY, Dataset, IndexPlan, batch_cardinality
+
+
+def shuffle_stream(items: Iterator, buffer_size: int, rng: random.Random) -> Iterator:
+    """tf.data's shuffle: fill a buffer of `buffer_size`, then repeatedly emit a uniformly chosen slot
+    and refill that slot with the next input; at the end, emit what is left in random order.
+    So output position p can only hold input positions <= p + buffer_size - 1."""
+    iterator = iter(items)
+    draw = rng.random
+    try:
+        buffer = list(itertools.islice(iterator, buffer_size))
+        for item in iterator:
+            slot = int(draw() * buffer_size)
+            yield buffer[slot]
+            buffer[slot] = item
+        while buffer:
+            slot = int(draw() * len(buffer))
+            yield buffer[slot]
+            buffer[slot] = buffer[-1]
+            buffer.pop()
+    finally:
+        closing(iterator)
+
+
+class ShuffleDataset(UnaryDataset):
+    def __init__(self, input_dataset: Dataset, buffer_size: int, seed: Optional[int], reshuffle: bool):
+        super().__init__(input_dataset)
+        self._buffer_size, self._reshuffle = buffer_size, reshuffle
+        # No seed: draw one from torch's global RNG now, so torch.manual_seed (tf.random.set_seed)
+        # before building the pipeline makes the order reproducible, as a global seed does in tf.
+        self._seed = int(seed) if seed is not None else int(torch.randint(0, 2**62, (1,)).item())
+        self._passes = 0
+        self._lock = threading.Lock()
+
+    def _rng(self) -> random.Random:
+        """A generator for one pass: pass k of a reshuffling dataset uses its own derived seed."""
+        with self._lock:
+            current = self._passes if self._reshuffle else 0
+            if self._reshuffle and not _structure.is_peeking():
+                self._passes += 1
+        return random.Random(f"torchstrategy.shuffle/{self._seed}/{current}")
+
+    def _index_plan(self) -> Optional[IndexPlan]:
+        plan = self._input._index_plan()
+        if plan is None:
+            return None
+        start = plan.indices
+        return IndexPlan(plan.source, lambda: shuffle_stream(start(), self._buffer_size, self._rng()))
+
+    def _iterate_elements(self) -> Iterator[Any]:
+        return shuffle_stream(self._input._iterate(), self._buffer_size, self._rng())
+
+
+def _chunks(iterator: Iterator, size: int, drop_remainder: bool) -> Iterator[list]:
+    try:
+        while True:
+            chunk = list(itertools.islice(iterator, size))
+            if not chunk or (drop_remainder and len(chunk) < size):
+                return
+            yield chunk
+    finally:
+        closing(iterator)
+
+
+class BatchDataset(UnaryDataset):
+    def __init__(self, input_dataset: Dataset, batch_size: int, drop_remainder: bool):
+        super().__init__(input_dataset)
+        self._batch_size, self._drop = batch_size, drop_remainder
+
+    def _iterate_elements(self) -> Iterator[Any]:
+        plan = self._input._index_plan()
+        if plan is not None:  # fast path: rows gathered with one fancy index per leaf
+            gather = plan.source.gather
+            for chunk in _chunks(plan.indices(), self._batch_size, self._drop):
+                yield gather(chunk)
+        else:
+            for chunk in _chunks(self._input._iterate(), self._batch_size, self._drop):
+                yield self._combine(chunk)
+
+    def _combine(self, chunk: list) -> Any:
+        return _structure.stack_elements(chunk, "batch")
+
+    def _cardinality(self) -> int:
+        return batch_cardinality(self._input._cardinality(), self._batch_size, self._drop)
+
+    def _spec(self, peek: bool = False) -> Any:
+        size = self._batch_size if self._drop else None
+        return _structure.map_specs(lambda spec: _structure.batched_spec(spec, size), self._input._spec(peek))
+
+
+def _up_to(template: Any, value: Any, what: str) -> list:
+    """`value` flattened only as deep as the element structure `template` (shapes stay whole)."""
+    if value is None or not isinstance(value, (tuple, list, dict)) or isinstance(value, torch.Size):
+        if isinstance(template, (tuple, list, dict)):
+            return [value] * len(_structure.flatten(template))
+        return [value]
+    if isinstance(template, dict):
+        return [leaf for key in _structure._dict_keys(template) for leaf in _up_to(template[key], value[key], what)]
+    if isinstance(template, (tuple, list)):
+        if len(template) != len(value):
+            raise ValueError(f"Dataset.padded_batch: {what} {value!r} does not match the element structure.")
+        return [leaf for item, part in zip(template, value) for leaf in _up_to(item, part, what)]
+    return [value]
+
+
+class PaddedBatchDataset(BatchDataset):
+    def __init__(self, input_dataset: Dataset, batch_size: int, drop_remainder: bool, padded_shapes: Any,
+                 padding_values: Any):
+        super().__init__(input_dataset, batch_size, drop_remainder)
+        self._padded_shapes, self._padding_values = padded_shapes, padding_values
+
+    def _iterate_elements(self) -> Iterator[Any]:
+        for chunk in _chunks(self._input._iterate(), self._batch_size, self._drop):
+            yield self._combine(chunk)
+
+    def _combine(self, chunk: list) -> Any:
+        template = chunk[0]
+        shapes = _up_to(template, self._padded_shapes, "padded_shapes")
+        values = _up_to(template, self._padding_values, "padding_values")
+        columns = zip(*[_structure.flatten(element) for element in chunk])
+        leaves = [_pad_and_stack(list(column), shape, value) for column, shape, value in zip(columns, shapes, values)]
+        return _structure.pack_as(template, leaves)
+
+    def _spec(self, peek: bool = False) -> Any:
+        return self._peek() if peek else None
+
+
+def _pad_and_stack(leaves: list, padded_shape: Any, padding_value: Any) -> torch.Tensor:
+    ranks = {leaf.dim() for leaf in leaves}
+    if len(ranks) != 1:
+        raise ValueError(f"Dataset.padded_batch: components have different ranks {sorted(ranks)}; padding "
+                         f"changes sizes, not the number of dimensions.")
+    rank = ranks.pop()
+    target = [max(int(leaf.shape[d]) for leaf in leaves) for d in range(rank)]
+    if padded_shape is not None:
+        wanted = list(padded_shape)
+        if len(wanted) != rank:
+            raise ValueError(f"Dataset.padded_batch: padded shape {wanted} has rank {len(wanted)} but the "
+                             f"component has rank {rank}.")
+        for d, size in enumerate(wanted):
+            if size is not None and size >= 0:
+                if int(size) < target[d]:
+                    raise ValueError(f"Dataset.padded_batch: a component of size {target[d]} in dimension {d} "
+                                     f"does not fit the padded shape {wanted}; enlarge it or use None.")
+                target[d] = int(size)
+    fill = 0 if padding_value is None else padding_value
+    out = torch.full([len(leaves)] + target, fill, dtype=leaves[0].dtype)
+    for row, leaf in enumerate(leaves):
+        out[(row,) + tuple(slice(0, int(s)) for s in leaf.shape)] = leaf
+    return out
+
+
+class UnbatchDataset(UnaryDataset):
+    def _iterate_elements(self) -> Iterator[Any]:
+        for element in self._input._iterate():
+            if isinstance(element, torch.Tensor):
+                if element.dim() == 0:
+                    raise ValueError("Dataset.unbatch: elements must have at least one dimension, got a scalar.")
+                yield from element.unbind(0)
+                continue
+            leaves = _structure.flatten(element)
+            sizes = {int(leaf.shape[0]) if getattr(leaf, "ndim", 0) else -1 for leaf in leaves}
+            if len(sizes) != 1 or -1 in sizes:
+                raise ValueError(f"Dataset.unbatch: every component needs the same size in dimension 0, got "
+                                 f"shapes {[tuple(getattr(leaf, 'shape', ())) for leaf in leaves]}.")
+            columns = [leaf.unbind(0) if isinstance(leaf, torch.Tensor) else list(leaf) for leaf in leaves]
+            if type(element) is tuple:
+                yield from zip(*columns)
+            else:
+                for row in zip(*columns):
+                    yield _structure.pack_as(element, row)
+
+    def _cardinality(self) -> int:
+        count = self._input._cardinality()
+        spec = self._input._spec()
+        if count < 0 or spec is None:
+            return count if count < 0 else UNKNOWN_CARDINALITY
+        sizes = {_structure.leading_dim(leaf) for leaf in _structure.flatten(spec)}
+        size = sizes.pop() if len(sizes) == 1 else None
+        return UNKNOWN_CARDINALITY if size is None else count * size
+
+    def _spec(self, peek: bool = False) -> Any:
+        return _structure.map_specs(_structure.unbatched_spec, self._input._spec(peek))
+
+
+class CacheDataset(UnaryDataset):
+    """Replays elements after one complete pass. A pass cut short stores nothing, so the cache is
+    never truncated; with a filename the elements are written once (atomically) and reloaded later."""
+
+    def __init__(self, input_dataset: Dataset, filename: str):
+        super().__init__(input_dataset)
+        self._path = f"{filename}.cache.pt" if filename else ""
+        self._elements: Optional[list] = None
+
+    def _load(self) -> Optional[list]:
+        if self._elements is None and self._path and os.path.exists(self._path):
+            self._elements = torch.load(self._path, weights_only=True)
+        return self._elements
+
+    def _store(self, elements: list) -> None:
+        if self._elements is not None:
+            return
+        if self._path:
+            temporary = f"{self._path}.tmp{os.getpid()}.{threading.get_ident()}"
+            torch.save(elements, temporary)
+            os.replace(temporary, self._path)
+        self._elements = elements
+
+    def _iterate_elements(self) -> Iterator[Any]:
+        cached = self._load()
+        if cached is not None:
+            yield from cached
+            return
+        filled: list = []
+        for element in self._input._iterate():
+            filled.append(element)
+            yield element
+        self._store(filled)

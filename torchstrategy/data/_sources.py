@@ -1,0 +1,296 @@
+"""Dataset sources: tensor slices / single tensors (random-access, feed the batch fast path),
+range, from_generator (streamed), zip and concatenate."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Optional, Sequence
+
+import numpy as np
+import torch
+
+from torchstrategy.data import _structure
+from torchstrategy.data._structure import TensorSpec
+from torchstrategy.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, IndexPlan
+
+
+def _leaf_to_tensor(value: Any) -> Any:
+    if isinstance(value, (str, bytes)):
+        return np.asarray(value)
+    return _structure.to_tensor(value)
+
+
+def _convert_structure(value: Any) -> Any:
+    """Converts user input; lists are tensors (as tf.convert_to_tensor), tuples/dicts are structure."""
+    if isinstance(value, list):
+        return _leaf_to_tensor(value)
+    if _structure._is_namedtuple(value):
+        return type(value)(*[_convert_structure(item) for item in value])
+    if isinstance(value, tuple):
+        return tuple(_convert_structure(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _convert_structure(item) for key, item in value.items()}
+    return _leaf_to_tensor(value)
+
+
+class TensorSource:
+    """Random access into leaves sliced along dim 0: element i, or a batch gathered in one fancy index."""
+
+    def __init__(self, structure: Any):
+        self.structure = structure
+        self.leaves = _structure.flatten(structure)
+        self.kind = ("tensor" if isinstance(structure, torch.Tensor) else
+                     "tuple" if type(structure) is tuple and all(isinstance(leaf, torch.Tensor) for leaf in structure)
+                     else "nested")
+
+    def __len__(self) -> int:
+        return int(self.leaves[0].shape[0])
+
+    def element(self, index: int) -> Any:
+        if self.kind == "tensor":
+            return self.structure[index]
+        if self.kind == "tuple":
+            return tuple(leaf[index] for leaf in self.leaves)
+        return _structure.pack_as(self.structure, [leaf[index] for leaf in self.leaves])
+
+    def elements(self, indices: Iterator[int]) -> Iterator[Any]:
+        # Tensor.select is the cheapest way to make a row view (about half the cost of leaf[i]).
+        if self.kind == "tensor":
+            select = self.structure.select
+            for index in indices:
+                yield select(0, index)
+        elif self.kind == "tuple" and len(self.leaves) == 2:
+            first, second = self.leaves[0].select, self.leaves[1].select
+            for index in indices:
+                yield first(0, index), second(0, index)
+        elif self.kind == "tuple":
+            selects = [leaf.select for leaf in self.leaves]
+            for index in indices:
+                yield tuple([select(0, index) for select in selects])
+        else:
+            for index in indices:
+                yield self.element(index)
+
+    def gather(self, indices: Sequence[int]) -> Any:
+        """The batch of the given rows: one index_select per leaf, no per-element stacking."""
+        index_tensor = torch.as_tensor(indices, dtype=torch.long)
+        rows = [leaf.index_select(0, index_tensor if leaf.device.type == "cpu" else index_tensor.to(leaf.device))
+                if isinstance(leaf, torch.Tensor) else leaf[np.asarray(indices)] for leaf in self.leaves]
+        if self.kind == "tensor":
+            return rows[0]
+        if self.kind == "tuple":
+            return tuple(rows)
+        return _structure.pack_as(self.structure, rows)
+
+
+class TensorSlicesDataset(Dataset):
+    """`from_tensor_slices` (or `from_tensors` with single=True, as one slice of an added axis)."""
+
+    def __init__(self, tensors: Any, single: bool = False):
+        super().__init__()
+        op = "from_tensors" if single else "from_tensor_slices"
+        structure = _convert_structure(tensors)
+        leaves = _structure.flatten(structure)
+        if not leaves:
+            raise ValueError(f"Dataset.{op}: got an empty structure {tensors!r}; pass at least one array or tensor.")
+        if single:
+            structure = _structure.pack_as(structure, [leaf[None] for leaf in leaves])
+        else:
+            ranks = [np.ndim(leaf) for leaf in leaves]
+            if min(ranks) == 0:
+                raise ValueError(f"Dataset.from_tensor_slices: every component needs at least one dimension to "
+                                 f"slice, got a scalar (shapes {[tuple(np.shape(x)) for x in leaves]}). "
+                                 f"Use Dataset.from_tensors for a single element.")
+            sizes = [int(leaf.shape[0]) for leaf in leaves]
+            if len(set(sizes)) > 1:
+                raise ValueError(f"Dataset.from_tensor_slices: all components must have the same size in "
+                                 f"dimension 0, got sizes {sizes} (shapes {[tuple(leaf.shape) for leaf in leaves]}). "
+                                 f"Pass arrays with equal first dimensions, e.g. x[:n] and y[:n].")
+        self._source = TensorSource(structure)
+
+    def _index_plan(self) -> IndexPlan:
+        count = len(self._source)
+        return IndexPlan(self._source, lambda: iter(range(count)))
+
+    def _cardinality(self) -> int:
+        return len(self._source)
+
+    def _spec(self, peek: bool = False) -> Any:
+        return _structure.map_structure(
+            lambda leaf: TensorSpec(tuple(leaf.shape[1:]), leaf.dtype if isinstance(leaf, torch.Tensor)
+                                    else np.asarray(leaf).dtype), self._source.structure)
+
+
+class _RangeSource:
+    def __init__(self, values: range, dtype: torch.dtype):
+        self.values, self.dtype = values, dtype
+
+    def elements(self, indices: Iterator[int]) -> Iterator[torch.Tensor]:
+        values, dtype = self.values, self.dtype
+        for index in indices:
+            yield torch.tensor(values[index], dtype=dtype)
+
+    def gather(self, indices: Sequence[int]) -> torch.Tensor:
+        step, start = self.values.step, self.values.start
+        return (torch.as_tensor(indices, dtype=torch.int64) * step + start).to(self.dtype)
+
+
+class RangeDataset(Dataset):
+    """`Dataset.range`: like Python's range, elements are scalar tensors (int64 by default)."""
+
+    def __init__(self, args: Sequence[int], dtype: torch.dtype):
+        super().__init__()
+        if not 1 <= len(args) <= 3:
+            raise TypeError(f"Dataset.range takes 1 to 3 arguments (stop | start, stop[, step]), got {len(args)}.")
+        try:
+            values = range(*(int(arg) for arg in args))
+        except ValueError:
+            raise ValueError(f"Dataset.range: step must not be 0, got arguments {tuple(args)}.") from None
+        self._source = _RangeSource(values, dtype)
+
+    def _index_plan(self) -> IndexPlan:
+        count = len(self._source.values)
+        return IndexPlan(self._source, lambda: iter(range(count)))
+
+    def _cardinality(self) -> int:
+        return len(self._source.values)
+
+    def _spec(self, peek: bool = False) -> Any:
+        return TensorSpec((), self._source.dtype)
+
+
+def _signature_from_types(output_types: Any, output_shapes: Any) -> Any:
+    """TensorSpecs from the old `output_types`/`output_shapes` pair (shapes follow the types' structure)."""
+    if isinstance(output_types, dict):
+        shapes = output_shapes or {}
+        return {key: _signature_from_types(dtype, shapes.get(key)) for key, dtype in output_types.items()}
+    if isinstance(output_types, (tuple, list)):
+        shapes = output_shapes if output_shapes is not None else [None] * len(output_types)
+        return tuple(_signature_from_types(dtype, shape) for dtype, shape in zip(output_types, shapes))
+    return TensorSpec(output_shapes, output_types)
+
+
+class GeneratorDataset(Dataset):
+    """`from_generator`: calls `generator(*args)` at the start of every pass and streams its output."""
+
+    def __init__(self, generator: Callable, output_types: Any, output_shapes: Any, args: Optional[Sequence],
+                 output_signature: Any):
+        super().__init__()
+        if not callable(generator):
+            raise TypeError(f"Dataset.from_generator: `generator` must be a callable returning an iterator "
+                            f"(e.g. a generator function), got {type(generator).__name__}. Pass the function, "
+                            f"not the generator object it returns.")
+        if output_signature is not None and (output_types is not None or output_shapes is not None):
+            raise TypeError("Dataset.from_generator: pass either output_signature or output_types/output_shapes, not both.")
+        if output_signature is None and output_types is not None:
+            output_signature = _signature_from_types(output_types, output_shapes)
+        self._generator, self._args = generator, tuple(args or ())
+        self._signature = output_signature
+        self._specs = None if output_signature is None else _structure.flatten(output_signature)
+
+    def _conform(self, value: Any) -> Any:
+        if self._signature is None:
+            return _structure.normalize_element(value)
+        try:
+            leaves = _structure.flatten_up_to(self._signature, value)
+        except ValueError as error:
+            raise TypeError(f"Dataset.from_generator: `generator` yielded {value!r}, whose structure does not "
+                            f"match output_signature {self._signature!r} ({error}).") from None
+        tensors = []
+        for leaf, spec in zip(leaves, self._specs):
+            tensor = _structure.to_tensor(leaf, spec.dtype)
+            if not spec.shape.is_compatible_with(tensor.shape):
+                raise ValueError(f"Dataset.from_generator: `generator` yielded an element of shape "
+                                     f"{tuple(tensor.shape)} where {tuple(spec.shape)} was expected by the "
+                                     f"output signature. Fix the generator or the signature (None = any size).")
+            tensors.append(tensor)
+        return _structure.pack_as(self._signature, tensors)
+
+    def _iterate_elements(self) -> Iterator[Any]:
+        iterator = iter(self._generator(*self._args))
+        try:
+            for value in iterator:
+                yield self._conform(value)
+        finally:
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()
+
+    def _cardinality(self) -> int:
+        return UNKNOWN_CARDINALITY
+
+    def _spec(self, peek: bool = False) -> Any:
+        if self._signature is None and peek:
+            return self._peek()
+        return self._signature
+
+
+class ZipDataset(Dataset):
+    """`Dataset.zip`: tuple or dict of the inputs' elements; stops at the shortest input."""
+
+    def __init__(self, datasets: Any):
+        inputs = _structure.flatten(datasets)
+        if not inputs or not all(isinstance(ds, Dataset) for ds in inputs):
+            raise TypeError(f"Dataset.zip expects a tuple or dict of Datasets, got {datasets!r}.")
+        super().__init__(inputs)
+        self._structure = datasets
+
+    def _iterate_elements(self) -> Iterator[Any]:
+        iterators = [ds._iterate() for ds in self._inputs]
+        try:
+            while True:
+                try:
+                    parts = [next(iterator) for iterator in iterators]
+                except StopIteration:
+                    return
+                yield _structure.pack_as(self._structure, parts)
+        finally:
+            for iterator in iterators:
+                iterator.close()
+
+    def _cardinality(self) -> int:
+        result = INFINITE_CARDINALITY
+        for ds in self._inputs:
+            count = ds._cardinality()
+            if count == UNKNOWN_CARDINALITY:
+                return UNKNOWN_CARDINALITY
+            if count != INFINITE_CARDINALITY:
+                result = count if result == INFINITE_CARDINALITY else min(result, count)
+        return result
+
+    def _spec(self, peek: bool = False) -> Any:
+        specs = [ds._spec(peek) for ds in self._inputs]
+        return None if any(spec is None for spec in specs) else _structure.pack_as(self._structure, specs)
+
+
+class ConcatenateDataset(Dataset):
+    """`a.concatenate(b)`: a's elements then b's."""
+
+    def __init__(self, first: Dataset, second: Dataset):
+        if not isinstance(second, Dataset):
+            raise TypeError(f"Dataset.concatenate expects a Dataset, got {type(second).__name__}.")
+        super().__init__((first, second))
+        specs = [first._spec(), second._spec()]
+        if None not in specs and not _structure.same_structure(*specs):
+            raise TypeError(f"Dataset.concatenate: the datasets have different element structures "
+                            f"({specs[0]!r} vs {specs[1]!r}); make them match (e.g. with map).")
+
+    def _iterate_elements(self) -> Iterator[Any]:
+        for ds in self._inputs:
+            yield from ds._iterate()
+
+    def _cardinality(self) -> int:
+        first, second = (ds._cardinality() for ds in self._inputs)
+        if first < 0:
+            return first
+        if second < 0:
+            return second
+        return first + second
+
+    def _spec(self, peek: bool = False) -> Any:
+        first, second = (ds._spec(peek) for ds in self._inputs)
+        if first is None or second is None:
+            return None
+        def merge(a: TensorSpec, b: TensorSpec) -> TensorSpec:
+            if a.shape.rank is None or a.shape.rank != b.shape.rank:
+                return TensorSpec(None, a.dtype)
+            return TensorSpec([x if x == y else None for x, y in zip(a.shape, b.shape)], a.dtype)
+        return _structure.pack_as(first, [merge(a, b) for a, b in zip(_structure.flatten(first), _structure.flatten(second))])

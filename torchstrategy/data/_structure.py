@@ -1,0 +1,312 @@
+"""Element structures for torchstrategy.data: nested tuple/list/dict/namedtuple of leaves,
+conversion of user values to torch tensors (tf.constant dtype rules), batching leaves, TensorSpec."""
+from __future__ import annotations
+
+import threading
+import warnings
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+
+import numpy as np
+import torch
+
+_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+# Set while `element_spec` peeks at a first element, so peeking does not advance epoch counters.
+_peeking = threading.local()
+
+
+def is_peeking() -> bool:
+    return getattr(_peeking, "active", False)
+
+
+def _is_namedtuple(value: Any) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def _dict_keys(value: dict) -> list:
+    try:  # tf.nest orders dict entries by sorted key
+        return sorted(value)
+    except TypeError:
+        return list(value)
+
+
+def flatten(structure: Any) -> list:
+    """Leaves of a nested tuple/list/dict structure, depth first (dicts by sorted key)."""
+    if isinstance(structure, (tuple, list)):
+        return [leaf for item in structure for leaf in flatten(item)]
+    if isinstance(structure, dict):
+        return [leaf for key in _dict_keys(structure) for leaf in flatten(structure[key])]
+    return [structure]
+
+
+def _pack(template: Any, leaves: Iterator) -> Any:
+    if _is_namedtuple(template):
+        return type(template)(*[_pack(item, leaves) for item in template])
+    if isinstance(template, (tuple, list)):
+        return type(template)(_pack(item, leaves) for item in template)
+    if isinstance(template, dict):
+        packed = {key: _pack(template[key], leaves) for key in _dict_keys(template)}
+        return {key: packed[key] for key in template}
+    return next(leaves)
+
+
+def pack_as(template: Any, leaves: Sequence) -> Any:
+    """Inverse of `flatten`: puts `leaves` back into the shape of `template`."""
+    return _pack(template, iter(leaves))
+
+
+def map_structure(fn: Callable, structure: Any) -> Any:
+    """Applies `fn` to every leaf, keeping the structure."""
+    if type(structure) is tuple:
+        return tuple(map_structure(fn, item) for item in structure)
+    return pack_as(structure, [fn(leaf) for leaf in flatten(structure)])
+
+
+def flatten_up_to(template: Any, value: Any) -> list:
+    """`value` flattened only as deep as `template` goes (deeper parts of `value` stay whole).
+    Raises ValueError when `value` lacks part of the structure."""
+    if isinstance(template, dict):
+        if not isinstance(value, dict) or set(value) != set(template):
+            raise ValueError(f"expected a dict with keys {sorted(template)}, got {value!r}")
+        return [leaf for key in _dict_keys(template) for leaf in flatten_up_to(template[key], value[key])]
+    if isinstance(template, (tuple, list)):
+        if not isinstance(value, (tuple, list)) or len(value) != len(template):
+            raise ValueError(f"expected a sequence of {len(template)} items, got {value!r}")
+        return [leaf for part, item in zip(template, value) for leaf in flatten_up_to(part, item)]
+    return [value]
+
+
+def same_structure(a: Any, b: Any) -> bool:
+    if isinstance(a, dict) or isinstance(b, dict):
+        if not (isinstance(a, dict) and isinstance(b, dict)) or set(a) != set(b):
+            return False
+        return all(same_structure(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        if not (isinstance(a, (tuple, list)) and isinstance(b, (tuple, list))) or len(a) != len(b):
+            return False
+        return all(same_structure(x, y) for x, y in zip(a, b))
+    return True
+
+
+# ---------------------------------------------------------------- conversion to tensors
+
+
+def _first_scalar(value: Any) -> Any:
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    return value
+
+
+def _numpy_to_tensor(array: np.ndarray) -> Any:
+    if array.dtype.kind in "OSUV":  # strings/objects: torch has no such dtype, keep NumPy
+        return array
+    if not array.dtype.isnative:
+        array = array.astype(array.dtype.newbyteorder("="))
+    if not array.flags.writeable:
+        # Elements are never written to (tf tensors are immutable), so share read-only memory.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.from_numpy(array)
+    return torch.from_numpy(array)
+
+
+def to_tensor(value: Any, dtype: Optional[torch.dtype] = None) -> Any:
+    """A leaf as a torch tensor, following tf.constant's rules for Python values.
+
+    NumPy arrays are shared with `torch.from_numpy` (no copy); Python ints become int32
+    (int64 when they do not fit), Python floats float32, lists are stacked; strings stay as they are.
+    """
+    if isinstance(value, torch.Tensor):
+        tensor = value
+    elif isinstance(value, np.ndarray):
+        tensor = _numpy_to_tensor(value)
+    elif isinstance(value, np.generic):
+        tensor = _numpy_to_tensor(np.asarray(value))
+    elif isinstance(value, bool):
+        tensor = torch.tensor(value)
+    elif isinstance(value, int):
+        tensor = torch.tensor(value, dtype=torch.int32 if _INT32_MIN <= value <= _INT32_MAX else torch.int64)
+    elif isinstance(value, float):
+        tensor = torch.tensor(value, dtype=torch.float32)
+    elif isinstance(value, (list, tuple)):
+        tensor = _sequence_to_tensor(value)
+    elif isinstance(value, (str, bytes)):
+        return value
+    else:
+        tensor = torch.as_tensor(value)
+    if dtype is not None and isinstance(tensor, torch.Tensor) and tensor.dtype != dtype:
+        tensor = tensor.to(dtype)
+    return tensor
+
+
+def _sequence_to_tensor(value: Sequence) -> Any:
+    if any(isinstance(item, torch.Tensor) for item in value):
+        return torch.stack([to_tensor(item) for item in value])
+    array = np.asarray(value)
+    if array.size == 0 and array.dtype == np.float64:
+        return torch.zeros(array.shape, dtype=torch.float32)
+    first = _first_scalar(value)
+    if type(first) is int and array.dtype.kind == "i":
+        if array.size and _INT32_MIN <= array.min() and array.max() <= _INT32_MAX:
+            array = array.astype(np.int32)
+    elif type(first) is float and array.dtype == np.float64:
+        array = array.astype(np.float32)
+    return _numpy_to_tensor(array)
+
+
+def normalize_element(value: Any) -> Any:
+    """A user function's return value as an element: top-level list -> tuple (as tf.data does),
+    NumPy arrays and Python numbers -> tensors."""
+    if isinstance(value, list):
+        value = tuple(value)
+    if type(value) is tuple and all(isinstance(item, torch.Tensor) for item in value):
+        return value
+    if isinstance(value, torch.Tensor):
+        return value
+    return map_structure(to_tensor, value)
+
+
+def stack_leaves(leaves: Sequence, op: str) -> Any:
+    """One batched leaf from per-element leaves (torch.stack; NumPy for string leaves)."""
+    first = leaves[0]
+    if isinstance(first, torch.Tensor):
+        try:
+            return torch.stack(leaves)
+        except RuntimeError as error:
+            shapes = sorted({tuple(leaf.shape) for leaf in leaves})
+            raise ValueError(
+                f"Dataset.{op}: cannot batch elements whose shapes differ: {shapes}. Make every element "
+                f"the same shape (e.g. resize in `map`) or use `padded_batch`."
+            ) from error
+    return np.stack([np.asarray(leaf) for leaf in leaves])
+
+
+def stack_elements(elements: Sequence, op: str = "batch") -> Any:
+    """Batches a list of elements of one structure into one element of stacked leaves."""
+    first = elements[0]
+    if isinstance(first, torch.Tensor):
+        return stack_leaves(elements, op)
+    if type(first) is tuple and all(isinstance(item, torch.Tensor) for item in first):
+        return tuple(stack_leaves(column, op) for column in zip(*elements))
+    columns = zip(*[flatten(element) for element in elements])
+    return pack_as(first, [stack_leaves(column, op) for column in columns])
+
+
+# ---------------------------------------------------------------- dtypes, shapes, specs
+
+_DTYPE_NAMES = {"float": torch.float32, "double": torch.float64, "half": torch.float16}
+
+
+def as_torch_dtype(dtype: Any) -> torch.dtype:
+    """Maps torch/NumPy dtypes, Python types and names ('float32', 'int64') to a torch dtype."""
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if isinstance(dtype, str):
+        found = _DTYPE_NAMES.get(dtype, getattr(torch, dtype, None))
+        if isinstance(found, torch.dtype):
+            return found
+    elif dtype is int:
+        return torch.int32
+    elif dtype is float:
+        return torch.float32
+    elif dtype is bool:
+        return torch.bool
+    else:
+        try:
+            return torch.from_numpy(np.zeros(0, dtype=np.dtype(dtype))).dtype
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"Unknown dtype {dtype!r}: pass a torch dtype such as torch.float32 or a name like 'int64'.")
+
+
+class TensorShape(tuple):
+    """A static shape whose unknown sizes are None; `TensorShape(None)` has unknown rank."""
+
+    def __new__(cls, dims: Optional[Iterable[Optional[int]]] = ()) -> "TensorShape":
+        shape = super().__new__(cls, () if dims is None else (None if d is None else int(d) for d in dims))
+        shape._known_rank = dims is not None
+        return shape
+
+    @property
+    def rank(self) -> Optional[int]:
+        return len(self) if self._known_rank else None
+
+    def as_list(self) -> list:
+        if not self._known_rank:
+            raise ValueError("as_list() is not defined on a shape of unknown rank.")
+        return list(self)
+
+    def is_compatible_with(self, shape: Sequence[Optional[int]]) -> bool:
+        if not self._known_rank or (isinstance(shape, TensorShape) and not shape._known_rank):
+            return True
+        shape = tuple(shape)
+        return len(shape) == len(self) and all(a is None or b is None or a == b for a, b in zip(self, shape))
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, TensorShape) and other._known_rank != self._known_rank:
+            return False
+        return tuple(self) == tuple(other) if isinstance(other, (tuple, list)) else NotImplemented
+
+    __hash__ = tuple.__hash__
+
+    def __repr__(self) -> str:
+        return f"TensorShape({list(self) if self._known_rank else None})"
+
+
+class TensorSpec:
+    """Describes a tensor element: shape (None for unknown sizes) and dtype, as tf.TensorSpec.
+
+    >>> TensorSpec(shape=(None, 3), dtype=torch.float32).shape.as_list()
+    [None, 3]
+    """
+
+    def __init__(self, shape: Optional[Iterable[Optional[int]]] = (), dtype: Any = torch.float32, name: Optional[str] = None):
+        self.shape = TensorShape(shape)
+        self.dtype = dtype if isinstance(dtype, np.dtype) else as_torch_dtype(dtype)
+        self.name = name
+
+    @classmethod
+    def from_tensor(cls, tensor: Any, name: Optional[str] = None) -> "TensorSpec":
+        """The spec of a concrete tensor (or NumPy/string leaf)."""
+        if isinstance(tensor, torch.Tensor):
+            return cls(tuple(tensor.shape), tensor.dtype, name)
+        array = np.asarray(tensor)
+        return cls(array.shape, array.dtype if array.dtype.kind in "OSUV" else as_torch_dtype(array.dtype), name)
+
+    def is_compatible_with(self, value: Any) -> bool:
+        """True if `value` (a tensor or spec) has this dtype and a compatible shape."""
+        other = value if isinstance(value, TensorSpec) else TensorSpec.from_tensor(value)
+        return other.dtype == self.dtype and self.shape.is_compatible_with(other.shape)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, TensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self) -> int:
+        return hash((self.shape, str(self.dtype)))
+
+    def __repr__(self) -> str:
+        return f"TensorSpec(shape={tuple(self.shape)}, dtype={self.dtype}, name={self.name!r})"
+
+
+def spec_of(element: Any) -> Any:
+    """The TensorSpec structure of a concrete element."""
+    return map_structure(TensorSpec.from_tensor, element)
+
+
+def map_specs(fn: Callable[[TensorSpec], TensorSpec], specs: Any) -> Any:
+    return None if specs is None else map_structure(fn, specs)
+
+
+def leading_dim(spec: TensorSpec) -> Optional[int]:
+    return spec.shape[0] if spec.shape.rank else None
+
+
+def batched_spec(spec: TensorSpec, size: Optional[int]) -> TensorSpec:
+    if spec.shape.rank is None:
+        return TensorSpec(None, spec.dtype)
+    return TensorSpec((size,) + tuple(spec.shape), spec.dtype)
+
+
+def unbatched_spec(spec: TensorSpec) -> TensorSpec:
+    if spec.shape.rank is None:
+        return TensorSpec(None, spec.dtype)
+    return TensorSpec(tuple(spec.shape)[1:], spec.dtype)

@@ -1,0 +1,181 @@
+"""What `compile()` configured: the resolved losses (per output, weighted), the loss tracker and
+the metrics ('accuracy' resolved on the first batch, as Keras does), and their logs."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+from torchstrategy.data.distribute import flatten_structure
+from torchstrategy.keras import losses as losses_module
+from torchstrategy.keras import metrics as metrics_module
+
+
+def _output_list(model: Any, value: Any) -> list:
+    if isinstance(value, dict):
+        names = getattr(model, "output_names", sorted(value))
+        return [value[name] for name in names]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def _per_output(model: Any, spec: Any, count: int, what: str) -> list:
+    if isinstance(spec, dict):
+        names = getattr(model, "output_names", None)
+        if names is None:
+            raise ValueError(f"A dict of {what} needs a functional model with named outputs.")
+        unknown = sorted(set(spec) - set(names))
+        if unknown:
+            raise ValueError(f"Unknown output name(s) {unknown} in the {what} dict; the model's outputs are {names}.")
+        return [spec.get(name) for name in names]
+    if isinstance(spec, (list, tuple)) and count > 1:
+        if len(spec) != count:
+            raise ValueError(f"The model has {count} outputs but {len(spec)} {what} were given.")
+        return list(spec)
+    return [spec] * count
+
+
+class CompiledState:
+    """Losses and metrics of a compiled model, and the per-step/epoch computations on them."""
+
+    def __init__(self, model: Any, loss: Any, metrics: Any, loss_weights: Any = None,
+                 weighted_metrics: Any = None, jit_compile: bool = False) -> None:
+        self.model = model
+        self.loss_spec = loss
+        self.metrics_spec = metrics
+        self.weighted_metrics_spec = weighted_metrics
+        self.loss_weights_spec = loss_weights
+        self.jit_compile = jit_compile
+        self.loss_tracker = metrics_module.Mean(name="loss")
+        self._losses: Optional[list] = None
+        self._weights: Optional[list] = None
+        self._metrics: Optional[list] = None  # (output index, metric, weighted)
+        self._output_names: list[str] = []
+        if loss is not None:  # resolve eagerly so a bad name fails at compile time
+            flat = list(loss.values()) if isinstance(loss, dict) else (loss if isinstance(loss, (list, tuple)) else [loss])
+            for item in flat:
+                if item is not None:
+                    losses_module.get(item)
+        for spec in (metrics, weighted_metrics):
+            for item in (flatten_structure(spec) if spec is not None else []):
+                if not (isinstance(item, str) and item in ("accuracy", "acc")):
+                    metrics_module.get(item)
+
+    # ----- building on the first batch -----------------------------------------------------
+    def _build(self, y: Any, y_pred: Any) -> None:
+        preds = _output_list(self.model, y_pred)
+        count = len(preds)
+        names = list(getattr(self.model, "output_names", [])) if count > 1 else []
+        self._output_names = names if len(names) == count else [f"output_{i + 1}" for i in range(count)] \
+            if count > 1 else [""]
+        raw_losses = _per_output(self.model, self.loss_spec, count, "losses")
+        self._losses = [losses_module.get(spec) if spec is not None else None for spec in raw_losses]
+        if self.loss_weights_spec is None:
+            self._weights = [1.0] * count
+        else:
+            self._weights = [1.0 if w is None else float(w)
+                             for w in _per_output(self.model, self.loss_weights_spec, count, "loss_weights")]
+        trues = _output_list(self.model, y) if y is not None else [None] * count
+        self._metrics = []
+        for weighted, spec in ((False, self.metrics_spec), (True, self.weighted_metrics_spec)):
+            if spec is None:
+                continue
+            per_output = spec if (isinstance(spec, dict) or (count > 1 and isinstance(spec, (list, tuple))
+                                  and all(isinstance(s, (list, tuple)) for s in spec))) else [spec] * count
+            per_output = _per_output(self.model, per_output, count, "metrics") if isinstance(per_output, dict) \
+                else per_output
+            for index, items in enumerate(per_output):
+                for item in ([] if items is None else (items if isinstance(items, (list, tuple)) else [items])):
+                    metric = self._resolve_metric(item, index, trues[index], preds[index])
+                    self._metrics.append((index, metric, weighted))
+
+    def _resolve_metric(self, item: Any, index: int, y_true: Any, y_pred: Any) -> Any:
+        prefix = f"{self._output_names[index]}_" if self._output_names[index] else ""
+        if isinstance(item, str) and item in ("accuracy", "acc"):
+            loss = self._losses[index] if self._losses else None
+            metric = metrics_module.resolve_accuracy(item, loss, y_true, y_pred)
+        else:
+            metric = metrics_module.get(item)
+            if isinstance(item, metrics_module.Metric):
+                metric = item
+        if prefix:
+            metric.name = prefix + metric.name
+        return metric
+
+    # ----- per step ------------------------------------------------------------------------
+    def compute_loss(self, y: Any, y_pred: Any, sample_weight: Any, regularization: list) -> torch.Tensor:
+        """The total loss: weighted sum over outputs plus regularization penalties."""
+        if self._losses is None:
+            self._build(y, y_pred)
+        if all(loss is None for loss in self._losses):
+            raise ValueError("No loss to compute: pass loss= to compile(), e.g. compile(loss='mse').")
+        if y is None:
+            raise ValueError("The model has a loss but the data gives no targets: pass y, or a dataset of "
+                             "(x, y) tuples.")
+        trues = _output_list(self.model, y)
+        preds = _output_list(self.model, y_pred)
+        weights = _output_list(self.model, sample_weight) if isinstance(sample_weight, (list, dict)) \
+            else [sample_weight] * len(preds)
+        if len(trues) != len(preds):
+            raise ValueError(f"The model has {len(preds)} output(s) but the data has {len(trues)} target(s).")
+        total: Optional[torch.Tensor] = None
+        for loss_fn, weight, y_true, pred, sw in zip(self._losses, self._weights, trues, preds, weights):
+            if loss_fn is None:
+                continue
+            value = loss_fn(y_true, pred, sample_weight=sw)
+            value = value if weight == 1.0 else value * weight
+            total = value if total is None else total + value
+        for penalty in regularization:
+            total = total + penalty
+        return total
+
+    def update_metrics(self, y: Any, y_pred: Any, sample_weight: Any, loss: torch.Tensor, batch_size: int) -> None:
+        if self._metrics is None:
+            self._build(y, y_pred)
+        self.loss_tracker.update_state(loss.detach(), sample_weight=batch_size)
+        if not self._metrics:
+            return
+        trues = _output_list(self.model, y)
+        preds = _output_list(self.model, y_pred)
+        for index, metric, weighted in self._metrics:
+            metric.update_state(trues[index], preds[index].detach(), sample_weight=sample_weight if weighted else None)
+
+    # ----- results -------------------------------------------------------------------------
+    def all_metrics(self) -> list:
+        return [self.loss_tracker] + [metric for _, metric, _ in (self._metrics or [])]
+
+    def reset(self) -> None:
+        for metric in self.all_metrics():
+            metric.reset_state()
+
+    def results(self) -> dict[str, torch.Tensor]:
+        """Current metric values as 0-d tensors, keyed by log name ('loss', 'accuracy', ...)."""
+        return {metric.name: metric.result() for metric in self.all_metrics()}
+
+    def reduce_across_replicas(self, strategy: Any) -> None:
+        """Replaces each metric's state by its sum over replicas, so every rank logs the same."""
+        if strategy.num_replicas_in_sync == 1:
+            return
+        metrics = self.all_metrics()
+        states = [metric._state_tensors() for metric in metrics]
+        summed = strategy._sum_tensors([t for group in states for t in group])
+        offset = 0
+        for metric, group in zip(metrics, states):
+            metric._load_state_tensors(summed[offset:offset + len(group)])
+            offset += len(group)
+
+    def get_config(self) -> dict:
+        def plain(spec: Any) -> Any:
+            if spec is None or isinstance(spec, (str, int, float)):
+                return spec
+            if isinstance(spec, (list, tuple)):
+                return [plain(s) for s in spec]
+            if isinstance(spec, dict):
+                return {k: plain(v) for k, v in spec.items()}
+            if hasattr(spec, "get_config"):
+                return {"class_name": type(spec).__name__, "config": spec.get_config()}
+            return getattr(spec, "__name__", None)
+
+        return {"loss": plain(self.loss_spec), "metrics": plain(self.metrics_spec),
+                "weighted_metrics": plain(self.weighted_metrics_spec), "loss_weights": plain(self.loss_weights_spec)}

@@ -1,0 +1,133 @@
+"""Everything `fit`/`evaluate`/`predict` accept as data, turned into one shape: an iterable of
+global batches `(x, y, sample_weight)` with a known or unknown number of steps per epoch."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional
+
+import numpy as np
+import torch
+
+from torchstrategy.data.dataset import Dataset
+from torchstrategy.data.distribute import DistributedDataset, flatten_structure, map_structure
+
+_DEFAULT_BATCH = 32
+
+
+def _is_array_like(value: Any) -> bool:
+    leaves = flatten_structure(value) if isinstance(value, (list, tuple, dict)) else [value]
+    return bool(leaves) and all(isinstance(leaf, (np.ndarray, torch.Tensor, int, float)) for leaf in leaves)
+
+
+def _num_rows(value: Any) -> int:
+    for leaf in flatten_structure(value):
+        if hasattr(leaf, "shape") and len(leaf.shape):
+            return int(leaf.shape[0])
+    raise ValueError("Could not find the number of samples: pass arrays with a batch dimension.")
+
+
+def _rows(value: Any, rows: slice) -> Any:
+    return map_structure(lambda leaf: leaf[rows] if hasattr(leaf, "shape") else leaf, value)
+
+
+def _check_rows(x: Any, y: Any, sample_weight: Any) -> None:
+    sizes = {name: _num_rows(v) for name, v in (("x", x), ("y", y), ("sample_weight", sample_weight)) if v is not None}
+    if len(set(sizes.values())) > 1:
+        detail = ", ".join(f"{name}: {size} samples" for name, size in sizes.items())
+        raise ValueError(f"Data cardinality is ambiguous: {detail}. Make sure all arrays contain the same "
+                         f"number of samples.")
+
+
+@dataclass
+class EpochData:
+    """Batches for the loops: iterate `source` once per epoch, or keep one iterator across epochs."""
+
+    source: Any
+    steps: Optional[int]
+    persistent: bool = False
+
+    def epochs(self) -> Iterator[Iterator[Any]]:
+        """Yields one batch iterator per epoch (the same one when `persistent`)."""
+        iterator = iter(self.source) if self.persistent else None
+        while True:
+            yield iterator if iterator is not None else iter(self.source)
+
+
+def unpack(batch: Any) -> tuple[Any, Any, Any]:
+    """Splits a batch into (x, y, sample_weight) as Keras does: tuples of 1-3 items, else x alone."""
+    if isinstance(batch, list):
+        batch = tuple(batch)
+    if isinstance(batch, tuple) and not hasattr(batch, "_fields"):
+        if len(batch) == 1:
+            return batch[0], None, None
+        if len(batch) == 2:
+            return batch[0], batch[1], None
+        if len(batch) == 3:
+            return batch
+        raise ValueError(f"Data is expected to be (x,), (x, y) or (x, y, sample_weight); got a tuple of "
+                         f"{len(batch)} items.")
+    return batch, None, None
+
+
+def split_validation(x: Any, y: Any, sample_weight: Any, validation_split: float) -> tuple:
+    """Keras's split: the LAST `validation_split` fraction of the arrays becomes validation data."""
+    if not 0.0 <= validation_split < 1.0:
+        raise ValueError(f"validation_split must be in [0, 1); got {validation_split}.")
+    if not _is_array_like(x):
+        raise ValueError("validation_split is only supported for NumPy arrays or tensors, not for datasets, "
+                         "DataLoaders or generators. Pass validation_data instead.")
+    total = _num_rows(x)
+    split_at = int(math.floor(total * (1.0 - validation_split)))
+    if split_at == 0 or split_at == total:
+        raise ValueError(f"validation_split={validation_split} leaves no training or no validation samples "
+                         f"out of {total}. Use a split that keeps both non-empty.")
+    train = tuple(_rows(v, slice(0, split_at)) if v is not None else None for v in (x, y, sample_weight))
+    val = tuple(_rows(v, slice(split_at, total)) if v is not None else None for v in (x, y, sample_weight))
+    return train, val
+
+
+def adapt(x: Any, y: Any = None, sample_weight: Any = None, batch_size: Optional[int] = None,
+          shuffle: Any = False, steps: Optional[int] = None) -> EpochData:
+    """Wraps any accepted input as EpochData of global batches."""
+    if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
+        raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}.")
+    if isinstance(x, (Dataset, DistributedDataset)):
+        if y is not None:
+            raise ValueError("`y` argument is not supported when x is a dataset: the dataset must yield "
+                             "(inputs, targets) tuples.")
+        cardinality = int(x.cardinality())
+        if cardinality == -1 and steps is None:
+            raise ValueError("When providing an infinite dataset (e.g. .repeat()), you must specify the number "
+                             "of steps to run (steps_per_epoch / steps / validation_steps).")
+        persistent = steps is not None and cardinality != steps
+        return EpochData(x, steps if steps is not None else (cardinality if cardinality >= 0 else None), persistent)
+    if isinstance(x, torch.utils.data.DataLoader):
+        return EpochData(x, steps if steps is not None else _len_or_none(x), persistent=steps is not None)
+    if isinstance(x, torch.utils.data.Dataset) and not _is_array_like(x):
+        loader = torch.utils.data.DataLoader(x, batch_size=batch_size or _DEFAULT_BATCH, shuffle=bool(shuffle))
+        return EpochData(loader, steps if steps is not None else len(loader), persistent=steps is not None)
+    if hasattr(x, "__next__"):
+        return EpochData(x, steps, persistent=True)
+    if x is None:
+        raise ValueError("No data given: pass x (arrays, a Dataset, a DataLoader).")
+    if not _is_array_like(x):
+        raise TypeError(f"Unrecognized data type: x={type(x).__name__}. Pass NumPy arrays, torch tensors, a "
+                        f"torchstrategy Dataset, or a torch DataLoader/Dataset.")
+    _check_rows(x, y, sample_weight)
+    parts = (x,) if y is None else ((x, y) if sample_weight is None else (x, y, sample_weight))
+    dataset = Dataset.from_tensor_slices(parts)
+    rows = _num_rows(x)
+    if shuffle:
+        dataset = dataset.shuffle(rows, reshuffle_each_iteration=True)
+    size = batch_size or _DEFAULT_BATCH
+    dataset = dataset.batch(size)
+    per_epoch = math.ceil(rows / size)
+    return EpochData(dataset, min(steps, per_epoch) if steps is not None else per_epoch)
+
+
+def _len_or_none(value: Any) -> Optional[int]:
+    try:
+        return len(value)
+    except TypeError:
+        return None

@@ -1,0 +1,177 @@
+"""Keras convolution layers (Conv1D, Conv2D, Conv3D) on F.convNd with Keras kernels (HWIO) and
+TensorFlow 'same' padding; also the padding/layout helpers the pooling layers reuse."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
+
+import torch
+import torch.nn.functional as F
+
+from torchstrategy.keras import activations, initializers, regularizers
+from torchstrategy.keras.layers.base import InputSpec, Layer
+from torchstrategy.keras.layers.core import (
+    _normalize_data_format, _normalize_padding, _normalize_tuple, _record_activity, _require_defined,
+    _require_rank,
+)
+
+_CONV_FNS = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}
+
+
+def _same_padding(size: int, kernel: int, stride: int, dilation: int = 1) -> tuple[int, int]:
+    """TensorFlow 'same': output ceil(size / stride); the odd pad element goes after (bottom/right)."""
+    effective = (kernel - 1) * dilation + 1
+    out = -(-size // stride)
+    total = max((out - 1) * stride + effective - size, 0)
+    return total // 2, total - total // 2
+
+
+def _to_channels_first(inputs: torch.Tensor, data_format: str) -> torch.Tensor:
+    """(N, *spatial, C) -> (N, C, *spatial) as a view; PyTorch reads it as channels_last memory."""
+    return inputs.movedim(-1, 1) if data_format == "channels_last" else inputs
+
+
+def _from_channels_first(outputs: torch.Tensor, data_format: str) -> torch.Tensor:
+    return outputs.movedim(1, -1) if data_format == "channels_last" else outputs
+
+
+def _pad_spatial(
+    x: torch.Tensor, pads: Sequence[tuple[int, int]], value: float = 0.0
+) -> tuple[torch.Tensor, Union[int, tuple[int, ...]]]:
+    """Symmetric pads go to the op's own `padding` argument (no copy); asymmetric ones use F.pad.
+
+    `x` is channels-first; returns (possibly padded x, padding for the op).
+    """
+    if all(before == after for before, after in pads):
+        return x, tuple(before for before, _ in pads)
+    flat: list[int] = []
+    for before, after in reversed(pads):  # F.pad lists the last axis first
+        flat += [before, after]
+    return F.pad(x, flat, value=value), 0
+
+
+def _spatial_axes(rank: int, data_format: str) -> list[int]:
+    return list(range(1, rank + 1)) if data_format == "channels_last" else list(range(2, rank + 2))
+
+
+class _Conv(Layer):
+    """N-D convolution with a Keras kernel of shape (*kernel_size, in_channels // groups, filters)."""
+
+    _RANK = 2
+
+    def __init__(
+        self, filters: int, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = 1,
+        padding: str = "valid", data_format: Optional[str] = None, dilation_rate: Union[int, Sequence[int]] = 1,
+        groups: int = 1, activation: Any = None, use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+        bias_initializer: Any = "zeros", kernel_regularizer: Any = None, bias_regularizer: Any = None,
+        activity_regularizer: Any = None, kernel_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        rank = self._RANK
+        if not isinstance(filters, int) or filters <= 0:
+            raise ValueError(f"{type(self).__name__}: `filters` must be a positive integer, got {filters!r}.")
+        if not isinstance(groups, int) or groups <= 0 or filters % groups:
+            raise ValueError(f"{type(self).__name__}: `groups` must be a positive integer dividing filters "
+                             f"({filters}), got groups={groups!r}.")
+        self.filters, self.groups = filters, groups
+        self.kernel_size = _normalize_tuple(kernel_size, rank, "kernel_size")
+        self.strides = _normalize_tuple(strides, rank, "strides")
+        self.dilation_rate = _normalize_tuple(dilation_rate, rank, "dilation_rate")
+        if max(self.strides) > 1 and max(self.dilation_rate) > 1:
+            raise ValueError(f"{type(self).__name__}: strides > 1 are not supported together with "
+                             f"dilation_rate > 1 (as in Keras). Received strides={self.strides}, "
+                             f"dilation_rate={self.dilation_rate}.")
+        self.padding = _normalize_padding(padding, ("valid", "same", "causal") if rank == 1 else ("valid", "same"))
+        self.data_format = _normalize_data_format(data_format)
+        if self.padding == "causal" and self.data_format != "channels_last":
+            raise ValueError("Causal padding is only supported with data_format='channels_last'.")
+        self.activation = activations.get(activation)
+        self.use_bias = bool(use_bias)
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
+        self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
+        self.input_spec = InputSpec(ndim=rank + 2)
+        # Kernel axes (*spatial, in, out) -> torch's (out, in, *spatial).
+        self._kernel_perm = (rank + 1, rank) + tuple(range(rank))
+
+    def _channel_axis(self) -> int:
+        return -1 if self.data_format == "channels_last" else 1
+
+    def build(self, input_shape: Any) -> None:
+        rank = self._RANK
+        layout = "(batch, *spatial, channels)" if self.data_format == "channels_last" else "(batch, channels, *spatial)"
+        _require_rank(self, input_shape, rank + 2, layout)
+        channels = _require_defined(self, input_shape, self._channel_axis(), "channel")
+        if channels % self.groups:
+            raise ValueError(f"Layer '{self.name}': the number of input channels ({channels}) must be divisible "
+                             f"by groups ({self.groups}). Received input shape {input_shape}.")
+        kernel_shape = self.kernel_size + (channels // self.groups, self.filters)
+        self.kernel = self.add_weight("kernel", shape=kernel_shape, initializer=self.kernel_initializer,
+                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
+        if self.use_bias:
+            self.bias = self.add_weight("bias", shape=(self.filters,), initializer=self.bias_initializer,
+                                        regularizer=self.bias_regularizer, constraint=self.bias_constraint)
+        else:
+            self.bias = None
+        self.input_spec = InputSpec(ndim=rank + 2, axes={self._channel_axis(): channels})
+        self.built = True
+
+    def _padding_for(self, x: torch.Tensor) -> list[tuple[int, int]]:
+        rank = self._RANK
+        if self.padding == "valid":
+            return [(0, 0)] * rank
+        if self.padding == "causal":
+            return [((self.kernel_size[0] - 1) * self.dilation_rate[0], 0)]
+        return [_same_padding(int(x.shape[2 + i]), self.kernel_size[i], self.strides[i], self.dilation_rate[i])
+                for i in range(rank)]
+
+    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+        x = _to_channels_first(inputs, self.data_format)
+        x, padding = _pad_spatial(x, self._padding_for(x))
+        weight = self.kernel.permute(self._kernel_perm)
+        y = _CONV_FNS[self._RANK](x, weight, self.bias, self.strides, padding, self.dilation_rate, self.groups)
+        outputs = self.activation(_from_channels_first(y, self.data_format))
+        _record_activity(self, outputs)
+        return outputs
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(), "filters": self.filters, "kernel_size": list(self.kernel_size),
+            "strides": list(self.strides), "padding": self.padding, "data_format": self.data_format,
+            "dilation_rate": list(self.dilation_rate), "groups": self.groups,
+            "activation": activations.serialize(self.activation), "use_bias": self.use_bias,
+            "kernel_initializer": initializers.serialize(self.kernel_initializer),
+            "bias_initializer": initializers.serialize(self.bias_initializer),
+            "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
+            "bias_regularizer": regularizers.serialize(self.bias_regularizer),
+            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+            "kernel_constraint": self.kernel_constraint, "bias_constraint": self.bias_constraint,
+        }
+
+
+class Conv1D(_Conv):
+    """1-D convolution over (batch, steps, channels); kernel (kernel_size, in, filters).
+    `padding` may also be 'causal' (left-padded, output[t] sees inputs up to t)."""
+
+    _RANK = 1
+
+
+class Conv2D(_Conv):
+    """2-D convolution over (batch, height, width, channels); kernel HWIO (kh, kw, in/groups, filters).
+
+    >>> Conv2D(8, 3, strides=2, padding="same")(torch.ones(1, 5, 5, 3)).shape
+    torch.Size([1, 3, 3, 8])
+    """
+
+    _RANK = 2
+
+
+class Conv3D(_Conv):
+    """3-D convolution over (batch, d1, d2, d3, channels); kernel (k1, k2, k3, in/groups, filters)."""
+
+    _RANK = 3
+
+
+Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D

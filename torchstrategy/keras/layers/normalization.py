@@ -1,0 +1,230 @@
+"""Keras BatchNormalization (Keras moving-statistics semantics, optional cross-replica
+synchronisation) and LayerNormalization, on PyTorch's fused kernels where they apply."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional, Sequence, Union
+
+import torch
+import torch.nn.functional as F
+
+from torchstrategy import _context
+from torchstrategy.keras import initializers, regularizers
+from torchstrategy.keras.layers.base import InputSpec, Layer
+from torchstrategy.keras.layers.core import _require_defined
+
+
+def _normalize_axes(layer: Layer, axis: Union[int, Sequence[int]], input_shape: Any) -> list[int]:
+    if not isinstance(input_shape, tuple):
+        raise ValueError(f"Layer '{layer.name}' expects a single tensor input, got shapes {input_shape!r}.")
+    ndim = len(input_shape)
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise ValueError(f"Layer '{layer.name}': invalid axis {a} for an input of shape {input_shape} "
+                             f"(rank {ndim}). Pass an axis in [{-ndim}, {ndim - 1}].")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"Layer '{layer.name}': duplicate axis in {axis!r}.")
+    for a in out:
+        _require_defined(layer, input_shape, a, "normalised")
+    return sorted(out)
+
+
+def _cross_replica_sum(tensor: torch.Tensor) -> torch.Tensor:
+    """Differentiable sum over the replicas of the current strategy (identity with one replica)."""
+    strategy = _context.get_strategy()
+    reduce = getattr(strategy, "_cross_replica_sum", None)
+    if reduce is None:
+        if strategy.num_replicas_in_sync == 1:
+            return tensor
+        raise RuntimeError(f"{type(strategy).__name__} cannot sum across replicas, so synchronized "
+                           "BatchNormalization is not available with it; use synchronized=False.")
+    return reduce(tensor)
+
+
+class BatchNormalization(Layer):
+    """Normalises over all axes but `axis` (the channels): batch statistics when training, moving ones otherwise.
+
+    Weights (Keras order): gamma, beta (trainable), moving_mean, moving_variance (non-trainable).
+    Training updates `moving = moving * momentum + batch_stat * (1 - momentum)` with the biased batch
+    variance, as Keras does. A layer with `trainable=False` always runs in inference mode (Keras 2).
+    `synchronized=True` computes the batch statistics over the global batch of all replicas.
+    """
+
+    def __init__(
+        self, axis: Union[int, Sequence[int]] = -1, momentum: float = 0.99, epsilon: float = 1e-3,
+        center: bool = True, scale: bool = True, beta_initializer: Any = "zeros", gamma_initializer: Any = "ones",
+        moving_mean_initializer: Any = "zeros", moving_variance_initializer: Any = "ones",
+        beta_regularizer: Any = None, gamma_regularizer: Any = None, beta_constraint: Any = None,
+        gamma_constraint: Any = None, synchronized: bool = False, fused: Optional[bool] = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis if isinstance(axis, int) else list(axis)
+        self.momentum, self.epsilon = float(momentum), float(epsilon)
+        self.center, self.scale, self.synchronized = bool(center), bool(scale), bool(synchronized)
+        self.fused = fused  # accepted for Keras 2 compatibility; PyTorch picks its kernels itself
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+        self.supports_masking = True
+
+    def build(self, input_shape: Any) -> None:
+        axes = _normalize_axes(self, self.axis, input_shape)
+        ndim = len(input_shape)
+        self._axes = axes
+        self._broadcast_shape = [input_shape[i] if i in axes else 1 for i in range(ndim)]
+        # Keras: one axis -> (C,); several -> full-rank shape with 1 on the other axes.
+        param_shape = (input_shape[axes[0]],) if len(axes) == 1 else tuple(self._broadcast_shape)
+        self.gamma = self.add_weight("gamma", shape=param_shape, initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) if self.scale else None
+        self.beta = self.add_weight("beta", shape=param_shape, initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint) if self.center else None
+        self.add_weight("moving_mean", shape=param_shape, initializer=self.moving_mean_initializer, trainable=False)
+        self.add_weight("moving_variance", shape=param_shape, initializer=self.moving_variance_initializer,
+                        trainable=False)
+        self.input_spec = InputSpec(ndim=ndim, axes={a: input_shape[a] for a in axes})
+        self.built = True
+
+    def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
+        training = bool(training) and self.trainable
+        per_channel = inputs.numel() // max(1, math.prod(inputs.shape[a] for a in self._axes))
+        fused_ok = len(self._axes) == 1 and not (training and (self.synchronized or per_channel < 2))
+        if fused_ok:
+            return self._fused(inputs, training, per_channel)
+        return self._explicit(inputs, training)
+
+    def _fused(self, inputs: torch.Tensor, training: bool, count: int) -> torch.Tensor:
+        axis = self._axes[0]
+        # For NHWC this is the free channels_last view; F.batch_norm keeps that layout.
+        x = inputs.movedim(axis, 1) if axis != 1 else inputs
+        if not training:
+            y = F.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta, False, 0.0, self.epsilon)
+            return y.movedim(1, axis) if axis != 1 else y
+        m = self.momentum
+        # F.batch_norm updates the running stats in place and autograd saves them, so it gets copies.
+        new_mean, new_variance = self.moving_mean.clone(), self.moving_variance.clone()
+        y = F.batch_norm(x, new_mean, new_variance, self.gamma, self.beta, True, 1.0 - m, self.epsilon)
+        with torch.no_grad():
+            # PyTorch blended in the unbiased batch variance v*n/(n-1); Keras blends the biased v.
+            # new - m*old = (1-m)*v*n/(n-1), so rescale that part by (n-1)/n.
+            old_variance = self.moving_variance
+            self.moving_variance.copy_(m * old_variance + (new_variance - m * old_variance) * ((count - 1) / count))
+            self.moving_mean.copy_(new_mean)
+        return y.movedim(1, axis) if axis != 1 else y
+
+    def _explicit(self, inputs: torch.Tensor, training: bool) -> torch.Tensor:
+        reduce_axes = [i for i in range(inputs.dim()) if i not in self._axes]
+        x = inputs.float() if inputs.dtype in (torch.float16, torch.bfloat16) else inputs
+        shape = self._broadcast_shape
+        if training:
+            if self.synchronized:
+                mean, variance = self._global_moments(x, reduce_axes)
+            else:
+                variance, mean = torch.var_mean(x, dim=reduce_axes, correction=0, keepdim=True)
+            with torch.no_grad():
+                m = self.momentum
+                param_shape = self.moving_mean.shape
+                self.moving_mean.mul_(m).add_(mean.detach().reshape(param_shape).to(self.moving_mean.dtype), alpha=1 - m)
+                self.moving_variance.mul_(m).add_(
+                    variance.detach().reshape(param_shape).to(self.moving_variance.dtype), alpha=1 - m)
+        else:
+            mean, variance = self.moving_mean.reshape(shape), self.moving_variance.reshape(shape)
+        scale = torch.rsqrt(variance + self.epsilon)
+        if self.gamma is not None:
+            scale = scale * self.gamma.reshape(shape)
+        shift = -mean * scale
+        if self.beta is not None:
+            shift = shift + self.beta.reshape(shape)
+        return (x * scale + shift).to(inputs.dtype)
+
+    def _global_moments(self, x: torch.Tensor, reduce_axes: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+        """Mean and biased variance over the batch of every replica: sum [sum, sum of squares, count]."""
+        local_sum = x.sum(dim=reduce_axes, keepdim=True)
+        local_squares = x.square().sum(dim=reduce_axes, keepdim=True)
+        count = torch.full((1,), float(math.prod(x.shape[i] for i in reduce_axes)), dtype=x.dtype, device=x.device)
+        packed = torch.cat([local_sum.reshape(-1), local_squares.reshape(-1), count])
+        total = _cross_replica_sum(packed)
+        channels = local_sum.numel()
+        n = total[-1].clamp_min(1.0)
+        mean = (total[:channels] / n).reshape(local_sum.shape)
+        variance = (total[channels:2 * channels] / n).reshape(local_sum.shape) - mean.square()
+        return mean, variance.clamp_min(0.0)
+
+    def get_config(self) -> dict:
+        s = initializers.serialize
+        return {
+            **super().get_config(), "axis": self.axis, "momentum": self.momentum, "epsilon": self.epsilon,
+            "center": self.center, "scale": self.scale, "beta_initializer": s(self.beta_initializer),
+            "gamma_initializer": s(self.gamma_initializer), "moving_mean_initializer": s(self.moving_mean_initializer),
+            "moving_variance_initializer": s(self.moving_variance_initializer),
+            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
+            "beta_constraint": self.beta_constraint, "gamma_constraint": self.gamma_constraint,
+            "synchronized": self.synchronized,
+        }
+
+
+class LayerNormalization(Layer):
+    """Normalises each sample over `axis` (default the last): (x - mean) / sqrt(var + epsilon) * gamma + beta.
+
+    Weights (Keras order): gamma, beta, each shaped like the normalised axes.
+    """
+
+    def __init__(
+        self, axis: Union[int, Sequence[int]] = -1, epsilon: float = 1e-3, center: bool = True, scale: bool = True,
+        beta_initializer: Any = "zeros", gamma_initializer: Any = "ones", beta_regularizer: Any = None,
+        gamma_regularizer: Any = None, beta_constraint: Any = None, gamma_constraint: Any = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis if isinstance(axis, int) else list(axis)
+        self.epsilon, self.center, self.scale = float(epsilon), bool(center), bool(scale)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+        self.supports_masking = True
+
+    def build(self, input_shape: Any) -> None:
+        axes = _normalize_axes(self, self.axis, input_shape)
+        ndim = len(input_shape)
+        self._axes = axes
+        param_shape = tuple(input_shape[a] for a in axes)
+        self._broadcast_shape = [input_shape[i] if i in axes else 1 for i in range(ndim)]
+        # F.layer_norm normalises trailing axes; other axis sets take the explicit path.
+        self._trailing = axes == list(range(ndim - len(axes), ndim))
+        self.gamma = self.add_weight("gamma", shape=param_shape, initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) if self.scale else None
+        self.beta = self.add_weight("beta", shape=param_shape, initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint) if self.center else None
+        self.input_spec = InputSpec(ndim=ndim, axes={a: input_shape[a] for a in axes})
+        self.built = True
+
+    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+        if self._trailing:
+            normalized_shape = tuple(inputs.shape[a] for a in self._axes)
+            return F.layer_norm(inputs, normalized_shape, self.gamma, self.beta, self.epsilon)
+        x = inputs.float() if inputs.dtype in (torch.float16, torch.bfloat16) else inputs
+        variance, mean = torch.var_mean(x, dim=self._axes, correction=0, keepdim=True)
+        y = (x - mean) * torch.rsqrt(variance + self.epsilon)
+        if self.gamma is not None:
+            y = y * self.gamma.reshape(self._broadcast_shape)
+        if self.beta is not None:
+            y = y + self.beta.reshape(self._broadcast_shape)
+        return y.to(inputs.dtype)
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(), "axis": self.axis, "epsilon": self.epsilon, "center": self.center,
+            "scale": self.scale, "beta_initializer": initializers.serialize(self.beta_initializer),
+            "gamma_initializer": initializers.serialize(self.gamma_initializer),
+            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
+            "beta_constraint": self.beta_constraint, "gamma_constraint": self.gamma_constraint,
+        }

@@ -1,0 +1,145 @@
+"""The Keras `Loss` base and its reductions: `Reduction`, `compute_weighted_loss` (sample weights,
+'sum_over_batch_size' / 'sum' / 'none'), `Loss` and `LossFunctionWrapper`."""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Optional
+
+import torch
+
+from torchstrategy.keras import backend
+
+
+class Reduction:
+    """Loss reduction names (`tf.keras.losses.Reduction`); the values are the strings Keras uses."""
+
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls) -> tuple:
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key: Any) -> str:
+        """Returns the effective reduction ('auto' and None map to Keras's meaning) or raises."""
+        if key is None:
+            return cls.NONE
+        if key not in cls.all():
+            raise ValueError(f"Invalid loss reduction {key!r}. Valid values: {list(cls.all())}.")
+        return cls.SUM_OVER_BATCH_SIZE if key == cls.AUTO else key
+
+
+def _match_weight_rank(weights: torch.Tensor, losses: torch.Tensor) -> torch.Tensor:
+    if weights.ndim == 0:
+        return weights
+    if weights.ndim == losses.ndim + 1 and weights.shape[-1] == 1:
+        weights = weights.squeeze(-1)
+    while weights.ndim < losses.ndim:  # per-sample weights broadcast over the remaining loss axes
+        weights = weights.unsqueeze(-1)
+    return weights
+
+
+def compute_weighted_loss(
+    losses: torch.Tensor,
+    sample_weight: Any = None,
+    reduction: str = Reduction.SUM_OVER_BATCH_SIZE,
+    valid_mask: Optional[torch.Tensor] = None,
+) -> torch.Tensor:
+    """Applies sample weights (and an optional validity mask) to per-sample losses, then reduces.
+
+    'sum_over_batch_size' divides the weighted sum by the number of loss elements (valid ones when
+    masked), as Keras does; 'sum' sums; 'none' returns the weighted per-sample values.
+    """
+    reduction = Reduction.validate(reduction)
+    weighted = losses
+    if sample_weight is not None:
+        weights = backend.to_tensor(sample_weight).to(device=losses.device, dtype=losses.dtype, non_blocking=True)
+        if weights.ndim and losses.ndim and weights.shape[0] != losses.shape[0]:
+            raise ValueError(
+                f"sample_weight has {weights.shape[0]} entries (shape {tuple(weights.shape)}) but the batch has "
+                f"{losses.shape[0]} samples. Pass one weight per sample."
+            )
+        weighted = weighted * _match_weight_rank(weights, losses)
+    if valid_mask is not None:
+        weighted = torch.where(valid_mask, weighted, torch.zeros_like(weighted))
+    if reduction == Reduction.NONE:
+        return weighted
+    total = weighted.sum()
+    if reduction == Reduction.SUM:
+        return total
+    if valid_mask is not None:
+        return total / valid_mask.sum().clamp_min(1).to(total.dtype)
+    return total / max(weighted.numel(), 1)
+
+
+class Loss:
+    """Base of Keras losses: `call` gives per-sample values, `__call__` weights and reduces them.
+
+    >>> class Absolute(Loss):
+    ...     def call(self, y_true, y_pred):
+    ...         return (torch.as_tensor(y_pred) - torch.as_tensor(y_true)).abs()
+    >>> Absolute()(torch.zeros(4), torch.ones(4))
+    tensor(1.)
+    """
+
+    def __init__(self, reduction: Optional[str] = Reduction.AUTO, name: Optional[str] = None) -> None:
+        Reduction.validate(reduction)
+        self.reduction = reduction
+        self.name = name or _snake_case(type(self).__name__)
+
+    def call(self, y_true: Any, y_pred: Any) -> torch.Tensor:
+        raise NotImplementedError(f"{type(self).__name__} must implement call(y_true, y_pred).")
+
+    def _losses_and_mask(self, y_true: Any, y_pred: Any) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
+        return self.call(y_true, y_pred), None
+
+    def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> torch.Tensor:
+        losses, valid_mask = self._losses_and_mask(y_true, y_pred)
+        return compute_weighted_loss(losses, sample_weight, self.reduction, valid_mask)
+
+    def get_config(self) -> dict:
+        return {"reduction": self.reduction, "name": self.name}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Loss":
+        return cls(**config)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name!r} reduction={self.reduction!r}>"
+
+
+class LossFunctionWrapper(Loss):
+    """Turns a per-sample loss function `fn(y_true, y_pred, **kwargs)` into a `Loss`."""
+
+    def __init__(self, fn: Callable, reduction: Optional[str] = Reduction.AUTO, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(reduction=reduction, name=name or getattr(fn, "__name__", "loss"))
+        self.fn = fn
+        self._fn_kwargs = kwargs
+
+    def call(self, y_true: Any, y_pred: Any) -> torch.Tensor:
+        return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.update(self._fn_kwargs)
+        if type(self) is LossFunctionWrapper:
+            config["fn"] = getattr(self.fn, "__name__", None)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Loss":
+        config = dict(config)
+        if cls is LossFunctionWrapper:
+            from torchstrategy.keras.losses import functions
+
+            config["fn"] = getattr(functions, config["fn"])
+        return cls(**config)
+
+
+def _snake_case(name: str) -> str:
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()

@@ -1,0 +1,108 @@
+"""The built-in Keras loss classes (SparseCategoricalCrossentropy, MeanSquaredError, Huber, ...), each a
+`LossFunctionWrapper` over its per-sample function with the Keras constructor arguments and defaults."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import torch
+
+from torchstrategy.keras.losses import functions
+from torchstrategy.keras.losses.base import LossFunctionWrapper, Reduction
+
+
+class SparseCategoricalCrossentropy(LossFunctionWrapper):
+    """Cross-entropy for integer labels of shape (N,) or (N, 1) against (N, classes) predictions.
+
+    Labels equal to `ignore_class` contribute nothing and are not counted by 'sum_over_batch_size'.
+
+    >>> SparseCategoricalCrossentropy(from_logits=True)([0, 1], torch.tensor([[2.0, 0.0], [0.0, 2.0]]))
+    tensor(0.1269)
+    """
+
+    def __init__(self, from_logits: bool = False, ignore_class: Optional[int] = None,
+                 reduction: Optional[str] = Reduction.AUTO, name: str = "sparse_categorical_crossentropy",
+                 axis: int = -1) -> None:
+        super().__init__(functions.sparse_categorical_crossentropy, reduction=reduction, name=name,
+                         from_logits=from_logits, ignore_class=ignore_class, axis=axis)
+
+    def _losses_and_mask(self, y_true: Any, y_pred: Any) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
+        kwargs = self._fn_kwargs
+        return functions._sparse_ce(y_true, y_pred, kwargs["from_logits"], kwargs["axis"], kwargs["ignore_class"])
+
+
+class CategoricalCrossentropy(LossFunctionWrapper):
+    """Cross-entropy for one-hot (or soft) labels with the same shape as the predictions."""
+
+    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1,
+                 reduction: Optional[str] = Reduction.AUTO, name: str = "categorical_crossentropy") -> None:
+        super().__init__(functions.categorical_crossentropy, reduction=reduction, name=name,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+
+
+class BinaryCrossentropy(LossFunctionWrapper):
+    """Binary cross-entropy for 0/1 (or soft) labels, averaged over the last axis per sample."""
+
+    def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1,
+                 reduction: Optional[str] = Reduction.AUTO, name: str = "binary_crossentropy") -> None:
+        super().__init__(functions.binary_crossentropy, reduction=reduction, name=name,
+                         from_logits=from_logits, label_smoothing=label_smoothing, axis=axis)
+
+
+class MeanSquaredError(LossFunctionWrapper):
+    """Mean of squared errors (per sample over the last axis, then reduced)."""
+
+    def __init__(self, reduction: Optional[str] = Reduction.AUTO, name: str = "mean_squared_error") -> None:
+        super().__init__(functions.mean_squared_error, reduction=reduction, name=name)
+
+
+class MeanAbsoluteError(LossFunctionWrapper):
+    """Mean of absolute errors."""
+
+    def __init__(self, reduction: Optional[str] = Reduction.AUTO, name: str = "mean_absolute_error") -> None:
+        super().__init__(functions.mean_absolute_error, reduction=reduction, name=name)
+
+
+class MeanAbsolutePercentageError(LossFunctionWrapper):
+    """100 * mean of |error| / max(|y_true|, epsilon)."""
+
+    def __init__(self, reduction: Optional[str] = Reduction.AUTO,
+                 name: str = "mean_absolute_percentage_error") -> None:
+        super().__init__(functions.mean_absolute_percentage_error, reduction=reduction, name=name)
+
+
+class MeanSquaredLogarithmicError(LossFunctionWrapper):
+    """Mean of squared differences of log(1 + max(x, epsilon))."""
+
+    def __init__(self, reduction: Optional[str] = Reduction.AUTO,
+                 name: str = "mean_squared_logarithmic_error") -> None:
+        super().__init__(functions.mean_squared_logarithmic_error, reduction=reduction, name=name)
+
+
+class Huber(LossFunctionWrapper):
+    """Huber loss: quadratic for |error| <= delta, linear beyond."""
+
+    def __init__(self, delta: float = 1.0, reduction: Optional[str] = Reduction.AUTO,
+                 name: str = "huber_loss") -> None:
+        super().__init__(functions.huber, reduction=reduction, name=name, delta=delta)
+
+
+class KLDivergence(LossFunctionWrapper):
+    """Kullback-Leibler divergence sum(y_true * log(y_true / y_pred)) over the last axis."""
+
+    def __init__(self, reduction: Optional[str] = Reduction.AUTO, name: str = "kl_divergence") -> None:
+        super().__init__(functions.kl_divergence, reduction=reduction, name=name)
+
+
+class Hinge(LossFunctionWrapper):
+    """Hinge loss max(1 - y_true * y_pred, 0); 0/1 labels are mapped to -1/1."""
+
+    def __init__(self, reduction: Optional[str] = Reduction.AUTO, name: str = "hinge") -> None:
+        super().__init__(functions.hinge, reduction=reduction, name=name)
+
+
+class CosineSimilarity(LossFunctionWrapper):
+    """Negative cosine similarity along `axis` (-1 is best)."""
+
+    def __init__(self, axis: int = -1, reduction: Optional[str] = Reduction.AUTO,
+                 name: str = "cosine_similarity") -> None:
+        super().__init__(functions.cosine_similarity, reduction=reduction, name=name, axis=axis)

@@ -1,0 +1,358 @@
+"""Keras models: `Model` (subclassing API and the compile/fit/evaluate/predict surface),
+`Sequential`, and the functional `Model(inputs, outputs)`; the loops live in training.py."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import torch
+
+from torchstrategy import _context
+from torchstrategy.data.distribute import flatten_structure
+from torchstrategy.keras import compile_utils, functional, training
+from torchstrategy.keras.functional import InputLayer, KerasTensor
+from torchstrategy.keras.saving import load_model  # noqa: F401  (keras.models.load_model)
+from torchstrategy.keras.layers.base import Layer, _map_structure, _shape_of, _shape_str
+
+
+class Model(Layer):
+    """A layer with training: subclass it and write `call`, or build it functionally.
+
+    >>> import torchstrategy as tf
+    >>> inputs = tf.keras.Input(shape=(4,))
+    >>> model = tf.keras.Model(inputs, tf.keras.layers.Dense(2)(inputs))
+    >>> model.compile(optimizer="adam", loss="mse")
+    """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "Model":
+        if cls is Model and (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs):
+            return super().__new__(Functional)
+        return super().__new__(cls)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args:
+            raise TypeError(f"{type(self).__name__}() got unexpected positional arguments {args!r}; a subclassed "
+                            f"Model passes only keyword arguments (name=, trainable=, dtype=) to Model.__init__.")
+        super().__init__(**kwargs)
+        self.stop_training = False
+        self.history: Any = None
+        self.optimizer: Any = None
+        self._compiled: Optional[compile_utils.CompiledState] = None
+        self._strategy = _context.get_strategy() if _context.has_strategy() else None
+        self._runtime: Optional[training.Runtime] = None
+
+    # ----- facts ---------------------------------------------------------------------------
+    @property
+    def distribute_strategy(self) -> Any:
+        """The strategy whose scope created (or compiled) the model; else the current one."""
+        return self._strategy or _context.get_strategy()
+
+    @property
+    def layers(self) -> list[Layer]:
+        return [m for m in self.children() if isinstance(m, Layer) and not isinstance(m, InputLayer)]
+
+    def get_layer(self, name: Optional[str] = None, index: Optional[int] = None) -> Layer:
+        if index is not None:
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}.")
+
+    @property
+    def metrics(self) -> list:
+        return self._compiled.all_metrics() if self._compiled else []
+
+    @property
+    def metrics_names(self) -> list[str]:
+        return [m.name for m in self.metrics]
+
+    @property
+    def loss(self) -> Any:
+        return self._compiled.loss_spec if self._compiled else None
+
+    def build(self, input_shape: Any) -> None:
+        """Creates the weights by calling the model once on zeros of `input_shape` (batch may be None)."""
+        if self.built:
+            return
+        shapes = [input_shape] if isinstance(input_shape, tuple) and all(
+            d is None or isinstance(d, int) for d in input_shape) else list(input_shape)
+        dummies = [torch.zeros((1,) + tuple(1 if d is None else d for d in s[1:])) for s in shapes]
+        with torch.no_grad():
+            self(dummies[0] if len(dummies) == 1 else dummies, training=False)
+
+    def _maybe_build(self, inputs: Any) -> None:
+        # Sub-layers build themselves during the call; remember the shape for save/load.
+        if self._build_input_shape is None:
+            self._build_input_shape = _map_structure(lambda t: _shape_of(t) if hasattr(t, "shape") else None, inputs)
+        self.built = True
+
+    def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must implement call(inputs, training=None).")
+
+    # ----- compile and the loops (training.py) ---------------------------------------------
+    def compile(
+        self,
+        optimizer: Any = "rmsprop",
+        loss: Any = None,
+        metrics: Any = None,
+        loss_weights: Any = None,
+        weighted_metrics: Any = None,
+        run_eagerly: Optional[bool] = None,
+        steps_per_execution: Optional[int] = None,
+        jit_compile: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        """Configures the model for training (Keras `compile`)."""
+        if kwargs:
+            raise TypeError(f"compile() got unexpected keyword arguments: {sorted(kwargs)}")
+        if self._strategy is None and _context.has_strategy():
+            self._strategy = _context.get_strategy()
+        from torchstrategy.keras import optimizers
+
+        self.optimizer = optimizers.get(optimizer)
+        self._compiled = compile_utils.CompiledState(self, loss, metrics, loss_weights, weighted_metrics,
+                                                jit_compile=bool(jit_compile))
+        self._runtime = None
+        self.stop_training = False
+
+    def _require_compiled(self, what: str) -> compile_utils.CompiledState:
+        if self._compiled is None:
+            raise RuntimeError(f"You must compile your model before {what}. "
+                               f"Call model.compile(optimizer, loss, metrics) first.")
+        return self._compiled
+
+    def fit(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None, epochs: int = 1,
+            verbose: Any = "auto", callbacks: Any = None, validation_split: float = 0.0,
+            validation_data: Any = None, shuffle: Any = True, class_weight: Any = None, sample_weight: Any = None,
+            initial_epoch: int = 0, steps_per_epoch: Optional[int] = None, validation_steps: Optional[int] = None,
+            validation_batch_size: Optional[int] = None, validation_freq: Any = 1, **kwargs: Any) -> Any:
+        """Trains for `epochs` epochs and returns a History (keys 'loss', 'accuracy', 'val_loss', ...)."""
+        self._require_compiled("training/testing")
+        return training.fit(self, **{k: v for k, v in locals().items() if k not in ("self", "__class__")})
+
+    def evaluate(self, x: Any = None, y: Any = None, batch_size: Optional[int] = None, verbose: Any = "auto",
+                 sample_weight: Any = None, steps: Optional[int] = None, callbacks: Any = None,
+                 return_dict: bool = False, **kwargs: Any) -> Any:
+        """Loss (and metrics) over the data: a scalar, a list [loss, *metrics], or a dict."""
+        self._require_compiled("training/testing")
+        return training.evaluate(self, **{k: v for k, v in locals().items() if k not in ("self", "__class__")})
+
+    def predict(self, x: Any, batch_size: Optional[int] = None, verbose: Any = "auto", steps: Optional[int] = None,
+                callbacks: Any = None, **kwargs: Any) -> Any:
+        """Model outputs for every input row, as NumPy arrays, in input order."""
+        return training.predict(self, **{k: v for k, v in locals().items() if k not in ("self", "__class__")})
+
+    def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: Any = None,
+                       reset_metrics: bool = True, return_dict: bool = False) -> Any:
+        """One gradient step on one batch; returns the loss (and metrics) for that batch."""
+        self._require_compiled("training/testing")
+        return training.train_on_batch(self, x, y, sample_weight, reset_metrics, return_dict)
+
+    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True,
+                      return_dict: bool = False) -> Any:
+        self._require_compiled("training/testing")
+        return training.test_on_batch(self, x, y, sample_weight, reset_metrics, return_dict)
+
+    def predict_on_batch(self, x: Any) -> Any:
+        return training.predict_on_batch(self, x)
+
+    def reset_metrics(self) -> None:
+        for metric in self.metrics:
+            metric.reset_state()
+
+    # ----- saving and summary (saving.py, summary.py) -------------------------------------
+    def save(self, filepath: str, overwrite: bool = True, include_optimizer: bool = True, **kwargs: Any) -> None:
+        """Writes architecture, weights, compile settings and optimizer state to one file."""
+        from torchstrategy.keras import saving
+
+        saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+
+    def save_weights(self, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:
+        from torchstrategy.keras import saving
+
+        saving.save_weights(self, filepath, overwrite=overwrite)
+
+    def load_weights(self, filepath: str, skip_mismatch: bool = False, by_name: bool = False, **kwargs: Any) -> None:
+        from torchstrategy.keras import saving
+
+        saving.load_weights(self, filepath)
+
+    def summary(self, line_length: Optional[int] = None, positions: Any = None, print_fn: Any = None,
+                expand_nested: bool = False, show_trainable: bool = False, **kwargs: Any) -> None:
+        from torchstrategy.keras import summary
+
+        summary.print_summary(self, line_length=line_length, print_fn=print_fn)
+
+    def get_config(self) -> dict:
+        return {"name": self.name, "trainable": self.trainable}
+
+    def get_compile_config(self) -> Optional[dict]:
+        return self._compiled.get_config() if self._compiled else None
+
+
+class Sequential(Model):
+    """A plain stack of layers, each feeding the next (keras.Sequential).
+
+    >>> import torchstrategy as tf
+    >>> model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu", input_shape=(4,)),
+    ...                              tf.keras.layers.Dense(1)])
+    >>> model.output_shape
+    (None, 1)
+    """
+
+    def __init__(self, layers: Optional[Sequence[Layer]] = None, name: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(name=name, **kwargs)
+        self._stack = torch.nn.ModuleList()
+        self._input_layer: Optional[InputLayer] = None
+        for layer in layers or []:
+            self.add(layer)
+
+    @property
+    def layers(self) -> list[Layer]:
+        return list(self._stack)
+
+    def add(self, layer: Any) -> None:
+        """Appends a layer; a KerasTensor from `Input` sets the input shape instead."""
+        if isinstance(layer, KerasTensor):
+            layer = layer.node.layer
+        if isinstance(layer, InputLayer):
+            if self._stack or self._input_layer is not None:
+                raise ValueError("An InputLayer/Input can only be the first entry of a Sequential model.")
+            self._input_layer = layer
+            self._build_from_input_shape()
+            return
+        if not isinstance(layer, Layer):
+            raise TypeError(f"Sequential.add takes Keras layers; got {type(layer).__name__}: {layer!r}.")
+        if any(existing.name == layer.name for existing in self._stack):
+            raise ValueError(f"All layers added to a Sequential model should have unique names. Name "
+                             f"'{layer.name}' is already the name of a layer in this model.")
+        self._stack.append(layer)
+        if len(self._stack) == 1 and self._input_layer is None and layer._batch_input_shape is not None:
+            self._input_layer = InputLayer(batch_input_shape=layer._batch_input_shape, dtype=layer.dtype)
+        self._build_from_input_shape()
+
+    def pop(self) -> Layer:
+        if not self._stack:
+            raise TypeError("There are no layers in the model.")
+        return self._stack.pop(-1)
+
+    def _build_from_input_shape(self) -> None:
+        if self._input_layer is not None and self._stack:
+            self.built = False
+            spec = self._input_layer.output
+            with torch.no_grad():
+                self(functional._concrete(spec), training=False)
+
+    @property
+    def input_shape(self) -> Any:
+        if self._input_layer is None:
+            raise AttributeError("The model has no defined input shape yet: call it on data or give input_shape.")
+        return self._input_layer.output.shape
+
+    @property
+    def output_shape(self) -> Any:
+        return self.compute_output_shape(self.input_shape)
+
+    def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
+        x = self._input_layer(inputs) if self._input_layer is not None else inputs
+        for layer in self._stack:
+            x = layer(x, training=training)
+        return x
+
+    def get_config(self) -> dict:
+        from torchstrategy.keras import saving
+
+        entries = [saving.serialize_layer(self._input_layer)] if self._input_layer is not None else []
+        entries += [saving.serialize_layer(layer) for layer in self._stack]
+        return {"name": self.name, "layers": entries}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Sequential":
+        from torchstrategy.keras import saving
+
+        layers = [saving.deserialize_layer(entry, custom_objects) for entry in config["layers"]]
+        return cls(layers, name=config.get("name"))
+
+
+class Functional(Model):
+    """A model defined by a graph of layer calls from `Input`s to outputs."""
+
+    def __init__(self, inputs: Any, outputs: Any, name: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(name=name, **kwargs)
+        self._input_structure = inputs
+        self._inputs = [t for t in flatten_structure(inputs)]
+        for tensor in self._inputs:
+            if not isinstance(tensor, KerasTensor) or not isinstance(tensor.node.layer, InputLayer):
+                raise ValueError(f"Model inputs must come from keras.Input(); got {tensor!r}.")
+        self._outputs = outputs
+        self._nodes = functional.topological_nodes(outputs, self._inputs)
+        self._input_layers = torch.nn.ModuleList([t.node.layer for t in self._inputs])
+        unique: list[Layer] = []
+        for node in self._nodes:
+            if all(node.layer is not seen for seen in unique):
+                unique.append(node.layer)
+        self._graph_layers = torch.nn.ModuleList(unique)
+        self.built = True
+
+    @property
+    def layers(self) -> list[Layer]:
+        return list(self._input_layers) + list(self._graph_layers)
+
+    @property
+    def inputs(self) -> list[KerasTensor]:
+        return list(self._inputs)
+
+    @property
+    def outputs(self) -> list[KerasTensor]:
+        return flatten_structure(self._outputs)
+
+    @property
+    def input_shape(self) -> Any:
+        shapes = [t.shape for t in self._inputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_shape(self) -> Any:
+        shapes = [t.shape for t in self.outputs]
+        return shapes[0] if len(shapes) == 1 else shapes
+
+    @property
+    def output_names(self) -> list[str]:
+        return [t.node.layer.name for t in self.outputs]
+
+    def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
+        if isinstance(inputs, dict):
+            values = [inputs[t.node.layer.name] for t in self._inputs]
+        elif len(self._inputs) == 1 and not (isinstance(inputs, (list, tuple)) and len(inputs) == 1):
+            values = [inputs]
+        else:
+            values = list(inputs)
+        if len(values) != len(self._inputs):
+            raise ValueError(f"Model '{self.name}' expects {len(self._inputs)} input(s), got {len(values)}.")
+        for symbolic, value in zip(self._inputs, values):
+            shape = tuple(value.shape)
+            expected = symbolic.shape
+            if len(shape) != len(expected) or any(e is not None and e != s for e, s in zip(expected[1:], shape[1:])):
+                raise ValueError(
+                    f"Input '{symbolic.node.layer.name}' of model '{self.name}' is incompatible: expected "
+                    f"shape={_shape_str(expected)}, found shape={_shape_str((None,) + shape[1:])}."
+                )
+        return functional.run_graph(self._nodes, self._inputs, values, self._outputs, training)
+
+    def get_config(self) -> dict:
+        from torchstrategy.keras import saving
+
+        return saving.functional_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Functional":
+        from torchstrategy.keras import saving
+
+        return saving.functional_from_config(config, custom_objects)
+
+
+def clone_model(model: Model) -> Model:
+    """A new model with the same architecture and freshly initialised weights."""
+    from torchstrategy.keras import saving
+
+    return saving.model_from_config(saving.serialize_layer(model))

@@ -1,0 +1,292 @@
+"""The epoch and step loops behind fit/evaluate/predict and the *_on_batch calls. They know
+only the Strategy interface: setup, distribute the data, backward, optimizer_step, reduce."""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Iterator, Optional
+
+import numpy as np
+import torch
+
+from torchstrategy.data.distribute import batch_size_of, flatten_structure, map_structure
+from torchstrategy.keras import callbacks as callbacks_module
+from torchstrategy.keras import data_adapter
+from torchstrategy.keras.data_adapter import unpack
+
+
+class Runtime:
+    """A model's training-time objects: its strategy, the module to call, the built optimizer."""
+
+    def __init__(self, model: Any, sample_x: Any) -> None:
+        self.strategy = model.distribute_strategy
+        _build_if_needed(model, sample_x)
+        self.module = self.strategy.setup(model, model.optimizer)
+        if model.optimizer is not None and hasattr(model.optimizer, "build"):
+            model.optimizer.build(model.trainable_variables)
+        self.device = self.strategy.device
+
+
+def _build_if_needed(model: Any, sample_x: Any) -> None:
+    unbuilt = [layer for layer in model._flatten_layers() if not layer.built]
+    if not unbuilt and model.built:
+        return
+    params = list(model.parameters())
+    device = params[0].device if params else torch.device("cpu")
+    one_row = map_structure(lambda t: t[:1].to(device) if isinstance(t, torch.Tensor) else t, sample_x)
+    with torch.no_grad():
+        model(one_row, training=False)
+
+
+def _runtime(model: Any, sample_x: Any) -> Runtime:
+    if model._runtime is None or model._runtime.strategy is not model.distribute_strategy:
+        model._runtime = Runtime(model, sample_x)
+    return model._runtime
+
+
+def _verbosity(verbose: Any) -> int:
+    if verbose == "auto":
+        return 1
+    if verbose not in (0, 1, 2):
+        raise ValueError(f"verbose must be 0, 1, 2 or 'auto'; got {verbose!r}.")
+    return int(verbose)
+
+
+def _regularization(model: Any) -> list:
+    return model.losses
+
+
+def _train_step(model: Any, runtime: Runtime, batch: Any) -> dict:
+    x, y, sample_weight = unpack(batch)
+    compiled = model._compiled
+    y_pred = runtime.module(x, training=True)
+    loss = compiled.compute_loss(y, y_pred, sample_weight, _regularization(model))
+    model.optimizer.zero_grad(set_to_none=True)
+    runtime.strategy.backward(loss)
+    runtime.strategy.optimizer_step(model.optimizer)
+    compiled.update_metrics(y, y_pred, sample_weight, loss, batch_size_of(x))
+    return compiled.results()
+
+
+def _test_step(model: Any, runtime: Runtime, batch: Any) -> dict:
+    x, y, sample_weight = unpack(batch)
+    compiled = model._compiled
+    with torch.no_grad():
+        y_pred = runtime.module(x, training=False)
+        loss = compiled.compute_loss(y, y_pred, sample_weight, _regularization(model))
+        compiled.update_metrics(y, y_pred, sample_weight, loss, batch_size_of(x))
+    return compiled.results()
+
+
+def _first_batch(iterator: Iterator[Any]) -> tuple[Any, Iterator[Any]]:
+    """Peeks the first batch (needed to build the model) without losing it."""
+    first = next(iterator)
+
+    def chained() -> Iterator[Any]:
+        yield first
+        # not `yield from`: closing this generator must not close a persistent iterator
+        for item in iterator:
+            yield item
+
+    return first, chained()
+
+
+def _float_logs(logs: dict) -> dict:
+    return {key: float(value) for key, value in logs.items()}
+
+
+def _steps(iterator: Iterator[Any], steps: Optional[int]) -> Iterator[tuple[int, Any]]:
+    for step, batch in enumerate(iterator):
+        yield step, batch
+        if steps is not None and step + 1 >= steps:
+            return
+
+
+def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = None, epochs: int = 1,
+        verbose: Any = "auto", callbacks: Any = None, validation_split: float = 0.0, validation_data: Any = None,
+        shuffle: Any = True, class_weight: Any = None, sample_weight: Any = None, initial_epoch: int = 0,
+        steps_per_epoch: Optional[int] = None, validation_steps: Optional[int] = None,
+        validation_batch_size: Optional[int] = None, validation_freq: Any = 1, kwargs: Optional[dict] = None) -> Any:
+    """Keras `fit`: see `Model.fit`."""
+    if kwargs:
+        raise TypeError(f"fit() got unexpected keyword arguments: {sorted(kwargs)}")
+    if class_weight is not None:
+        raise NotImplementedError("class_weight is not supported yet; pass sample_weight instead.")
+    if validation_split and validation_data is None:
+        (x, y, sample_weight), validation_data = data_adapter.split_validation(x, y, sample_weight, validation_split)
+    strategy = model.distribute_strategy
+    data = data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch)
+    distributed = strategy.experimental_distribute_dataset(data.source) if not hasattr(data.source, "__next__") \
+        else data.source
+    data = data_adapter.EpochData(distributed, data.steps, data.persistent)
+    val_data = None
+    if validation_data is not None:
+        vx, vy, vsw = unpack(validation_data) if isinstance(validation_data, (tuple, list)) else (validation_data, None,
+                                                                                                   None)
+        val_data = (vx, vy, vsw)
+    verbose = _verbosity(verbose)
+    cbs = callbacks_module.CallbackList(callbacks, add_history=True, add_progbar=verbose != 0, model=model,
+                                        verbose=verbose, epochs=epochs, steps=data.steps)
+    model.stop_training = False
+    compiled = model._compiled
+    epoch_iterators = data.epochs()
+    runtime: Optional[Runtime] = None
+    logs: dict = {}
+    cbs.on_train_begin()
+    for epoch in range(initial_epoch, epochs):
+        compiled.reset()
+        iterator = next(epoch_iterators)
+        try:
+            first, iterator = _first_batch(iterator)
+        except StopIteration:
+            warnings.warn("Your input ran out of data; interrupting training. Make sure the dataset can give "
+                          "steps_per_epoch * epochs batches (e.g. use .repeat()).", stacklevel=2)
+            break
+        if runtime is None:
+            runtime = _runtime(model, unpack(first)[0])
+            runtime.module.train()
+        cbs.on_epoch_begin(epoch)
+        step_logs: dict = {}
+        for step, batch in _steps(iterator, data.steps):
+            cbs.on_train_batch_begin(step)
+            step_logs = _train_step(model, runtime, batch)
+            cbs.on_train_batch_end(step, step_logs)
+            if model.stop_training:
+                break
+        compiled.reduce_across_replicas(runtime.strategy)
+        logs = _float_logs(compiled.results())
+        if val_data is not None and _should_validate(epoch, validation_freq):
+            val_logs = evaluate(model, x=val_data[0], y=val_data[1], sample_weight=val_data[2],
+                                batch_size=validation_batch_size or batch_size, verbose=0,
+                                steps=validation_steps, callbacks=cbs, return_dict=True, _in_fit=True)
+            logs.update({f"val_{key}": value for key, value in val_logs.items()})
+        cbs.on_epoch_end(epoch, logs)
+        model.stop_training = runtime.strategy._any(model.stop_training)
+        if model.stop_training:
+            break
+    cbs.on_train_end(logs)
+    return model.history
+
+
+def _should_validate(epoch: int, validation_freq: Any) -> bool:
+    if isinstance(validation_freq, int):
+        return (epoch + 1) % validation_freq == 0
+    return (epoch + 1) in validation_freq
+
+
+def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = None, verbose: Any = "auto",
+             sample_weight: Any = None, steps: Optional[int] = None, callbacks: Any = None,
+             return_dict: bool = False, kwargs: Optional[dict] = None, _in_fit: bool = False) -> Any:
+    """Keras `evaluate`: see `Model.evaluate`."""
+    if kwargs:
+        raise TypeError(f"evaluate() got unexpected keyword arguments: {sorted(kwargs)}")
+    strategy = model.distribute_strategy
+    data = data_adapter.adapt(x, y, sample_weight, batch_size, False, steps)
+    verbose = _verbosity(verbose)
+    cbs = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else callbacks_module.CallbackList(
+        callbacks, add_progbar=verbose != 0, model=model, verbose=verbose, epochs=1, steps=data.steps)
+    compiled = model._compiled
+    training_state = [(m, m.training) for m in model.modules()]
+    compiled.reset()
+    cbs.on_test_begin()
+    iterator = iter(strategy.experimental_distribute_dataset(data.source)) if not data.persistent \
+        else next(data.epochs())
+    try:
+        first, iterator = _first_batch(iterator)
+    except StopIteration:
+        raise ValueError("evaluate() got no data: the dataset is empty.") from None
+    runtime = _runtime(model, unpack(first)[0])
+    model.eval()
+    try:
+        for step, batch in _steps(iterator, data.steps):
+            cbs.on_test_batch_begin(step)
+            step_logs = _test_step(model, runtime, batch)
+            cbs.on_test_batch_end(step, step_logs)
+    finally:
+        for module, mode in training_state:
+            module.training = mode
+    compiled.reduce_across_replicas(runtime.strategy)
+    logs = _float_logs(compiled.results())
+    cbs.on_test_end(logs)
+    if return_dict:
+        return logs
+    values = list(logs.values())
+    return values[0] if len(values) == 1 else values
+
+
+def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any = "auto", steps: Optional[int] = None,
+            callbacks: Any = None, kwargs: Optional[dict] = None) -> Any:
+    """Keras `predict`: see `Model.predict`."""
+    if kwargs:
+        raise TypeError(f"predict() got unexpected keyword arguments: {sorted(kwargs)}")
+    strategy = model.distribute_strategy
+    data = data_adapter.adapt(x, None, None, batch_size, False, steps)
+    verbose = _verbosity(verbose)
+    cbs = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=model, verbose=verbose,
+                                        epochs=1, steps=data.steps)
+    cbs.on_predict_begin()
+    outputs: list = []
+    runtime: Optional[Runtime] = None
+    with torch.no_grad():
+        for step, batch in _steps(iter(strategy.experimental_distribute_dataset(data.source)), data.steps):
+            inputs = unpack(batch)[0]
+            if runtime is None:
+                runtime = _runtime(model, inputs)
+            cbs.on_predict_batch_begin(step)
+            result = runtime.module(inputs, training=False)
+            outputs.append(flatten_structure(result))
+            cbs.on_predict_batch_end(step, {"outputs": result})
+    cbs.on_predict_end()
+    if not outputs:
+        raise ValueError("predict() got no data: the input is empty.")
+    columns = [np.concatenate([row[i].detach().cpu().numpy() for row in outputs]) for i in range(len(outputs[0]))]
+    return columns[0] if len(columns) == 1 else columns
+
+
+def _one_batch(x: Any, y: Any, sample_weight: Any) -> Any:
+    def tensor(value: Any) -> Any:
+        return torch.from_numpy(np.ascontiguousarray(value)) if isinstance(value, np.ndarray) else value
+
+    x, y, sample_weight = (map_structure(tensor, v) if v is not None else None for v in (x, y, sample_weight))
+    return (x,) if y is None else ((x, y) if sample_weight is None else (x, y, sample_weight))
+
+
+def _batch_logs(model: Any, logs: dict, return_dict: bool) -> Any:
+    logs = _float_logs(logs)
+    if return_dict:
+        return logs
+    values = list(logs.values())
+    return values[0] if len(values) == 1 else values
+
+
+def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool) -> Any:
+    batch = _one_batch(x, y, sample_weight)
+    runtime = _runtime(model, batch[0])
+    from torchstrategy.data.distribute import to_device
+
+    if reset_metrics:
+        model._compiled.reset()
+    model.train()
+    logs = _train_step(model, runtime, to_device(batch, runtime.device))
+    return _batch_logs(model, logs, return_dict)
+
+
+def test_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool) -> Any:
+    from torchstrategy.data.distribute import to_device
+
+    batch = _one_batch(x, y, sample_weight)
+    runtime = _runtime(model, batch[0])
+    if reset_metrics:
+        model._compiled.reset()
+    logs = _test_step(model, runtime, to_device(batch, runtime.device))
+    return _batch_logs(model, logs, return_dict)
+
+
+def predict_on_batch(model: Any, x: Any) -> Any:
+    from torchstrategy.data.distribute import to_device
+
+    inputs = _one_batch(x, None, None)[0]
+    runtime = _runtime(model, inputs)
+    with torch.no_grad():
+        result = runtime.module(to_device(inputs, runtime.device), training=False)
+    outs = [t.detach().cpu().numpy() for t in flatten_structure(result)]
+    return outs[0] if len(outs) == 1 else outs

@@ -1,0 +1,37 @@
+"""`keras.utils`: the data helpers scripts call (to_categorical, normalize, set_random_seed)."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from torchstrategy.random import set_seed as set_random_seed  # noqa: F401  (keras.utils.set_random_seed)
+
+
+def to_categorical(y: Any, num_classes: Optional[int] = None, dtype: str = "float32") -> np.ndarray:
+    """One-hot encodes integer class labels; a trailing axis of size 1 is dropped as Keras does.
+
+    >>> to_categorical([0, 2], num_classes=3).tolist()
+    [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
+    """
+    labels = np.asarray(y, dtype="int64")
+    shape = labels.shape
+    if shape and shape[-1] == 1 and len(shape) > 1:
+        shape = shape[:-1]
+    labels = labels.reshape(-1)
+    if labels.size and labels.min() < 0:
+        raise ValueError(f"to_categorical needs non-negative class indices; found {labels.min()}.")
+    num_classes = int(labels.max()) + 1 if num_classes is None else int(num_classes)
+    if labels.size and labels.max() >= num_classes:
+        raise ValueError(f"Label {labels.max()} does not fit num_classes={num_classes}.")
+    out = np.zeros((labels.size, num_classes), dtype=dtype)
+    out[np.arange(labels.size), labels] = 1
+    return out.reshape(shape + (num_classes,))
+
+
+def normalize(x: Any, axis: int = -1, order: int = 2) -> np.ndarray:
+    """Scales `x` to unit `order`-norm along `axis`."""
+    x = np.asarray(x, dtype="float32")
+    norm = np.atleast_1d(np.linalg.norm(x, order, axis))
+    norm[norm == 0] = 1
+    return x / np.expand_dims(norm, axis)

@@ -1,0 +1,190 @@
+"""Custom-loop building blocks with TF names: GradientTape over torch autograd, the
+`function` decorator, and the tf.nn loss-scaling helpers that make replica sums exact."""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Optional
+
+import torch
+
+from torchstrategy import _context
+from torchstrategy.data.distribute import flatten_structure
+
+
+def _pack_like(structure: Any, flat: list) -> Any:
+    """Rebuilds `structure`'s nesting with the leaves taken from `flat`, in order."""
+    iterator = iter(flat)
+
+    def rebuild(node: Any) -> Any:
+        if isinstance(node, (tuple, list)):
+            return type(node)(rebuild(item) for item in node)
+        if isinstance(node, dict):
+            return {key: rebuild(node[key]) for key in node}
+        return next(iterator)
+
+    return rebuild(structure)
+
+
+class GradientTape:
+    """Records the computation inside `with` so `gradient` can differentiate it (tf.GradientTape).
+
+    PyTorch records every operation on tensors that require grad, so the tape mostly makes sure
+    recording is on and that constants passed to `watch` require grad.
+
+    >>> w = torch.tensor(3.0, requires_grad=True)
+    >>> with GradientTape() as tape:
+    ...     y = w * w
+    >>> float(tape.gradient(y, w))
+    6.0
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        self._persistent = persistent
+        self._watch_accessed = watch_accessed_variables
+        self._used = False
+        self._grad_mode: Optional[torch.autograd.grad_mode.set_grad_enabled] = None
+        self._watched: list[torch.Tensor] = []
+
+    def __enter__(self) -> "GradientTape":
+        self._grad_mode = torch.enable_grad()
+        self._grad_mode.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._grad_mode is not None:
+            self._grad_mode.__exit__(*exc)
+            self._grad_mode = None
+
+    def watch(self, tensor: Any) -> None:
+        """Makes the given tensors (any nest) differentiable sources from here on."""
+        for leaf in flatten_structure(tensor):
+            if not isinstance(leaf, torch.Tensor):
+                raise TypeError(f"GradientTape.watch takes tensors; got {type(leaf).__name__}.")
+            if not leaf.requires_grad:
+                if not leaf.is_floating_point() and not leaf.is_complex():
+                    raise ValueError(f"Cannot watch a tensor of dtype {leaf.dtype}: only floating tensors "
+                                     f"have gradients. Cast it first, e.g. tf.cast(x, tf.float32).")
+                leaf.requires_grad_(True)
+            self._watched.append(leaf)
+
+    def watched_variables(self) -> list[torch.Tensor]:
+        return list(self._watched)
+
+    def stop_recording(self) -> torch.no_grad:
+        """Context in which computation is not recorded."""
+        return torch.no_grad()
+
+    def reset(self) -> None:
+        self._used = False
+        self._watched.clear()
+
+    def gradient(
+        self,
+        target: Any,
+        sources: Any,
+        output_gradients: Any = None,
+        unconnected_gradients: str = "none",
+    ) -> Any:
+        """d(sum of target)/d(source) for each source, nested like `sources`; None if unconnected."""
+        if self._used and not self._persistent:
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute one set of gradients. "
+                "Create it with GradientTape(persistent=True) to call gradient() more than once."
+            )
+        self._used = True
+        targets = [t for t in flatten_structure(target) if t is not None]
+        flat_sources = flatten_structure(sources)
+        for source in flat_sources:
+            if not isinstance(source, torch.Tensor):
+                raise TypeError(f"GradientTape.gradient sources must be tensors; got {type(source).__name__}.")
+        grads_out = flatten_structure(output_gradients) if output_gradients is not None else [None] * len(targets)
+        grads_out = [torch.ones_like(t) if g is None else torch.as_tensor(g, dtype=t.dtype, device=t.device)
+                     for t, g in zip(targets, grads_out)]
+        wanted = [i for i, s in enumerate(flat_sources) if s.requires_grad]
+        connected = [t for t in targets if t.requires_grad]
+        results: list[Optional[torch.Tensor]] = [None] * len(flat_sources)
+        if wanted and connected:
+            grads = torch.autograd.grad(
+                connected,
+                [flat_sources[i] for i in wanted],
+                grad_outputs=[g for t, g in zip(targets, grads_out) if t.requires_grad],
+                retain_graph=self._persistent,
+                allow_unused=True,
+            )
+            for index, grad in zip(wanted, grads):
+                results[index] = grad
+        if str(unconnected_gradients).lower().endswith("zero"):
+            results = [torch.zeros_like(s) if r is None else r for s, r in zip(flat_sources, results)]
+        if isinstance(sources, torch.Tensor):
+            return results[0]
+        return _pack_like(sources, results)
+
+
+def function(func: Optional[Callable] = None, *, input_signature: Any = None, jit_compile: Optional[bool] = None,
+             reduce_retracing: bool = False, autograph: bool = True, **kwargs: Any) -> Any:
+    """`@tf.function`: runs the Python function as is; `jit_compile=True` compiles it with torch.compile.
+
+    >>> @function
+    ... def double(x):
+    ...     return 2 * x
+    >>> int(double(torch.tensor(2)))
+    4
+    """
+
+    def decorate(fn: Callable) -> Callable:
+        if not jit_compile:
+            @functools.wraps(fn)
+            def eager(*args: Any, **kw: Any) -> Any:
+                return fn(*args, **kw)
+
+            eager.python_function = fn  # type: ignore[attr-defined]
+            return eager
+        compiled = torch.compile(fn)
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kw: Any) -> Any:
+            return compiled(*args, **kw)
+
+        run.python_function = fn  # type: ignore[attr-defined]
+        return run
+
+    return decorate(func) if func is not None else decorate
+
+
+def compute_average_loss(
+    per_example_loss: Any,
+    sample_weight: Any = None,
+    global_batch_size: Optional[int] = None,
+    regularization_loss: Any = None,
+) -> torch.Tensor:
+    """Sum of the per-example losses divided by the GLOBAL batch size (tf.nn.compute_average_loss).
+
+    Each replica returns its share, so gradients summed over replicas equal the gradient of
+    the mean over the whole global batch. Without `global_batch_size`, it is this replica's
+    batch size times `num_replicas_in_sync`.
+    """
+    loss = torch.as_tensor(per_example_loss)
+    if sample_weight is not None:
+        loss = loss * torch.as_tensor(sample_weight, dtype=loss.dtype, device=loss.device)
+    if global_batch_size is None:
+        per_replica = loss.shape[0] if loss.dim() else 1
+        global_batch_size = per_replica * _context.get_strategy().num_replicas_in_sync
+    if isinstance(global_batch_size, torch.Tensor):
+        global_batch_size = int(global_batch_size)
+    if global_batch_size <= 0:
+        raise ValueError(f"global_batch_size must be positive; got {global_batch_size}.")
+    average = loss.sum() / global_batch_size
+    if regularization_loss is not None:
+        average = average + scale_regularization_loss(regularization_loss)
+    return average
+
+
+def scale_regularization_loss(regularization_loss: Any) -> torch.Tensor:
+    """Sum of the regularization losses divided by the number of replicas (tf.nn semantics)."""
+    if isinstance(regularization_loss, (list, tuple)):
+        total = torch.stack([torch.as_tensor(r) for r in regularization_loss]).sum() if regularization_loss \
+            else torch.tensor(0.0)
+    else:
+        total = torch.as_tensor(regularization_loss)
+    return total / _context.get_strategy().num_replicas_in_sync
+
