@@ -107,6 +107,8 @@ def test_map_unpacks_tuples_passes_dicts_whole_and_converts_outputs():
     assert type(as_list[1]) is tuple and (int(as_list[1][0]), int(as_list[1][1])) == (2, 1)
     numpy_out = list(Dataset.range(2).map(lambda x: np.float32(0.5) * np.ones(2, np.float32)))
     assert isinstance(numpy_out[0], torch.Tensor) and numpy_out[0].tolist() == [0.5, 0.5]
+    with pytest.raises(TypeError, match="Dataset.map: the function returned None"):
+        list(Dataset.range(2).map(lambda x: None))
 
 
 def test_filter_keeps_matching_elements_and_rejects_non_boolean_predicates():

@@ -82,6 +82,10 @@ def test_parallel_map_keeps_order_and_runs_concurrently():
     assert [int(v) for v in Dataset.range(40).map(jittery, num_parallel_calls=4)] == [3 * i for i in range(40)]
     assert [int(v) for v in Dataset.range(40).map(jittery, num_parallel_calls=AUTOTUNE)] == [3 * i for i in range(40)]
 
+    # Cheap functions are sent out in growing chunks; order must survive that too.
+    squares = [int(v) for v in Dataset.range(3000).map(lambda x: x * x, num_parallel_calls=3)]
+    assert squares == [i * i for i in range(3000)]
+
     def slow(x):
         time.sleep(DELAY_S)
         return x
@@ -97,8 +101,11 @@ def test_parallel_map_errors_reach_the_consumer():
             raise ValueError("bad element 3")
         return x
 
+    delivered = []
     with pytest.raises(ValueError, match="bad element 3"):
-        list(Dataset.range(10).map(fail_on_three, num_parallel_calls=2))
+        for value in Dataset.range(10).map(fail_on_three, num_parallel_calls=2):
+            delivered.append(int(value))
+    assert delivered == [0, 1, 2]
     with pytest.raises(ValueError, match="num_parallel_calls must be >= 1"):
         Dataset.range(3).map(lambda x: x, num_parallel_calls=0)
 

@@ -95,7 +95,8 @@ def test_sparse_accepts_n_by_1_integer_labels_of_any_int_dtype(dtype: type) -> N
     labels = np.array([[0], [2], [1], [1], [0]], dtype=dtype)  # the (N, 1) layout of keras.datasets.cifar10
     expected = ref_sparse(labels, probs.astype(np.float64)).mean()
     _close(losses.SparseCategoricalCrossentropy()(labels, probs), np.array(expected))
-    _close(losses.SparseCategoricalCrossentropy()(torch.from_numpy(labels), torch.from_numpy(probs)), np.array(expected))
+    as_tensors = losses.SparseCategoricalCrossentropy()(torch.from_numpy(labels), torch.from_numpy(probs))
+    _close(as_tensors, np.array(expected))
 
 
 def test_sparse_probabilities_at_zero_and_one_are_clipped() -> None:
@@ -119,7 +120,8 @@ def test_sparse_axis_and_spatial_outputs() -> None:
     out = losses.sparse_categorical_crossentropy(labels, torch.tensor(probs))
     _close(out, ref_sparse(labels, probs))
     channels_first = np.moveaxis(probs, -1, 1)
-    _close(losses.sparse_categorical_crossentropy(labels, torch.tensor(channels_first), axis=1), ref_sparse(labels, probs))
+    out_axis1 = losses.sparse_categorical_crossentropy(labels, torch.tensor(channels_first), axis=1)
+    _close(out_axis1, ref_sparse(labels, probs))
 
 
 def test_sparse_ignore_class_masks_and_averages_over_valid_entries() -> None:
@@ -274,11 +276,13 @@ def test_reduction_enum_values() -> None:
 def test_custom_loss_subclass_and_default_name() -> None:
     class AbsoluteLoss(losses.Loss):
         def call(self, y_true, y_pred):
-            return (torch.as_tensor(y_pred) - torch.as_tensor(y_true)).abs().mean(-1)
+            assert isinstance(y_true, torch.Tensor) and isinstance(y_pred, torch.Tensor)
+            return (y_pred - y_true).abs().mean(-1)
 
     loss = AbsoluteLoss()
     assert loss.name == "absolute_loss"
-    _close(loss(torch.zeros(3, 2), torch.ones(3, 2), sample_weight=torch.tensor([1.0, 0.0, 2.0])), np.array(1.0))
+    _close(loss(np.zeros((3, 2)), np.ones((3, 2)), sample_weight=[1.0, 0.0, 2.0]), np.array(1.0))
+    _close(AbsoluteLoss(reduction="sum")(torch.zeros(3, 2), torch.full((3, 2), 2.0)), np.array(6.0))
 
 
 # ----- lookup and config -------------------------------------------------------------------------
@@ -309,6 +313,12 @@ def test_get_unknown_name_lists_valid_names() -> None:
         losses.get("cross_entropy")
     with pytest.raises(ValueError, match="Unknown loss class 'Nope'"):
         losses.get({"class_name": "Nope", "config": {}})
+    saved = losses.serialize(losses.get("mae"))
+    assert saved == {"class_name": "LossFunctionWrapper",
+                     "config": {"reduction": "auto", "name": "mean_absolute_error", "fn": "mean_absolute_error"}}
+    assert losses.deserialize(saved).fn is losses.mean_absolute_error
+    with pytest.raises(ValueError, match="Unknown loss function 'my_loss' in LossFunctionWrapper config"):
+        losses.deserialize({"class_name": "LossFunctionWrapper", "config": {"fn": "my_loss", "name": "my_loss"}})
 
 
 def test_from_config_round_trip_keeps_arguments() -> None:
@@ -359,3 +369,22 @@ def test_binary_shape_mismatch_and_bad_sample_weight() -> None:
         losses.binary_crossentropy(np.zeros((4, 1)), np.full((4, 3), 0.5))
     with pytest.raises(ValueError, match="sample_weight has 3 entries.*batch has 4 samples"):
         losses.MeanSquaredError()(np.zeros((4, 2)), np.zeros((4, 2)), sample_weight=np.ones(3))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
+def test_cuda_losses_run_without_host_syncs() -> None:
+    probs = torch.tensor(_probs((8, 4)), dtype=torch.float32, device="cuda")
+    labels = torch.tensor(RNG.integers(0, 4, size=(8, 1)), dtype=torch.uint8, device="cuda")
+    weights = torch.rand(8, device="cuda")
+    expected = losses.SparseCategoricalCrossentropy()(labels.cpu(), probs.cpu(), sample_weight=weights.cpu())
+    torch.cuda.synchronize()
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        out = losses.SparseCategoricalCrossentropy()(labels, probs, sample_weight=weights)
+        losses.SparseCategoricalCrossentropy(ignore_class=0)(labels, probs)
+        losses.CategoricalCrossentropy(from_logits=True)(F.one_hot(labels[:, 0].long(), 4).float(), probs)
+        losses.BinaryCrossentropy()(labels.float() / 3, probs[:, :1])
+        losses.Hinge()(labels.float(), probs[:, :1])
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    torch.testing.assert_close(out.cpu(), expected)

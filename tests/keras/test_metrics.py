@@ -2,8 +2,6 @@
 Precision/Recall/AUC, weighting, accumulation, reset, cross-replica state summing, lookup and bad input."""
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 import pytest
 import torch
@@ -104,7 +102,8 @@ CASES: dict[str, tuple] = {
     "rmse": (metrics.RootMeanSquaredError, REG_TRUE, REG_PRED,
              lambda t, p, w: float(np.sqrt(((t - p) ** 2 * w[:, None]).sum() / (3 * w.sum())))),
     "sparse_ce": (metrics.SparseCategoricalCrossentropy, SPARSE, PROBS,
-                  lambda t, p, w: _wmean(-np.log(np.take_along_axis(p.astype(np.float64), t.astype(int), -1))[:, 0], w)),
+                  lambda t, p, w: _wmean(-np.log(np.take_along_axis(p.astype(np.float64), t.astype(int), -1))[:, 0],
+                                         w)),
     "sparse_ce_logits": (lambda: metrics.SparseCategoricalCrossentropy(from_logits=True), SPARSE, LOGITS,
                          lambda t, p, w: _wmean(-np.log(np.take_along_axis(_softmax(p.astype(np.float64)),
                                                                            t.astype(int), -1))[:, 0], w)),
@@ -296,7 +295,8 @@ def test_resolve_accuracy_rejects_other_names() -> None:
 # ----- lookup ------------------------------------------------------------------------------------
 def test_get_resolves_strings_instances_and_callables() -> None:
     for name, cls in [("sparse_categorical_accuracy", metrics.SparseCategoricalAccuracy),
-                      ("categorical_accuracy", metrics.CategoricalAccuracy), ("binary_accuracy", metrics.BinaryAccuracy),
+                      ("categorical_accuracy", metrics.CategoricalAccuracy),
+                      ("binary_accuracy", metrics.BinaryAccuracy),
                       ("mse", metrics.MeanSquaredError), ("mae", metrics.MeanAbsoluteError), ("auc", metrics.AUC),
                       ("precision", metrics.Precision), ("recall", metrics.Recall),
                       ("top_k_categorical_accuracy", metrics.TopKCategoricalAccuracy)]:
@@ -315,6 +315,10 @@ def test_get_resolves_strings_instances_and_callables() -> None:
     from_loss = metrics.get(losses.MeanAbsoluteError())
     assert from_loss.name == "mean_absolute_error"
     assert _value(from_loss(REG_TRUE, REG_PRED)) == pytest.approx(float(np.abs(REG_TRUE - REG_PRED).mean()), rel=1e-6)
+    config = metrics.serialize(metrics.MeanMetricWrapper(metrics.top_k_categorical_accuracy, name="top2", k=2))
+    assert config["config"]["fn"] == "top_k_categorical_accuracy"  # saved by name, so JSON can hold it
+    top2 = metrics.deserialize(config)
+    assert _value(top2(ONE_HOT, PROBS)) == pytest.approx(_value(metrics.TopKCategoricalAccuracy(k=2)(ONE_HOT, PROBS)))
     rebuilt = metrics.deserialize(metrics.serialize(metrics.BinaryAccuracy(threshold=0.7, name="b")))
     assert rebuilt.get_config() == {"name": "b", "dtype": "float32", "threshold": 0.7}
 

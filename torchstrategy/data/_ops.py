@@ -25,6 +25,13 @@ def closing(iterator: Iterator) -> None:
         close()
 
 
+def normalize_map_output(value: Any) -> Any:
+    try:
+        return _structure.normalize_element(value)
+    except TypeError as error:
+        raise TypeError(f"Dataset.map: {error}") from None
+
+
 class UnaryDataset(Dataset):
     """An op with one input whose cardinality and element spec default to the input's."""
 
@@ -47,7 +54,7 @@ class MapDataset(UnaryDataset):
         self._fn, self._parallel = map_func, num_parallel_calls
 
     def _apply(self, element: Any) -> Any:
-        return _structure.normalize_element(call_unpacked(self._fn, element))
+        return normalize_map_output(call_unpacked(self._fn, element))
 
     def _iterate_elements(self) -> Iterator[Any]:
         if self._parallel is not None:
@@ -62,7 +69,10 @@ class MapDataset(UnaryDataset):
     def _sequential(self) -> Iterator[Any]:
         fn, normalize = self._fn, _structure.normalize_element
         for element in self._input._iterate():
-            yield normalize(fn(*element) if type(element) is tuple else fn(element))
+            result = fn(*element) if type(element) is tuple else fn(element)
+            if result is None:
+                normalize_map_output(None)
+            yield normalize(result)
 
     def _spec(self, peek: bool = False) -> Any:
         return self._peek() if peek else None

@@ -158,6 +158,9 @@ def normalize_element(value: Any) -> Any:
     NumPy arrays and Python numbers -> tensors."""
     if isinstance(value, list):
         value = tuple(value)
+    elif value is None:
+        raise TypeError("the function returned None; it must return the new element (tensors, or a "
+                        "tuple/dict of them). Did you forget a `return`?")
     if type(value) is tuple and all(isinstance(item, torch.Tensor) for item in value):
         return value
     if isinstance(value, torch.Tensor):

@@ -115,8 +115,8 @@ class _Prefetcher:
         try:
             upstream = start()
             for element in upstream:
-                if not self._put(element):
-                    return
+                if not self._put(element) or self._stop.is_set():
+                    return  # stopped: pull nothing more from upstream
             self._put(_END)
         except BaseException as error:  # handed to the consumer, which re-raises it
             self._put(_Failure(error))

@@ -32,8 +32,8 @@ def _check_int(value: Any, op: str, name: str, minimum: int, hint: str, allow: S
     except (TypeError, ValueError, RuntimeError):
         raise TypeError(f"Dataset.{op}: {name} must be an integer, got {value!r}. {hint}") from None
     if number < minimum and number not in allow:
-        raise ValueError(f"Dataset.{op}: {name} must be {'>= ' + str(minimum)}"
-                         f"{' or ' + ' / '.join(map(str, allow)) if allow else ''}, got {number}. {hint}")
+        also = "".join(f" or {value}" for value in allow)
+        raise ValueError(f"Dataset.{op}: {name} must be >= {minimum}{also}, got {number}. {hint}")
     return number
 
 

@@ -6,7 +6,6 @@ from typing import Any, Optional
 
 import torch
 
-from torchstrategy.data.distribute import flatten_structure
 from torchstrategy.keras import losses as losses_module
 from torchstrategy.keras import metrics as metrics_module
 
@@ -20,8 +19,13 @@ def _output_list(model: Any, value: Any) -> list:
     return [value]
 
 
+def _is_config(spec: Any) -> bool:
+    """A serialized object ({'class_name', 'config'}), as opposed to a per-output dict."""
+    return isinstance(spec, dict) and "class_name" in spec
+
+
 def _per_output(model: Any, spec: Any, count: int, what: str) -> list:
-    if isinstance(spec, dict):
+    if isinstance(spec, dict) and not _is_config(spec):
         names = getattr(model, "output_names", None)
         if names is None:
             raise ValueError(f"A dict of {what} needs a functional model with named outputs.")
@@ -34,6 +38,17 @@ def _per_output(model: Any, spec: Any, count: int, what: str) -> list:
             raise ValueError(f"The model has {count} outputs but {len(spec)} {what} were given.")
         return list(spec)
     return [spec] * count
+
+
+def _metric_leaves(spec: Any) -> list:
+    """Every single metric spec in a metrics argument (lists, per-output dicts), configs kept whole."""
+    if spec is None:
+        return []
+    if isinstance(spec, (list, tuple)):
+        return [leaf for item in spec for leaf in _metric_leaves(item)]
+    if isinstance(spec, dict) and not _is_config(spec):
+        return [leaf for item in spec.values() for leaf in _metric_leaves(item)]
+    return [spec]
 
 
 class CompiledState:
@@ -53,12 +68,13 @@ class CompiledState:
         self._metrics: Optional[list] = None  # (output index, metric, weighted)
         self._output_names: list[str] = []
         if loss is not None:  # resolve eagerly so a bad name fails at compile time
-            flat = list(loss.values()) if isinstance(loss, dict) else (loss if isinstance(loss, (list, tuple)) else [loss])
+            flat = list(loss.values()) if isinstance(loss, dict) and not _is_config(loss) else (
+                loss if isinstance(loss, (list, tuple)) else [loss])
             for item in flat:
                 if item is not None:
                     losses_module.get(item)
         for spec in (metrics, weighted_metrics):
-            for item in (flatten_structure(spec) if spec is not None else []):
+            for item in _metric_leaves(spec):
                 if not (isinstance(item, str) and item in ("accuracy", "acc")):
                     metrics_module.get(item)
 
@@ -81,7 +97,7 @@ class CompiledState:
         for weighted, spec in ((False, self.metrics_spec), (True, self.weighted_metrics_spec)):
             if spec is None:
                 continue
-            per_output = spec if (isinstance(spec, dict) or (count > 1 and isinstance(spec, (list, tuple))
+            per_output = spec if ((isinstance(spec, dict) and not _is_config(spec)) or (count > 1 and isinstance(spec, (list, tuple))
                                   and all(isinstance(s, (list, tuple)) for s in spec))) else [spec] * count
             per_output = _per_output(self.model, per_output, count, "metrics") if isinstance(per_output, dict) \
                 else per_output

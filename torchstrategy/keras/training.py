@@ -21,6 +21,8 @@ class Runtime:
         self.strategy = model.distribute_strategy
         _build_if_needed(model, sample_x)
         self.module = self.strategy.setup(model, model.optimizer)
+        if model._compiled is not None and model._compiled.jit_compile:
+            self.module = torch.compile(self.module)
         if model.optimizer is not None and hasattr(model.optimizer, "build"):
             model.optimizer.build(model.trainable_variables)
         self.device = self.strategy.device

@@ -182,3 +182,31 @@ def test_conv2d_config_round_trip_and_default_weights():
     clone.set_weights(layer.get_weights())
     assert torch.allclose(clone(x), layer(x))
     assert clone.get_config() == layer.get_config()
+
+
+@pytest.mark.parametrize("multiplier,stride,padding", [(1, 1, "same"), (2, 2, "same"), (3, 1, "valid")])
+def test_depthwise_conv2d_matches_per_channel_numpy(multiplier, stride, padding):
+    x = RNG.normal(size=(2, 7, 6, 3))
+    kernel = RNG.normal(size=(3, 3, 3, multiplier))
+    bias = RNG.normal(size=(3 * multiplier,))
+    layer = layers.DepthwiseConv2D(3, strides=stride, padding=padding, depth_multiplier=multiplier, dtype="float64")
+    out = _build(layer, x, kernel, bias).numpy()
+    assert tuple(layer.depthwise_kernel.shape) == (3, 3, 3, multiplier)
+    # Output channel c * multiplier + m: input channel c convolved with kernel[..., c, m] alone.
+    expected = np.concatenate([
+        _reference_conv2d(x[..., c:c + 1], kernel[:, :, c:c + 1, :], bias[c * multiplier:(c + 1) * multiplier],
+                          stride, padding)
+        for c in range(3)], axis=-1)
+    np.testing.assert_allclose(out, expected, rtol=1e-10, atol=1e-10)
+    clone = layers.DepthwiseConv2D.from_config(layer.get_config())
+    assert clone.get_config() == layer.get_config() and "depthwise_initializer" in layer.get_config()
+
+
+def test_zero_padding2d():
+    x = RNG.normal(size=(1, 3, 4, 2)).astype(np.float32)
+    out = layers.ZeroPadding2D(((1, 2), (0, 3)))(torch.tensor(x)).numpy()
+    np.testing.assert_array_equal(out, np.pad(x, ((0, 0), (1, 2), (0, 3), (0, 0))))
+    out = layers.ZeroPadding2D(1, data_format="channels_first")(torch.tensor(x)).numpy()
+    np.testing.assert_array_equal(out, np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))))
+    with pytest.raises(ValueError, match="padding"):
+        layers.ZeroPadding2D((1, 2, 3))

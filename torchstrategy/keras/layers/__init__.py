@@ -3,7 +3,9 @@ merging, preprocessing), re-exported under their Keras names."""
 from __future__ import annotations
 
 from torchstrategy.keras.layers.base import InputSpec, Layer
-from torchstrategy.keras.layers.conv import Conv1D, Conv2D, Conv3D, Convolution1D, Convolution2D, Convolution3D
+from torchstrategy.keras.layers.conv import (
+    Conv1D, Conv2D, Conv3D, Convolution1D, Convolution2D, Convolution3D, DepthwiseConv2D, ZeroPadding2D,
+)
 from torchstrategy.keras.layers.core import (
     ELU, Activation, Dense, Dropout, Embedding, Flatten, Lambda, LeakyReLU, Permute, ReLU, Reshape, Softmax,
 )
@@ -20,15 +22,15 @@ from torchstrategy.keras.layers.pooling import (
 )
 from torchstrategy.keras.layers.preprocessing import Normalization, Rescaling, Resizing
 
-# --- Input / InputLayer: the lead adds them here from torchstrategy/keras/functional.py ---
-# from torchstrategy.keras.functional import Input, InputLayer
-# ---------------------------------------------------------------------------------------
+# Input / InputLayer belong to the functional API; keras.layers names them too.
+from torchstrategy.keras.layers.input_layer import Input, InputLayer
 
 __all__ = [
-    "Layer", "InputSpec",
+    "Layer", "InputSpec", "Input", "InputLayer",
     "Dense", "Activation", "Dropout", "Flatten", "Reshape", "Permute", "ReLU", "LeakyReLU", "ELU", "Softmax",
     "Embedding", "Lambda",
-    "Conv1D", "Conv2D", "Conv3D", "Convolution1D", "Convolution2D", "Convolution3D",
+    "Conv1D", "Conv2D", "Conv3D", "Convolution1D", "Convolution2D", "Convolution3D", "DepthwiseConv2D",
+    "ZeroPadding2D",
     "MaxPooling1D", "MaxPooling2D", "MaxPooling3D", "AveragePooling1D", "AveragePooling2D", "AveragePooling3D",
     "GlobalAveragePooling1D", "GlobalAveragePooling2D", "GlobalAveragePooling3D",
     "GlobalMaxPooling1D", "GlobalMaxPooling2D", "GlobalMaxPooling3D",

@@ -118,6 +118,12 @@ class _Conv(Layer):
         self.input_spec = InputSpec(ndim=rank + 2, axes={self._channel_axis(): channels})
         self.built = True
 
+    def _torch_weight(self) -> torch.Tensor:
+        return self.kernel.permute(self._kernel_perm)
+
+    def _torch_groups(self) -> int:
+        return self.groups
+
     def _padding_for(self, x: torch.Tensor) -> list[tuple[int, int]]:
         rank = self._RANK
         if self.padding == "valid":
@@ -130,8 +136,8 @@ class _Conv(Layer):
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
         x = _to_channels_first(inputs, self.data_format)
         x, padding = _pad_spatial(x, self._padding_for(x))
-        weight = self.kernel.permute(self._kernel_perm)
-        y = _CONV_FNS[self._RANK](x, weight, self.bias, self.strides, padding, self.dilation_rate, self.groups)
+        y = _CONV_FNS[self._RANK](x, self._torch_weight(), self.bias, self.strides, padding, self.dilation_rate,
+                                  self._torch_groups())
         outputs = self.activation(_from_channels_first(y, self.data_format))
         _record_activity(self, outputs)
         return outputs
@@ -175,3 +181,82 @@ class Conv3D(_Conv):
 
 
 Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
+
+
+class DepthwiseConv2D(Conv2D):
+    """Per-channel 2-D convolution; kernel `depthwise_kernel` (kh, kw, in, depth_multiplier), output
+    channel c * depth_multiplier + m comes from input channel c (TensorFlow's order)."""
+
+    def __init__(
+        self, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = 1, padding: str = "valid",
+        depth_multiplier: int = 1, data_format: Optional[str] = None, dilation_rate: Union[int, Sequence[int]] = 1,
+        activation: Any = None, use_bias: bool = True, depthwise_initializer: Any = "glorot_uniform",
+        bias_initializer: Any = "zeros", depthwise_regularizer: Any = None, bias_regularizer: Any = None,
+        activity_regularizer: Any = None, depthwise_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any,
+    ) -> None:
+        if not isinstance(depth_multiplier, int) or depth_multiplier <= 0:
+            raise ValueError(f"DepthwiseConv2D: depth_multiplier must be a positive integer, got {depth_multiplier!r}.")
+        super().__init__(
+            1, kernel_size, strides, padding, data_format, dilation_rate, 1, activation, use_bias,
+            depthwise_initializer, bias_initializer, depthwise_regularizer, bias_regularizer, activity_regularizer,
+            depthwise_constraint, bias_constraint, **kwargs)
+        self.depth_multiplier = depth_multiplier
+
+    def build(self, input_shape: Any) -> None:
+        _require_rank(self, input_shape, 4, "(batch, height, width, channels)" if self.data_format == "channels_last"
+                      else "(batch, channels, height, width)")
+        channels = _require_defined(self, input_shape, self._channel_axis(), "channel")
+        self.depthwise_kernel = self.add_weight(
+            "depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
+            initializer=self.kernel_initializer, regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
+        self.bias = self.add_weight(
+            "bias", shape=(channels * self.depth_multiplier,), initializer=self.bias_initializer,
+            regularizer=self.bias_regularizer, constraint=self.bias_constraint) if self.use_bias else None
+        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis(): channels})
+        self.built = True
+
+    def _torch_weight(self) -> torch.Tensor:
+        kh, kw, channels, multiplier = self.depthwise_kernel.shape
+        return self.depthwise_kernel.reshape(kh, kw, channels * multiplier).permute(2, 0, 1).unsqueeze(1)
+
+    def _torch_groups(self) -> int:
+        return int(self.depthwise_kernel.shape[2])
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        for name in ("filters", "groups"):
+            config.pop(name)
+        for old, new in (("kernel_initializer", "depthwise_initializer"), ("kernel_regularizer", "depthwise_regularizer"),
+                         ("kernel_constraint", "depthwise_constraint")):
+            config[new] = config.pop(old)
+        return {**config, "depth_multiplier": self.depth_multiplier}
+
+
+class ZeroPadding2D(Layer):
+    """Adds rows/columns of zeros: `padding` is an int, (sym_h, sym_w), or ((top, bottom), (left, right))."""
+
+    def __init__(self, padding: Any = (1, 1), data_format: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if isinstance(padding, int):
+            padding = ((padding, padding), (padding, padding))
+        elif len(padding) == 2 and all(isinstance(p, int) for p in padding):
+            padding = ((padding[0], padding[0]), (padding[1], padding[1]))
+        try:
+            pairs = tuple(tuple(int(v) for v in pair) for pair in padding)
+        except TypeError:
+            pairs = ()
+        if len(pairs) != 2 or any(len(pair) != 2 or min(pair) < 0 for pair in pairs):
+            raise ValueError(f"ZeroPadding2D: `padding` must be an int, a tuple of 2 ints, or a tuple of 2 tuples of "
+                             f"2 non-negative ints. Received: padding={padding!r}")
+        self.padding = pairs
+        self.data_format = _normalize_data_format(data_format)
+        self.input_spec = InputSpec(ndim=4)
+
+    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+        (top, bottom), (left, right) = self.padding
+        if self.data_format == "channels_last":
+            return F.pad(inputs, (0, 0, left, right, top, bottom))
+        return F.pad(inputs, (left, right, top, bottom))
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "padding": [list(p) for p in self.padding], "data_format": self.data_format}

@@ -57,7 +57,7 @@ def compute_weighted_loss(
     weighted = losses
     if sample_weight is not None:
         weights = backend.to_tensor(sample_weight).to(device=losses.device, dtype=losses.dtype, non_blocking=True)
-        if weights.ndim and losses.ndim and weights.shape[0] != losses.shape[0]:
+        if weights.ndim and losses.ndim and weights.shape[0] not in (1, losses.shape[0]):
             raise ValueError(
                 f"sample_weight has {weights.shape[0]} entries (shape {tuple(weights.shape)}) but the batch has "
                 f"{losses.shape[0]} samples. Pass one weight per sample."
@@ -94,7 +94,8 @@ class Loss:
         raise NotImplementedError(f"{type(self).__name__} must implement call(y_true, y_pred).")
 
     def _losses_and_mask(self, y_true: Any, y_pred: Any) -> tuple[torch.Tensor, Optional[torch.Tensor]]:
-        return self.call(y_true, y_pred), None
+        # arrays and lists become tensors so a subclass's `call` can use tensor ops; tensors pass unchanged
+        return self.call(backend.to_tensor(y_true), backend.to_tensor(y_pred)), None
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> torch.Tensor:
         losses, valid_mask = self._losses_and_mask(y_true, y_pred)
@@ -136,7 +137,11 @@ class LossFunctionWrapper(Loss):
         if cls is LossFunctionWrapper:
             from torchstrategy.keras.losses import functions
 
-            config["fn"] = getattr(functions, config["fn"])
+            fn = getattr(functions, str(config.get("fn")), None) if not callable(config.get("fn")) else config["fn"]
+            if not callable(fn):
+                raise ValueError(f"Unknown loss function {config.get('fn')!r} in LossFunctionWrapper config: "
+                                 "pass the function itself (custom functions are not looked up by name).")
+            config["fn"] = fn
         return cls(**config)
 
 

@@ -89,6 +89,8 @@ def get(identifier: Any) -> Optional[Metric]:
         return identifier
     if isinstance(identifier, dict):
         cls = _CLASSES.get(identifier.get("class_name"))
+        if identifier.get("class_name") == "MeanMetricWrapper":
+            cls = MeanMetricWrapper
         if cls is None:
             raise ValueError(f"Unknown metric class {identifier.get('class_name')!r} in config. "
                              f"Valid class names: {sorted(_CLASSES)}")

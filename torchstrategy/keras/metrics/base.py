@@ -223,6 +223,19 @@ class MeanMetricWrapper(Mean):
 
     def get_config(self) -> dict:
         config = {**super().get_config(), **self._fn_kwargs}
-        if type(self) is MeanMetricWrapper:
-            config["fn"] = self._fn
+        if type(self) is MeanMetricWrapper:  # built-in functions are saved by name
+            config["fn"] = getattr(self._fn, "__name__", self._fn)
         return config
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Metric":
+        config = dict(config)
+        if cls is MeanMetricWrapper and isinstance(config.get("fn"), str):
+            from torchstrategy.keras import metrics
+
+            fn = getattr(metrics, config["fn"], None)
+            if not callable(fn):
+                raise ValueError(f"Unknown metric function {config['fn']!r} in MeanMetricWrapper config; pass "
+                                 "the function itself.")
+            config["fn"] = fn
+        return cls(**config)

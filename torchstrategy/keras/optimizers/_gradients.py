@@ -1,7 +1,8 @@
-"""Gradient preparation shared by every Keras optimizer: checks of (gradient, variable) pairs, cross-replica
-aggregation, and Keras's clipnorm / global_clipnorm / clipvalue with multi-tensor (foreach) ops."""
+"""Gradient handling shared by every Keras optimizer: checks of (gradient, variable) pairs, cross-replica
+aggregation, Keras's clipnorm / global_clipnorm / clipvalue (foreach ops), bucketing, weight-decay filter."""
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable, Optional, Sequence
 
 import torch
@@ -153,3 +154,29 @@ def bucket(entries: list, grads: list) -> list:
         params.append(param)
         bucket_grads.append(grad if grad.dtype == param.dtype else grad.to(param.dtype))
     return [(key[0], params, bucket_grads) for key, (params, bucket_grads) in buckets.items()]
+
+
+class WeightDecayFilter:
+    """Which variables weight decay skips: listed ones, and those whose name matches any of `var_names`
+    (names come from `build(model.named_parameters())`, or a tensor's `path`/`name` attribute)."""
+
+    def __init__(self, var_list: Optional[Iterable] = None, var_names: Optional[Iterable[str]] = None) -> None:
+        self._excluded = list(var_list or [])
+        names = sorted(set(var_names or []))
+        self._pattern = re.compile("|".join(names)) if names else None
+        self._cache: dict = {}
+
+    def applies(self, param: torch.Tensor, names: dict) -> bool:
+        key = id(param)
+        if key not in self._cache:
+            name = names.get(param) or getattr(param, "path", None) or getattr(param, "name", None)
+            excluded = any(param is var for var in self._excluded) or (
+                self._pattern is not None and name is not None and self._pattern.search(str(name)) is not None
+            )
+            self._cache[key] = not excluded
+        return self._cache[key]
+
+    def __copy__(self) -> "WeightDecayFilter":
+        fresh = WeightDecayFilter.__new__(WeightDecayFilter)
+        fresh._excluded, fresh._pattern, fresh._cache = self._excluded, self._pattern, {}
+        return fresh

@@ -2,6 +2,7 @@
 `iterations`, clipping, decoupled weight decay, `apply_gradients`, config and checkpoint state."""
 from __future__ import annotations
 
+import copy
 import re
 import warnings
 from collections import defaultdict
@@ -49,7 +50,10 @@ class Optimizer(torch.optim.Optimizer):
         for key in _IGNORED_KWARGS:
             kwargs.pop(key, None)
         if kwargs:
-            raise ValueError(f"Argument(s) not recognized: {kwargs}")
+            raise ValueError(
+                f"Argument(s) not recognized: {kwargs}. {type(self).__name__} takes Keras argument names "
+                "(e.g. learning_rate, beta_1/beta_2, epsilon, weight_decay, clipnorm), not torch's (lr, betas, eps)."
+            )
         _gradients.check_clip_args(clipnorm, clipvalue, global_clipnorm)
         if weight_decay is not None and (not isinstance(weight_decay, (int, float)) or weight_decay < 0):
             raise ValueError(f"`weight_decay` must be a float >= 0 or None. Received: weight_decay={weight_decay!r}")
@@ -66,9 +70,7 @@ class Optimizer(torch.optim.Optimizer):
         self.gradient_accumulation_steps = gradient_accumulation_steps
         self._iterations = torch.zeros((), dtype=torch.int64)  # host tensor: reading it never syncs a device
         self._variable_names: dict = {}
-        self._exclude_vars: list = []
-        self._exclude_pattern: Optional[re.Pattern] = None
-        self._decay_cache: dict = {}
+        self._decay_filter = _gradients.WeightDecayFilter()
         self._pending_state: Optional[dict] = None
         self._warned_missing_grads = False
         # torch refuses an empty parameter list, so initialise its machinery on a placeholder and drop it.
@@ -201,24 +203,28 @@ class Optimizer(torch.optim.Optimizer):
                 group["lr"] = current
         for group_index, params, bucket_grads in _gradients.bucket(entries, grads):
             lr = float(self.param_groups[group_index]["lr"])
-            states = [self._state_on_device(p) for p in params]
+            states = self._bucket_states(params)
             if self.weight_decay:
-                decayed = [p for p in params if self._use_weight_decay(p)]
+                decayed = [p for p in params if self._decay_filter.applies(p, self._variable_names)]
                 if decayed:
                     torch._foreach_mul_(decayed, 1.0 - lr * float(self.weight_decay))
             self._update(params, bucket_grads, states, lr, step_index + 1)
         self._iterations += 1
         return loss
 
-    def _state_on_device(self, param: torch.Tensor) -> dict:
-        if param not in self.state:  # added behind our back (e.g. state dict loaded before a new group)
-            self.state[param] = self._init_slots(param)
-        state = self.state[param]
-        first = next(iter(state.values()), None)
-        if isinstance(first, torch.Tensor) and first.device != param.device:  # model moved after build
-            for key, value in state.items():
-                state[key] = value.to(param.device)
-        return state
+    def _bucket_states(self, params: list) -> list:
+        """The slot dicts of `params` (one device): created if a parameter arrived without them (torch's
+        `load_state_dict` of an older layout), moved if the model was moved to another device after build."""
+        states = [self.state[p] for p in params]  # defaultdict: {} for an unknown parameter
+        for param, state in zip(params, states):
+            if not state:
+                state.update(self._init_slots(param))
+        first = next(iter(states[0].values()), None)
+        if isinstance(first, torch.Tensor) and first.device != params[0].device:
+            for state in states:
+                for key, value in state.items():
+                    state[key] = value.to(params[0].device)
+        return states
 
     # ----- Keras gradient API ----------------------------------------------------------------------------
     def apply_gradients(
@@ -289,23 +295,9 @@ class Optimizer(torch.optim.Optimizer):
     def finalize_variable_values(self, var_list: Any) -> None:
         """Keras calls this at the end of `fit()`; without EMA there is nothing to do."""
 
-    # ----- weight decay exclusions -----------------------------------------------------------------------
     def exclude_from_weight_decay(self, var_list: Optional[Iterable] = None, var_names: Optional[Iterable[str]] = None) -> None:
         """Exempts variables, or variables whose name contains any of `var_names`, from weight decay."""
-        self._exclude_vars = list(var_list or [])
-        names = sorted(set(var_names or []))
-        self._exclude_pattern = re.compile("|".join(names)) if names else None
-        self._decay_cache = {}
-
-    def _use_weight_decay(self, param: torch.Tensor) -> bool:
-        key = id(param)
-        if key not in self._decay_cache:
-            name = self._variable_names.get(param) or getattr(param, "path", None) or getattr(param, "name", None)
-            excluded = any(param is var for var in self._exclude_vars) or (
-                self._exclude_pattern is not None and name is not None and self._exclude_pattern.search(str(name))
-            )
-            self._decay_cache[key] = not excluded
-        return self._decay_cache[key]
+        self._decay_filter = _gradients.WeightDecayFilter(var_list, var_names)
 
     # ----- config, state, checkpoints ---------------------------------------------------------------------
     def _learning_rate_config(self) -> Any:
@@ -379,7 +371,7 @@ class Optimizer(torch.optim.Optimizer):
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
-        self._decay_cache = {}  # keyed by id(): stale in a copy
+        self._decay_filter = copy.copy(self._decay_filter)  # its cache is keyed by id(): stale in a copy
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, learning_rate={self._learning_rate!r}, built={self.built})"

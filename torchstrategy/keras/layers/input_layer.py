@@ -1,0 +1,91 @@
+"""Symbolic inputs of the functional API: `Input`, the `InputLayer` behind it, the KerasTensor
+it returns and the Node that records each layer call on KerasTensors."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+import torch
+
+from torchstrategy.data.distribute import flatten_structure
+from torchstrategy.keras import backend
+from torchstrategy.keras.layers.base import Layer, _shape_str
+
+
+class KerasTensor:
+    """A symbolic tensor: the shape (batch None) and dtype of a value in a functional graph."""
+
+    _keras_symbolic = True
+
+    def __init__(self, shape: Sequence[Optional[int]], dtype: torch.dtype, node: Optional["Node"] = None,
+                 index: int = 0, name: Optional[str] = None) -> None:
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.node = node
+        self.index = index
+        self.name = name
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def __repr__(self) -> str:
+        producer = self.node.layer.name if self.node else "?"
+        return f"<KerasTensor shape={_shape_str(self.shape)} dtype={str(self.dtype).replace('torch.', '')} " \
+               f"(created by layer '{producer}')>"
+
+
+@dataclass(eq=False)
+class Node:
+    """One call of `layer` on symbolic inputs, with the KerasTensors it produced."""
+
+    layer: Layer
+    inputs: Any
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    outputs: Any = None
+
+    @property
+    def input_tensors(self) -> list[KerasTensor]:
+        return [t for t in flatten_structure((self.inputs, self.args, self.kwargs)) if isinstance(t, KerasTensor)]
+
+
+class InputLayer(Layer):
+    """The layer behind `Input`: passes its input through (casting to its dtype)."""
+
+    def __init__(self, input_shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[int] = None,
+                 dtype: Any = None, name: Optional[str] = None, batch_input_shape: Any = None,
+                 **kwargs: Any) -> None:
+        if batch_input_shape is None:
+            batch_input_shape = (batch_size,) + tuple(input_shape or ())
+        super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
+        self.built = True
+        self.output = KerasTensor((None,) + tuple(batch_input_shape[1:]), backend.to_torch_dtype(self.dtype),
+                                  Node(self, None), name=self.name)
+        self.output.node.outputs = self.output
+
+    def call(self, inputs: Any) -> Any:
+        return inputs
+
+    def _cast_inputs(self, inputs: Any) -> Any:
+        value = backend.to_tensor(inputs)
+        target = self.compute_dtype
+        return value if value.dtype == target else value.to(target)
+
+    def get_config(self) -> dict:
+        return {"batch_input_shape": list(self._batch_input_shape), "dtype": self.dtype, "name": self.name}
+
+
+def Input(shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[int] = None, name: Optional[str] = None,
+          dtype: Any = None, batch_shape: Optional[Sequence[Optional[int]]] = None, **kwargs: Any) -> KerasTensor:
+    """A symbolic input of the given per-sample `shape` (keras.Input).
+
+    >>> x = Input(shape=(32, 32, 3))
+    >>> x.shape
+    (None, 32, 32, 3)
+    """
+    if shape is None and batch_shape is None:
+        raise ValueError("Input() needs `shape` (per-sample, without the batch dimension), e.g. Input(shape=(784,)).")
+    batch_input_shape = tuple(batch_shape) if batch_shape is not None else (batch_size,) + tuple(shape)
+    layer = InputLayer(batch_input_shape=batch_input_shape, dtype=dtype, name=name, **kwargs)
+    return layer.output
