@@ -21,5 +21,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "random": "torchstrategy.random",
     "GradientTape": "torchstrategy.tape:GradientTape",
     "function": "torchstrategy.tape:function",
+    "TensorSpec": "torchstrategy.data:TensorSpec",
+    "TensorShape": "torchstrategy.data:TensorShape",
     **{name: f"torchstrategy.ops:{name}" for name in _OPS},
 })

@@ -8,7 +8,7 @@ from typing import Any, Iterator, Optional
 import numpy as np
 import torch
 
-from torchstrategy.data.distribute import batch_size_of, flatten_structure, map_structure
+from torchstrategy.data.distribute import batch_size_of, flatten_structure, map_structure, to_device
 from torchstrategy.keras import callbacks as callbacks_module
 from torchstrategy.keras import data_adapter
 from torchstrategy.keras.data_adapter import unpack
@@ -53,30 +53,24 @@ def _verbosity(verbose: Any) -> int:
     return int(verbose)
 
 
-def _regularization(model: Any) -> list:
-    return model.losses
-
-
-def _train_step(model: Any, runtime: Runtime, batch: Any) -> dict:
+def _train_step(model: Any, runtime: Runtime, batch: Any) -> None:
     x, y, sample_weight = unpack(batch)
     compiled = model._compiled
     y_pred = runtime.module(x, training=True)
-    loss = compiled.compute_loss(y, y_pred, sample_weight, _regularization(model))
+    loss = compiled.compute_loss(y, y_pred, sample_weight, model.losses)
     model.optimizer.zero_grad(set_to_none=True)
     runtime.strategy.backward(loss)
     runtime.strategy.optimizer_step(model.optimizer)
     compiled.update_metrics(y, y_pred, sample_weight, loss, batch_size_of(x))
-    return compiled.results()
 
 
-def _test_step(model: Any, runtime: Runtime, batch: Any) -> dict:
+def _test_step(model: Any, runtime: Runtime, batch: Any) -> None:
     x, y, sample_weight = unpack(batch)
     compiled = model._compiled
     with torch.no_grad():
         y_pred = runtime.module(x, training=False)
-        loss = compiled.compute_loss(y, y_pred, sample_weight, _regularization(model))
+        loss = compiled.compute_loss(y, y_pred, sample_weight, model.losses)
         compiled.update_metrics(y, y_pred, sample_weight, loss, batch_size_of(x))
-    return compiled.results()
 
 
 def _first_batch(iterator: Iterator[Any]) -> tuple[Any, Iterator[Any]]:
@@ -147,11 +141,13 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
             runtime = _runtime(model, unpack(first)[0])
             runtime.module.train()
         cbs.on_epoch_begin(epoch)
-        step_logs: dict = {}
+        batch_hooks = cbs._should_call_train_batch_hooks  # else skip per-step host syncs
         for step, batch in _steps(iterator, data.steps):
-            cbs.on_train_batch_begin(step)
-            step_logs = _train_step(model, runtime, batch)
-            cbs.on_train_batch_end(step, step_logs)
+            if batch_hooks:
+                cbs.on_train_batch_begin(step)
+            _train_step(model, runtime, batch)
+            if batch_hooks:
+                cbs.on_train_batch_end(step, compiled.results())
             if model.stop_training:
                 break
         compiled.reduce_across_replicas(runtime.strategy)
@@ -199,10 +195,13 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     runtime = _runtime(model, unpack(first)[0])
     model.eval()
     try:
+        batch_hooks = cbs._should_call_test_batch_hooks
         for step, batch in _steps(iterator, data.steps):
-            cbs.on_test_batch_begin(step)
-            step_logs = _test_step(model, runtime, batch)
-            cbs.on_test_batch_end(step, step_logs)
+            if batch_hooks:
+                cbs.on_test_batch_begin(step)
+            _test_step(model, runtime, batch)
+            if batch_hooks:
+                cbs.on_test_batch_end(step, compiled.results())
     finally:
         for module, mode in training_state:
             module.training = mode
@@ -252,7 +251,7 @@ def _one_batch(x: Any, y: Any, sample_weight: Any) -> Any:
     return (x,) if y is None else ((x, y) if sample_weight is None else (x, y, sample_weight))
 
 
-def _batch_logs(model: Any, logs: dict, return_dict: bool) -> Any:
+def _batch_logs(logs: dict, return_dict: bool) -> Any:
     logs = _float_logs(logs)
     if return_dict:
         return logs
@@ -263,29 +262,23 @@ def _batch_logs(model: Any, logs: dict, return_dict: bool) -> Any:
 def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool) -> Any:
     batch = _one_batch(x, y, sample_weight)
     runtime = _runtime(model, batch[0])
-    from torchstrategy.data.distribute import to_device
-
     if reset_metrics:
         model._compiled.reset()
     model.train()
-    logs = _train_step(model, runtime, to_device(batch, runtime.device))
-    return _batch_logs(model, logs, return_dict)
+    _train_step(model, runtime, to_device(batch, runtime.device))
+    return _batch_logs(model._compiled.results(), return_dict)
 
 
 def test_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool) -> Any:
-    from torchstrategy.data.distribute import to_device
-
     batch = _one_batch(x, y, sample_weight)
     runtime = _runtime(model, batch[0])
     if reset_metrics:
         model._compiled.reset()
-    logs = _test_step(model, runtime, to_device(batch, runtime.device))
-    return _batch_logs(model, logs, return_dict)
+    _test_step(model, runtime, to_device(batch, runtime.device))
+    return _batch_logs(model._compiled.results(), return_dict)
 
 
 def predict_on_batch(model: Any, x: Any) -> Any:
-    from torchstrategy.data.distribute import to_device
-
     inputs = _one_batch(x, None, None)[0]
     runtime = _runtime(model, inputs)
     with torch.no_grad():
