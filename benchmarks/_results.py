@@ -21,11 +21,12 @@ def machine() -> str:
 
 
 def interleave(runs: dict[str, Callable[[], float]], rounds: int) -> dict[str, list[float]]:
-    """Calls each contestant once per round, alternating the order; returns their rates."""
+    """Calls each contestant once per round, rotating who goes first; returns their rates."""
     rates: dict[str, list[float]] = {name: [] for name in runs}
     names = list(runs)
     for index in range(rounds):
-        for name in names if index % 2 == 0 else reversed(names):
+        shift = index % len(names)
+        for name in names[shift:] + names[:shift]:
             rates[name].append(runs[name]())
     return rates
 
