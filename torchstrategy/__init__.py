@@ -19,6 +19,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "train": "torchstrategy.train",
     "nn": "torchstrategy.nn",
     "random": "torchstrategy.random",
+    "nest": "torchstrategy.nest",
     "GradientTape": "torchstrategy.tape:GradientTape",
     "function": "torchstrategy.tape:function",
     "TensorSpec": "torchstrategy.data:TensorSpec",

@@ -8,21 +8,7 @@ from typing import Any, Callable, Optional
 import torch
 
 from torchstrategy import _context
-from torchstrategy.data.distribute import flatten_structure
-
-
-def _pack_like(structure: Any, flat: list) -> Any:
-    """Rebuilds `structure`'s nesting with the leaves taken from `flat`, in order."""
-    iterator = iter(flat)
-
-    def rebuild(node: Any) -> Any:
-        if isinstance(node, (tuple, list)):
-            return type(node)(rebuild(item) for item in node)
-        if isinstance(node, dict):
-            return {key: rebuild(node[key]) for key in node}
-        return next(iterator)
-
-    return rebuild(structure)
+from torchstrategy.nest import flatten as flatten_structure, pack_sequence_as
 
 
 class GradientTape:
@@ -117,7 +103,7 @@ class GradientTape:
             results = [torch.zeros_like(s) if r is None else r for s, r in zip(flat_sources, results)]
         if isinstance(sources, torch.Tensor):
             return results[0]
-        return _pack_like(sources, results)
+        return pack_sequence_as(sources, results)
 
 
 def function(func: Optional[Callable] = None, *, input_signature: Any = None, jit_compile: Optional[bool] = None,

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import threading
 import warnings
-from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Optional, Sequence
 
 import numpy as np
 import torch
+
+from torchstrategy.nest import (  # noqa: F401  (the data package reaches them through here)
+    _dict_keys, _is_namedtuple, flatten, flatten_up_to, map_structure, pack_as, same_structure,
+)
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 # Set while `element_spec` peeks at a first element, so peeking does not advance epoch counters.
@@ -16,75 +20,6 @@ _peeking = threading.local()
 
 def is_peeking() -> bool:
     return getattr(_peeking, "active", False)
-
-
-def _is_namedtuple(value: Any) -> bool:
-    return isinstance(value, tuple) and hasattr(type(value), "_fields")
-
-
-def _dict_keys(value: dict) -> list:
-    try:  # tf.nest orders dict entries by sorted key
-        return sorted(value)
-    except TypeError:
-        return list(value)
-
-
-def flatten(structure: Any) -> list:
-    """Leaves of a nested tuple/list/dict structure, depth first (dicts by sorted key)."""
-    if isinstance(structure, (tuple, list)):
-        return [leaf for item in structure for leaf in flatten(item)]
-    if isinstance(structure, dict):
-        return [leaf for key in _dict_keys(structure) for leaf in flatten(structure[key])]
-    return [structure]
-
-
-def _pack(template: Any, leaves: Iterator) -> Any:
-    if _is_namedtuple(template):
-        return type(template)(*[_pack(item, leaves) for item in template])
-    if isinstance(template, (tuple, list)):
-        return type(template)(_pack(item, leaves) for item in template)
-    if isinstance(template, dict):
-        packed = {key: _pack(template[key], leaves) for key in _dict_keys(template)}
-        return {key: packed[key] for key in template}
-    return next(leaves)
-
-
-def pack_as(template: Any, leaves: Sequence) -> Any:
-    """Inverse of `flatten`: puts `leaves` back into the shape of `template`."""
-    return _pack(template, iter(leaves))
-
-
-def map_structure(fn: Callable, structure: Any) -> Any:
-    """Applies `fn` to every leaf, keeping the structure."""
-    if type(structure) is tuple:
-        return tuple(map_structure(fn, item) for item in structure)
-    return pack_as(structure, [fn(leaf) for leaf in flatten(structure)])
-
-
-def flatten_up_to(template: Any, value: Any) -> list:
-    """`value` flattened only as deep as `template` goes (deeper parts of `value` stay whole).
-    Raises ValueError when `value` lacks part of the structure."""
-    if isinstance(template, dict):
-        if not isinstance(value, dict) or set(value) != set(template):
-            raise ValueError(f"expected a dict with keys {sorted(template)}, got {value!r}")
-        return [leaf for key in _dict_keys(template) for leaf in flatten_up_to(template[key], value[key])]
-    if isinstance(template, (tuple, list)):
-        if not isinstance(value, (tuple, list)) or len(value) != len(template):
-            raise ValueError(f"expected a sequence of {len(template)} items, got {value!r}")
-        return [leaf for part, item in zip(template, value) for leaf in flatten_up_to(part, item)]
-    return [value]
-
-
-def same_structure(a: Any, b: Any) -> bool:
-    if isinstance(a, dict) or isinstance(b, dict):
-        if not (isinstance(a, dict) and isinstance(b, dict)) or set(a) != set(b):
-            return False
-        return all(same_structure(a[k], b[k]) for k in a)
-    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
-        if not (isinstance(a, (tuple, list)) and isinstance(b, (tuple, list))) or len(a) != len(b):
-            return False
-        return all(same_structure(x, y) for x, y in zip(a, b))
-    return True
 
 
 # ---------------------------------------------------------------- conversion to tensors

@@ -7,25 +7,7 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 import torch
 
-
-def map_structure(fn: Callable[[Any], Any], structure: Any) -> Any:
-    """Applies `fn` to every leaf of nested tuples/lists/dicts (namedtuples kept)."""
-    if isinstance(structure, tuple) and hasattr(structure, "_fields"):
-        return type(structure)(*(map_structure(fn, item) for item in structure))
-    if isinstance(structure, (tuple, list)):
-        return type(structure)(map_structure(fn, item) for item in structure)
-    if isinstance(structure, dict):
-        return {key: map_structure(fn, value) for key, value in structure.items()}
-    return fn(structure)
-
-
-def flatten_structure(structure: Any) -> list:
-    """The leaves of nested tuples/lists/dicts, in a stable order."""
-    if isinstance(structure, (tuple, list)):
-        return [leaf for item in structure for leaf in flatten_structure(item)]
-    if isinstance(structure, dict):
-        return [leaf for key in structure for leaf in flatten_structure(structure[key])]
-    return [structure]
+from torchstrategy.nest import flatten as flatten_structure, map_structure  # noqa: F401  (used by callers)
 
 
 def to_device(structure: Any, device: torch.device) -> Any:

@@ -11,7 +11,8 @@ from torchstrategy.data.distribute import flatten_structure
 from torchstrategy.keras import compile_utils, functional, training
 from torchstrategy.keras.functional import InputLayer, KerasTensor
 from torchstrategy.keras.saving import load_model  # noqa: F401  (keras.models.load_model)
-from torchstrategy.keras.layers.base import Layer, _map_structure, _shape_of, _shape_str
+from torchstrategy.keras.layers.base import Layer, _shape_of, _shape_str
+from torchstrategy.nest import map_structure
 
 
 class Model(Layer):
@@ -83,7 +84,7 @@ class Model(Layer):
     def _maybe_build(self, inputs: Any) -> None:
         # Sub-layers build themselves during the call; remember the shape for save/load.
         if self._build_input_shape is None:
-            self._build_input_shape = _map_structure(lambda t: _shape_of(t) if hasattr(t, "shape") else None, inputs)
+            self._build_input_shape = map_structure(lambda t: _shape_of(t) if hasattr(t, "shape") else None, inputs)
         self.built = True
 
     def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:

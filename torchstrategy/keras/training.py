@@ -2,6 +2,7 @@
 only the Strategy interface: setup, distribute the data, backward, optimizer_step, reduce."""
 from __future__ import annotations
 
+import contextlib
 import warnings
 from typing import Any, Iterator, Optional
 
@@ -12,6 +13,7 @@ from torchstrategy.data.distribute import batch_size_of, flatten_structure, map_
 from torchstrategy.keras import callbacks as callbacks_module
 from torchstrategy.keras import data_adapter
 from torchstrategy.keras.data_adapter import unpack
+from torchstrategy.nest import pack_sequence_as
 
 
 class Runtime:
@@ -86,6 +88,18 @@ def _first_batch(iterator: Iterator[Any]) -> tuple[Any, Iterator[Any]]:
     return first, chained()
 
 
+@contextlib.contextmanager
+def _eval_mode(model: Any) -> Iterator[None]:
+    """torch modules nested in the model (nn.Dropout, nn.BatchNorm) follow inference mode too."""
+    modes = [(module, module.training) for module in model.modules()]
+    model.eval()
+    try:
+        yield
+    finally:
+        for module, mode in modes:
+            module.training = mode
+
+
 def _float_logs(logs: dict) -> dict:
     return {key: float(value) for key, value in logs.items()}
 
@@ -116,9 +130,8 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     data = data_adapter.EpochData(distributed, data.steps, data.persistent)
     val_data = None
     if validation_data is not None:
-        vx, vy, vsw = unpack(validation_data) if isinstance(validation_data, (tuple, list)) else (validation_data, None,
-                                                                                                   None)
-        val_data = (vx, vy, vsw)
+        val_data = unpack(validation_data) if isinstance(validation_data, (tuple, list)) \
+            else (validation_data, None, None)
     verbose = _verbosity(verbose)
     cbs = callbacks_module.CallbackList(callbacks, add_history=True, add_progbar=verbose != 0, model=model,
                                         verbose=verbose, epochs=epochs, steps=data.steps)
@@ -155,7 +168,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
         if val_data is not None and _should_validate(epoch, validation_freq):
             val_logs = evaluate(model, x=val_data[0], y=val_data[1], sample_weight=val_data[2],
                                 batch_size=validation_batch_size or batch_size, verbose=0,
-                                steps=validation_steps, callbacks=cbs, return_dict=True, _in_fit=True)
+                                steps=validation_steps, callbacks=cbs, return_dict=True)
             logs.update({f"val_{key}": value for key, value in val_logs.items()})
         cbs.on_epoch_end(epoch, logs)
         model.stop_training = runtime.strategy._any(model.stop_training)
@@ -173,7 +186,7 @@ def _should_validate(epoch: int, validation_freq: Any) -> bool:
 
 def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = None, verbose: Any = "auto",
              sample_weight: Any = None, steps: Optional[int] = None, callbacks: Any = None,
-             return_dict: bool = False, kwargs: Optional[dict] = None, _in_fit: bool = False) -> Any:
+             return_dict: bool = False, kwargs: Optional[dict] = None) -> Any:
     """Keras `evaluate`: see `Model.evaluate`."""
     if kwargs:
         raise TypeError(f"evaluate() got unexpected keyword arguments: {sorted(kwargs)}")
@@ -183,7 +196,6 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     cbs = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else callbacks_module.CallbackList(
         callbacks, add_progbar=verbose != 0, model=model, verbose=verbose, epochs=1, steps=data.steps)
     compiled = model._compiled
-    training_state = [(m, m.training) for m in model.modules()]
     compiled.reset()
     cbs.on_test_begin()
     iterator = iter(strategy.experimental_distribute_dataset(data.source)) if not data.persistent \
@@ -193,18 +205,14 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     except StopIteration:
         raise ValueError("evaluate() got no data: the dataset is empty.") from None
     runtime = _runtime(model, unpack(first)[0])
-    model.eval()
-    try:
-        batch_hooks = cbs._should_call_test_batch_hooks
+    batch_hooks = cbs._should_call_test_batch_hooks
+    with _eval_mode(model):
         for step, batch in _steps(iterator, data.steps):
             if batch_hooks:
                 cbs.on_test_batch_begin(step)
             _test_step(model, runtime, batch)
             if batch_hooks:
                 cbs.on_test_batch_end(step, compiled.results())
-    finally:
-        for module, mode in training_state:
-            module.training = mode
     compiled.reduce_across_replicas(runtime.strategy)
     logs = _float_logs(compiled.results())
     cbs.on_test_end(logs)
@@ -227,20 +235,21 @@ def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any =
     cbs.on_predict_begin()
     outputs: list = []
     runtime: Optional[Runtime] = None
-    with torch.no_grad():
+    with torch.no_grad(), _eval_mode(model):
         for step, batch in _steps(iter(strategy.experimental_distribute_dataset(data.source)), data.steps):
             inputs = unpack(batch)[0]
             if runtime is None:
                 runtime = _runtime(model, inputs)
             cbs.on_predict_batch_begin(step)
             result = runtime.module(inputs, training=False)
+            structure = result
             outputs.append(flatten_structure(result))
             cbs.on_predict_batch_end(step, {"outputs": result})
     cbs.on_predict_end()
     if not outputs:
         raise ValueError("predict() got no data: the input is empty.")
     columns = [np.concatenate([row[i].detach().cpu().numpy() for row in outputs]) for i in range(len(outputs[0]))]
-    return columns[0] if len(columns) == 1 else columns
+    return pack_sequence_as(structure, columns)
 
 
 def _one_batch(x: Any, y: Any, sample_weight: Any) -> Any:

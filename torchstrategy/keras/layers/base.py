@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from torchstrategy import _context
+from torchstrategy.nest import flatten, map_structure
 from torchstrategy.keras import backend
 
 
@@ -36,24 +37,6 @@ class InputSpec:
 
 def _is_symbolic(value: Any) -> bool:
     return getattr(value, "_keras_symbolic", False)
-
-
-def _flatten(structure: Any) -> list:
-    if isinstance(structure, (list, tuple)):
-        return [leaf for item in structure for leaf in _flatten(item)]
-    if isinstance(structure, dict):
-        return [leaf for key in sorted(structure) for leaf in _flatten(structure[key])]
-    return [structure]
-
-
-def _map_structure(fn: Callable, structure: Any) -> Any:
-    if isinstance(structure, tuple):
-        return tuple(_map_structure(fn, item) for item in structure)
-    if isinstance(structure, list):
-        return [_map_structure(fn, item) for item in structure]
-    if isinstance(structure, dict):
-        return {key: _map_structure(fn, value) for key, value in structure.items()}
-    return fn(structure)
 
 
 def _shape_of(value: Any) -> tuple:
@@ -294,7 +277,7 @@ class Layer(nn.Module):
     def _maybe_build(self, inputs: Any) -> None:
         if self.built and self._build_input_shape is not None:
             return
-        shapes = _map_structure(lambda t: _shape_of(t) if hasattr(t, "shape") else None, inputs)
+        shapes = map_structure(lambda t: _shape_of(t) if hasattr(t, "shape") else None, inputs)
         if not self.built:
             self._build_input_shape = shapes
             self.build(shapes)
@@ -313,10 +296,10 @@ class Layer(nn.Module):
                     return value.to(target)
             return value
 
-        return _map_structure(cast, inputs)
+        return map_structure(cast, inputs)
 
     def __call__(self, inputs: Any, *args: Any, training: Optional[bool] = None, **kwargs: Any) -> Any:
-        if any(_is_symbolic(leaf) for leaf in _flatten(inputs)):
+        if any(_is_symbolic(leaf) for leaf in flatten(inputs)):
             from torchstrategy.keras.functional import call_symbolic
 
             return call_symbolic(self, inputs, args, dict(kwargs, training=training))
@@ -343,7 +326,7 @@ class Layer(nn.Module):
         dummy = zeros(input_shape) if is_shape(input_shape) else [zeros(s) for s in input_shape]
         with torch.no_grad():
             out = self(dummy, training=False)
-        return _map_structure(_shape_of, out)
+        return map_structure(_shape_of, out)
 
     # ----- config --------------------------------------------------------------------------
     def get_config(self) -> dict:

@@ -1,0 +1,90 @@
+"""`tf.nest`: the one implementation of nested structures (tuples, lists, dicts, namedtuples) that
+datasets, layers, the tape and the trainer share. Dicts flatten by sorted key, as in tf.nest."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, Sequence
+
+
+def _is_namedtuple(value: Any) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def _dict_keys(value: dict) -> list:
+    try:  # tf.nest orders dict entries by sorted key
+        return sorted(value)
+    except TypeError:
+        return list(value)
+
+
+def flatten(structure: Any) -> list:
+    """Leaves of a nested tuple/list/dict structure, depth first (dicts by sorted key)."""
+    if isinstance(structure, (tuple, list)):
+        return [leaf for item in structure for leaf in flatten(item)]
+    if isinstance(structure, dict):
+        return [leaf for key in _dict_keys(structure) for leaf in flatten(structure[key])]
+    return [structure]
+
+
+def _pack(template: Any, leaves: Iterator) -> Any:
+    if _is_namedtuple(template):
+        return type(template)(*[_pack(item, leaves) for item in template])
+    if isinstance(template, (tuple, list)):
+        return type(template)(_pack(item, leaves) for item in template)
+    if isinstance(template, dict):
+        packed = {key: _pack(template[key], leaves) for key in _dict_keys(template)}
+        return {key: packed[key] for key in template}
+    return next(leaves)
+
+
+def pack_as(template: Any, leaves: Sequence) -> Any:
+    """Inverse of `flatten`: puts `leaves` back into the shape of `template`."""
+    return _pack(template, iter(leaves))
+
+
+def map_structure(fn: Callable, structure: Any) -> Any:
+    """Applies `fn` to every leaf, keeping the structure."""
+    if type(structure) is tuple:
+        return tuple(map_structure(fn, item) for item in structure)
+    return pack_as(structure, [fn(leaf) for leaf in flatten(structure)])
+
+
+def flatten_up_to(template: Any, value: Any) -> list:
+    """`value` flattened only as deep as `template` goes (deeper parts of `value` stay whole).
+    Raises ValueError when `value` lacks part of the structure."""
+    if isinstance(template, dict):
+        if not isinstance(value, dict) or set(value) != set(template):
+            raise ValueError(f"expected a dict with keys {sorted(template)}, got {value!r}")
+        return [leaf for key in _dict_keys(template) for leaf in flatten_up_to(template[key], value[key])]
+    if isinstance(template, (tuple, list)):
+        if not isinstance(value, (tuple, list)) or len(value) != len(template):
+            raise ValueError(f"expected a sequence of {len(template)} items, got {value!r}")
+        return [leaf for part, item in zip(template, value) for leaf in flatten_up_to(part, item)]
+    return [value]
+
+
+def same_structure(a: Any, b: Any) -> bool:
+    if isinstance(a, dict) or isinstance(b, dict):
+        if not (isinstance(a, dict) and isinstance(b, dict)) or set(a) != set(b):
+            return False
+        return all(same_structure(a[k], b[k]) for k in a)
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        if not (isinstance(a, (tuple, list)) and isinstance(b, (tuple, list))) or len(a) != len(b):
+            return False
+        return all(same_structure(x, y) for x, y in zip(a, b))
+    return True
+
+
+def pack_sequence_as(structure: Any, flat_sequence: Sequence) -> Any:
+    """tf.nest.pack_sequence_as: `flat_sequence` put back into the shape of `structure`."""
+    return pack_as(structure, list(flat_sequence))
+
+
+def is_nested(value: Any) -> bool:
+    """True for tuples, lists and dicts (the containers tf.nest descends into)."""
+    return isinstance(value, (tuple, list, dict))
+
+
+def assert_same_structure(a: Any, b: Any, check_types: bool = True) -> None:
+    """Raises ValueError when `a` and `b` do not nest the same way."""
+    if not same_structure(a, b):
+        raise ValueError(f"The two structures don't have the same nested structure: {a!r} vs {b!r}.")
