@@ -8,8 +8,9 @@ __version__ = "0.1.0"
 
 _OPS = ["constant", "convert_to_tensor", "cast", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
         "argmax", "reshape", "shape", "zeros", "ones", "stack", "concat", "equal", "expand_dims", "squeeze",
-        "one_hot", "range", "print", "float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16",
-        "int32", "int64", "bool", "Tensor", "newaxis"]
+        "one_hot", "range", "print", "Tensor", "newaxis"]
+_DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64", "bool",
+           "as_dtype"]
 
 __getattr__, __dir__ = lazy_namespace(__name__, {
     "keras": "torchstrategy.keras",
@@ -24,5 +25,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "function": "torchstrategy.tape:function",
     "TensorSpec": "torchstrategy.data:TensorSpec",
     "TensorShape": "torchstrategy.data:TensorShape",
+    "dtypes": "torchstrategy.dtypes",
     **{name: f"torchstrategy.ops:{name}" for name in _OPS},
+    **{name: f"torchstrategy.dtypes:{name}" for name in _DTYPES},
 })

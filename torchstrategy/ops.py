@@ -7,26 +7,14 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-float16 = torch.float16
-bfloat16 = torch.bfloat16
-float32 = torch.float32
-float64 = torch.float64
-int8 = torch.int8
-uint8 = torch.uint8
-int16 = torch.int16
-int32 = torch.int32
-int64 = torch.int64
-bool = torch.bool  # noqa: A001  (tf.bool)
+from torchstrategy.dtypes import as_dtype
+
 Tensor = torch.Tensor
 newaxis = None
 
 
 def _dtype(dtype: Any) -> Optional[torch.dtype]:
-    if dtype is None or isinstance(dtype, torch.dtype):
-        return dtype
-    from torchstrategy.keras.backend import to_torch_dtype
-
-    return to_torch_dtype(dtype)
+    return None if dtype is None else as_dtype(dtype)
 
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[str] = None) -> torch.Tensor:

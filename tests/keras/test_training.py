@@ -201,3 +201,22 @@ def test_progress_bar_prints_keras_style_epoch_lines(capsys):
     assert "loss:" in out and "accuracy:" in out and "val_loss:" in out
     model.fit(x, y, batch_size=16, epochs=1, verbose=0)
     assert capsys.readouterr().out == ""
+
+
+def test_class_weight_scales_each_sample_loss_like_sample_weight():
+    x, y = toy_images(32)
+    class_weight = {0: 1.0, 1: 3.0, 2: 0.5, 3: 2.0}
+    per_sample = np.array([class_weight[int(c)] for c in y[:, 0]], dtype=np.float32)
+    results = []
+    for kwargs in ({"class_weight": class_weight}, {"sample_weight": per_sample}):
+        tf.random.set_seed(3)
+        model = small_cnn()
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.1),
+                      loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        history = model.fit(x, y, batch_size=8, epochs=2, shuffle=False, verbose=0, **kwargs)
+        results.append((history.history["loss"], model.get_weights()))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-6)
+    for a, b in zip(results[0][1], results[1][1]):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+    with pytest.raises(ValueError, match="class_weight must be a non-empty dict"):
+        model.fit(x, y, class_weight=[1.0, 2.0], verbose=0)

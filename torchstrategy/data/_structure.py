@@ -9,6 +9,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 import numpy as np
 import torch
 
+from torchstrategy.dtypes import as_dtype
 from torchstrategy.nest import (  # noqa: F401  (the data package reaches them through here)
     _dict_keys, _is_namedtuple, flatten, flatten_up_to, map_structure, pack_as, same_structure,
 )
@@ -131,29 +132,7 @@ def stack_elements(elements: Sequence, op: str = "batch") -> Any:
 
 # ---------------------------------------------------------------- dtypes, shapes, specs
 
-_DTYPE_NAMES = {"float": torch.float32, "double": torch.float64, "half": torch.float16}
-
-
-def as_torch_dtype(dtype: Any) -> torch.dtype:
-    """Maps torch/NumPy dtypes, Python types and names ('float32', 'int64') to a torch dtype."""
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    if isinstance(dtype, str):
-        found = _DTYPE_NAMES.get(dtype, getattr(torch, dtype, None))
-        if isinstance(found, torch.dtype):
-            return found
-    elif dtype is int:
-        return torch.int32
-    elif dtype is float:
-        return torch.float32
-    elif dtype is bool:
-        return torch.bool
-    else:
-        try:
-            return torch.from_numpy(np.zeros(0, dtype=np.dtype(dtype))).dtype
-        except (TypeError, ValueError):
-            pass
-    raise TypeError(f"Unknown dtype {dtype!r}: pass a torch dtype such as torch.float32 or a name like 'int64'.")
+as_torch_dtype = as_dtype
 
 
 class TensorShape(tuple):

@@ -7,18 +7,10 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchstrategy import _context
+from torchstrategy import _context, dtypes
 
 _FLOATX = "float32"
 _EPSILON = 1e-7
-
-_DTYPES = {
-    "float16": torch.float16, "half": torch.float16, "bfloat16": torch.bfloat16,
-    "float32": torch.float32, "float": torch.float32, "float64": torch.float64, "double": torch.float64,
-    "int8": torch.int8, "uint8": torch.uint8, "int16": torch.int16, "int32": torch.int32,
-    "int64": torch.int64, "bool": torch.bool,
-}
-
 
 def floatx() -> str:
     """The default float type name ('float32'), as `keras.backend.floatx()`."""
@@ -36,16 +28,8 @@ def clear_session() -> None:
 
 
 def to_torch_dtype(dtype: Any) -> torch.dtype:
-    """Maps 'float32', np.float32, torch.float32 ... to a torch dtype."""
-    if dtype is None:
-        return _DTYPES[_FLOATX]
-    if isinstance(dtype, torch.dtype):
-        return dtype
-    if isinstance(dtype, str):
-        if dtype not in _DTYPES:
-            raise ValueError(f"Unknown dtype {dtype!r}. Valid names: {sorted(_DTYPES)}")
-        return _DTYPES[dtype]
-    return torch.from_numpy(np.zeros((), dtype=np.dtype(dtype))).dtype
+    """Maps 'float32', np.float32, torch.float32 ... to a torch dtype; None means floatx()."""
+    return dtypes.as_dtype(_FLOATX if dtype is None else dtype)
 
 
 def to_tensor(value: Any, dtype: Any = None) -> torch.Tensor:

@@ -147,7 +147,7 @@ class Model(Layer):
                        reset_metrics: bool = True, return_dict: bool = False) -> Any:
         """One gradient step on one batch; returns the loss (and metrics) for that batch."""
         self._require_compiled("training/testing")
-        return training.train_on_batch(self, x, y, sample_weight, reset_metrics, return_dict)
+        return training.train_on_batch(self, x, y, sample_weight, reset_metrics, return_dict, class_weight)
 
     def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True,
                       return_dict: bool = False) -> Any:

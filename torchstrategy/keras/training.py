@@ -55,8 +55,36 @@ def _verbosity(verbose: Any) -> int:
     return int(verbose)
 
 
-def _train_step(model: Any, runtime: Runtime, batch: Any) -> None:
+def _class_weight_table(class_weight: Optional[dict]) -> Optional[torch.Tensor]:
+    """Keras's class_weight dict {class index: weight} as a lookup tensor (missing classes weigh 1)."""
+    if class_weight is None:
+        return None
+    if not isinstance(class_weight, dict) or not class_weight:
+        raise ValueError(f"class_weight must be a non-empty dict {{class index: weight}}; got {class_weight!r}.")
+    if any(not isinstance(k, (int, np.integer)) or k < 0 for k in class_weight):
+        raise ValueError(f"class_weight keys must be non-negative class indices; got {sorted(class_weight)}.")
+    table = torch.ones(int(max(class_weight)) + 1)
+    for index, weight in class_weight.items():
+        table[int(index)] = float(weight)
+    return table
+
+
+def _class_weights(table: torch.Tensor, y: Any, sample_weight: Any) -> torch.Tensor:
+    """Per-sample weights from the labels (one-hot labels by argmax), times any sample_weight."""
+    labels = torch.as_tensor(y)
+    if labels.dim() > 1 and labels.shape[-1] > 1:
+        labels = labels.argmax(-1)
+    labels = labels.reshape(labels.shape[0], -1)[:, 0].long()
+    table = table.to(labels.device)
+    known = labels < len(table)  # classes above the largest key weigh 1 (no host sync to check)
+    weights = torch.where(known, table[labels.clamp(max=len(table) - 1)], torch.ones((), device=labels.device))
+    return weights if sample_weight is None else weights * torch.as_tensor(sample_weight).reshape(weights.shape)
+
+
+def _train_step(model: Any, runtime: Runtime, batch: Any, class_weights: Optional[torch.Tensor] = None) -> None:
     x, y, sample_weight = unpack(batch)
+    if class_weights is not None:
+        sample_weight = _class_weights(class_weights, y, sample_weight)
     compiled = model._compiled
     y_pred = runtime.module(x, training=True)
     loss = compiled.compute_loss(y, y_pred, sample_weight, model.losses)
@@ -119,8 +147,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     """Keras `fit`: see `Model.fit`."""
     if kwargs:
         raise TypeError(f"fit() got unexpected keyword arguments: {sorted(kwargs)}")
-    if class_weight is not None:
-        raise NotImplementedError("class_weight is not supported yet; pass sample_weight instead.")
+    class_weights = _class_weight_table(class_weight)
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = data_adapter.split_validation(x, y, sample_weight, validation_split)
     strategy = model.distribute_strategy
@@ -158,7 +185,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
         for step, batch in _steps(iterator, data.steps):
             if batch_hooks:
                 cbs.on_train_batch_begin(step)
-            _train_step(model, runtime, batch)
+            _train_step(model, runtime, batch, class_weights)
             if batch_hooks:
                 cbs.on_train_batch_end(step, compiled.results())
             if model.stop_training:
@@ -268,13 +295,14 @@ def _batch_logs(logs: dict, return_dict: bool) -> Any:
     return values[0] if len(values) == 1 else values
 
 
-def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool) -> Any:
+def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool,
+                   class_weight: Optional[dict] = None) -> Any:
     batch = _one_batch(x, y, sample_weight)
     runtime = _runtime(model, batch[0])
     if reset_metrics:
         model._compiled.reset()
     model.train()
-    _train_step(model, runtime, to_device(batch, runtime.device))
+    _train_step(model, runtime, to_device(batch, runtime.device), _class_weight_table(class_weight))
     return _batch_logs(model._compiled.results(), return_dict)
 
 

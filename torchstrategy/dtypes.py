@@ -1,0 +1,37 @@
+"""`tf.dtypes`: the one place that turns dtype spellings (torch dtypes, NumPy dtypes, Python types,
+names such as 'float32' or 'half') into torch dtypes, for datasets, layers and tensor helpers."""
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+import torch
+
+float16, bfloat16, float32, float64 = torch.float16, torch.bfloat16, torch.float32, torch.float64
+int8, uint8, int16, int32, int64 = torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64
+bool = torch.bool  # noqa: A001  (tf.dtypes.bool)
+
+_DTYPE_NAMES = {"float": torch.float32, "double": torch.float64, "half": torch.float16}
+
+
+def as_dtype(dtype: Any) -> torch.dtype:
+    """Maps torch/NumPy dtypes, Python types and names ('float32', 'int64') to a torch dtype."""
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if isinstance(dtype, str):
+        found = _DTYPE_NAMES.get(dtype, getattr(torch, dtype, None))
+        if isinstance(found, torch.dtype):
+            return found
+    elif dtype is int:
+        return torch.int32
+    elif dtype is float:
+        return torch.float32
+    elif dtype is builtins.bool:
+        return torch.bool
+    else:
+        try:
+            return torch.from_numpy(np.zeros(0, dtype=np.dtype(dtype))).dtype
+        except (TypeError, ValueError):
+            pass
+    raise TypeError(f"Unknown dtype {dtype!r}: pass a torch dtype such as torch.float32 or a name like 'int64'.")
