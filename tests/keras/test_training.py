@@ -220,3 +220,37 @@ def test_class_weight_scales_each_sample_loss_like_sample_weight():
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
     with pytest.raises(ValueError, match="class_weight must be a non-empty dict"):
         model.fit(x, y, class_weight=[1.0, 2.0], verbose=0)
+
+
+def test_multi_input_multi_output_fit_logs_per_output_losses_like_keras():
+    a = tf.keras.Input(shape=(3,), name="a")
+    b = tf.keras.Input(shape=(2,), name="b")
+    hidden = layers.Concatenate()([layers.Dense(4, activation="relu")(a), b])
+    model = tf.keras.Model([a, b], [layers.Dense(1, name="reg")(hidden), layers.Dense(3, name="cls")(hidden)])
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.0),
+                  loss={"reg": "mse", "cls": tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True)},
+                  metrics={"cls": ["accuracy"]}, loss_weights={"reg": 0.5, "cls": 1.0})
+    rng = np.random.default_rng(0)
+    xa, xb = rng.random((40, 3)).astype(np.float32), rng.random((40, 2)).astype(np.float32)
+    y_reg, y_cls = rng.random((40, 1)).astype(np.float32), rng.integers(0, 3, (40,))
+    history = model.fit([xa, xb], [y_reg, y_cls], batch_size=8, epochs=1, verbose=0)
+    assert set(history.history) == {"loss", "reg_loss", "cls_loss", "cls_accuracy"}
+    with torch.no_grad():
+        reg, cls = model([torch.from_numpy(xa), torch.from_numpy(xb)])
+    reg_loss = float(((reg - torch.from_numpy(y_reg)) ** 2).mean())
+    cls_loss = float(F.cross_entropy(cls, torch.from_numpy(y_cls)))
+    assert history.history["reg_loss"][0] == pytest.approx(reg_loss, rel=1e-5)
+    assert history.history["cls_loss"][0] == pytest.approx(cls_loss, rel=1e-5)
+    assert history.history["loss"][0] == pytest.approx(0.5 * reg_loss + cls_loss, rel=1e-5)
+    by_name = model.evaluate({"a": xa, "b": xb}, (y_reg, y_cls), verbose=0, return_dict=True)
+    assert by_name["cls_loss"] == pytest.approx(cls_loss, rel=1e-5)
+    predictions = model.predict([xa, xb], verbose=0)
+    assert [p.shape for p in predictions] == [(40, 1), (40, 3)]
+
+
+def test_validation_split_needs_arrays():
+    x, y = toy_images(16)
+    model = small_cnn()
+    model.compile(optimizer="adam", loss="mse")
+    with pytest.raises(ValueError, match="validation_split is only supported for NumPy arrays"):
+        model.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(4), validation_split=0.2, verbose=0)

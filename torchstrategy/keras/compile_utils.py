@@ -67,6 +67,8 @@ class CompiledState:
         self._weights: Optional[list] = None
         self._metrics: Optional[list] = None  # (output index, metric, weighted)
         self._output_names: list[str] = []
+        self._output_trackers: list = []  # per-output loss means ('<output>_loss'), multi-output models only
+        self._output_values: list = []
         if loss is not None:  # resolve eagerly so a bad name fails at compile time
             flat = list(loss.values()) if isinstance(loss, dict) and not _is_config(loss) else (
                 loss if isinstance(loss, (list, tuple)) else [loss])
@@ -87,6 +89,9 @@ class CompiledState:
             if count > 1 else [""]
         raw_losses = _per_output(self.model, self.loss_spec, count, "losses")
         self._losses = [losses_module.get(spec) if spec is not None else None for spec in raw_losses]
+        if count > 1:
+            self._output_trackers = [metrics_module.Mean(name=f"{name}_loss") if loss is not None else None
+                                     for name, loss in zip(self._output_names, self._losses)]
         if self.loss_weights_spec is None:
             self._weights = [1.0] * count
         else:
@@ -136,10 +141,13 @@ class CompiledState:
         if len(trues) != len(preds):
             raise ValueError(f"The model has {len(preds)} output(s) but the data has {len(trues)} target(s).")
         total: Optional[torch.Tensor] = None
+        self._output_values = []
         for loss_fn, weight, y_true, pred, sw in zip(self._losses, self._weights, trues, preds, weights):
             if loss_fn is None:
+                self._output_values.append(None)
                 continue
             value = loss_fn(y_true, pred, sample_weight=sw)
+            self._output_values.append(value)
             value = value if weight == 1.0 else value * weight
             total = value if total is None else total + value
         for penalty in regularization:
@@ -150,6 +158,9 @@ class CompiledState:
         if self._metrics is None:
             self._build(y, y_pred)
         self.loss_tracker.update_state(loss.detach(), sample_weight=batch_size)
+        for tracker, value in zip(self._output_trackers, self._output_values):
+            if tracker is not None:
+                tracker.update_state(value.detach(), sample_weight=batch_size)
         if not self._metrics:
             return
         trues = _output_list(self.model, y)
@@ -159,7 +170,8 @@ class CompiledState:
 
     # ----- results -------------------------------------------------------------------------
     def all_metrics(self) -> list:
-        return [self.loss_tracker] + [metric for _, metric, _ in (self._metrics or [])]
+        trackers = [t for t in self._output_trackers if t is not None]
+        return [self.loss_tracker] + trackers + [metric for _, metric, _ in (self._metrics or [])]
 
     def reset(self) -> None:
         for metric in self.all_metrics():

@@ -114,6 +114,7 @@ def adapt(x: Any, y: Any = None, sample_weight: Any = None, batch_size: Optional
     if not _is_array_like(x):
         raise TypeError(f"Unrecognized data type: x={type(x).__name__}. Pass NumPy arrays, torch tensors, a "
                         f"torchstrategy Dataset, or a torch DataLoader/Dataset.")
+    x, y, sample_weight = (_lists_as_tuples(v) for v in (x, y, sample_weight))
     _check_rows(x, y, sample_weight)
     parts = (x,) if y is None else ((x, y) if sample_weight is None else (x, y, sample_weight))
     dataset = Dataset.from_tensor_slices(parts)
@@ -124,6 +125,15 @@ def adapt(x: Any, y: Any = None, sample_weight: Any = None, batch_size: Optional
     dataset = dataset.batch(size)
     per_epoch = math.ceil(rows / size)
     return EpochData(dataset, min(steps, per_epoch) if steps is not None else per_epoch)
+
+
+def _lists_as_tuples(value: Any) -> Any:
+    """Keras reads a list of arrays as several inputs/targets; tf.data would stack a list into one tensor."""
+    if isinstance(value, list) and value and all(hasattr(v, "shape") for v in value):
+        return tuple(value)
+    if isinstance(value, dict):
+        return {key: _lists_as_tuples(item) for key, item in value.items()}
+    return value
 
 
 def _len_or_none(value: Any) -> Optional[int]:
