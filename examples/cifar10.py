@@ -3,6 +3,7 @@
 
     python examples/cifar10.py --epochs 10                 # real CIFAR-10 (searched / downloaded)
     python examples/cifar10.py --epochs 2 --synthetic      # learnable synthetic CIFAR-shaped data
+    python examples/cifar10.py --strategy mirrored --replicas 2   # 2 replicas (GPUs, else CPU processes)
 """
 from __future__ import annotations
 
@@ -25,8 +26,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--fallback-synthetic", action="store_true",
                         help="use synthetic data only if real CIFAR-10 cannot be found or downloaded")
     parser.add_argument("--train-samples", type=int, default=None, help="use only the first N training images")
-    parser.add_argument("--strategy", choices=["default", "one_device"], default="one_device")
+    parser.add_argument("--strategy", choices=["default", "one_device", "mirrored", "multi_worker"],
+                        default="one_device")
     parser.add_argument("--device", default="/cpu:0", help="device for --strategy one_device, e.g. /gpu:0")
+    parser.add_argument("--replicas", type=int, default=None,
+                        help="replicas for --strategy mirrored: that many GPUs, or CPU processes where there is no "
+                             "GPU (default: every GPU, else 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--verbose", default="auto")
     return parser.parse_args(argv)
@@ -42,7 +47,20 @@ def synthetic_cifar10(num_train: int = 10000, num_test: int = 2000):
     return tf.keras.datasets.cifar10.load_data()
 
 
-def load(args: argparse.Namespace):
+def make_strategy(args: argparse.Namespace):
+    if args.strategy == "one_device":
+        return tf.distribute.OneDeviceStrategy(args.device)
+    if args.strategy == "mirrored":
+        if args.replicas is None:
+            return tf.distribute.MirroredStrategy()
+        kind = "gpu" if tf.config.list_physical_devices("GPU") else "cpu"
+        return tf.distribute.MirroredStrategy([f"/{kind}:{i}" for i in range(args.replicas)])
+    if args.strategy == "multi_worker":
+        return tf.distribute.MultiWorkerMirroredStrategy()
+    return tf.distribute.get_strategy()
+
+
+def load(args: argparse.Namespace, chief: bool = True):
     if args.data_dir:
         os.environ["TORCHSTRATEGY_DATA"] = args.data_dir
     if not args.synthetic:
@@ -51,25 +69,28 @@ def load(args: argparse.Namespace):
         except FileNotFoundError as error:
             if not args.fallback_synthetic:
                 raise SystemExit(f"{error}\n\nOr run with --synthetic to train on generated data.")
-            print(f"CIFAR-10 is not available here:\n{error}\n", file=sys.stderr)
+            if chief:
+                print(f"CIFAR-10 is not available here:\n{error}\n", file=sys.stderr)
     banner = "#" * 78
-    print(f"{banner}\n# SYNTHETIC DATA: generated CIFAR-shaped images (class = mean colour + noise),\n"
-          f"# NOT the real CIFAR-10. Accuracy figures below say nothing about CIFAR-10.\n{banner}", flush=True)
+    if chief:
+        print(f"{banner}\n# SYNTHETIC DATA: generated CIFAR-shaped images (class = mean colour + noise),\n"
+              f"# NOT the real CIFAR-10. Accuracy figures below say nothing about CIFAR-10.\n{banner}", flush=True)
     return synthetic_cifar10(), True
 
 
 def main(argv: list[str] | None = None) -> dict:
     args = parse_args(argv)
+    strategy = make_strategy(args)  # first: a multi-replica strategy starts the other replicas here
+    chief = strategy.extended.should_checkpoint
     tf.random.set_seed(args.seed)
-    ((train_images, train_labels), (test_images, test_labels)), synthetic = load(args)
+    ((train_images, train_labels), (test_images, test_labels)), synthetic = load(args, chief)
     if args.train_samples:
         train_images, train_labels = train_images[:args.train_samples], train_labels[:args.train_samples]
     # Normalize pixel values to be between 0 and 1
     train_images, test_images = train_images / 255.0, test_images / 255.0
 
-    strategy = tf.distribute.OneDeviceStrategy(args.device) if args.strategy == "one_device" \
-        else tf.distribute.get_strategy()
-    print(f"Strategy: {type(strategy).__name__}, replicas in sync: {strategy.num_replicas_in_sync}")
+    if chief:
+        print(f"Strategy: {type(strategy).__name__}, replicas in sync: {strategy.num_replicas_in_sync}")
 
     with strategy.scope():
         model = tf.keras.models.Sequential([
@@ -97,8 +118,9 @@ def main(argv: list[str] | None = None) -> dict:
     seconds = time.perf_counter() - start
     test_loss, test_acc = model.evaluate(test_ds, verbose=0)
     samples = len(train_images) * args.epochs
-    print(f"{'Synthetic-data' if synthetic else 'CIFAR-10'} test accuracy: {test_acc:.4f} (loss {test_loss:.4f}); "
-          f"{samples / seconds:.0f} training samples/s")
+    if chief:
+        print(f"{'Synthetic-data' if synthetic else 'CIFAR-10'} test accuracy: {test_acc:.4f} (loss {test_loss:.4f}); "
+              f"{samples / seconds:.0f} training samples/s")
     return history.history
 
 

@@ -43,7 +43,8 @@ class DistributedDataset:
 
     `split_global_batch=True` (experimental_distribute_dataset) treats each incoming batch as
     a global batch and keeps this replica's rows; False (distribute_datasets_from_function)
-    passes batches through, since the function already built per-replica batches.
+    passes batches through, since the function already built per-replica batches. `verify`
+    is called once with the first global batch (the strategy checks replicas agree on it).
     """
 
     def __init__(
@@ -54,6 +55,8 @@ class DistributedDataset:
         split_global_batch: bool = True,
         options: Any = None,
         replica_id: int = 0,
+        verify: Optional[Callable[[Any], None]] = None,
+        allow_uneven_split: bool = False,
     ) -> None:
         self._dataset = dataset
         self._context = input_context
@@ -61,6 +64,8 @@ class DistributedDataset:
         self._split = split_global_batch and input_context.num_replicas_in_sync > 1
         self._replica_id = replica_id
         self._options = options
+        self._verify = verify
+        self._allow_uneven = allow_uneven_split
 
     @property
     def dataset(self) -> Any:
@@ -78,12 +83,30 @@ class DistributedDataset:
     def __len__(self) -> int:
         return len(self._dataset)
 
+    def _check_divisible(self, rows: int) -> None:
+        replicas = self._context.num_replicas_in_sync
+        if rows % replicas == 0 or self._allow_uneven:
+            return
+        lower, upper = rows - rows % replicas, rows - rows % replicas + replicas
+        valid = " or ".join(str(n) for n in (lower, upper) if n > 0)
+        raise ValueError(
+            f"The global batch size {rows} is not divisible by the {replicas} replicas in sync, so replicas "
+            f"would train on batches of different sizes. Use a global batch size of {valid} (a multiple of "
+            f"{replicas}), or opt in with MirroredStrategy(..., allow_uneven_split=True)."
+        )
+
     def _local(self, batch: Any) -> Any:
-        if not self._split:
-            return batch
         rows = replica_slice(batch_size_of(batch), self._context.num_replicas_in_sync, self._replica_id)
         return map_structure(lambda leaf: leaf[rows] if hasattr(leaf, "shape") and len(leaf.shape) else leaf, batch)
 
     def __iter__(self) -> Iterator[Any]:
+        first = True
         for batch in self._dataset:
-            yield to_device(self._local(batch), self._device)
+            if first:
+                first = False
+                if self._split:
+                    # only the first batch must divide: a smaller final batch is the remainder
+                    self._check_divisible(batch_size_of(batch))
+                if self._verify is not None:
+                    self._verify(batch)
+            yield to_device(self._local(batch) if self._split else batch, self._device)

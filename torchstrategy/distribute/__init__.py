@@ -5,7 +5,13 @@ from __future__ import annotations
 import types
 
 from torchstrategy._context import get_strategy, has_strategy, in_cross_replica_context
+from torchstrategy.distribute.communication import (
+    CommunicationImplementation, CommunicationOptions, CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce,
+    ReductionToOneDevice,
+)
 from torchstrategy.distribute.default import DefaultStrategy
+from torchstrategy.distribute.mirrored import MirroredStrategy
+from torchstrategy.distribute.multi_worker import MultiWorkerMirroredStrategy
 from torchstrategy.distribute.one_device import OneDeviceStrategy
 from torchstrategy.distribute.strategy import Strategy, StrategyExtended
 from torchstrategy.distribute.values import InputContext, PerReplica, ReduceOp, ReplicaContext
@@ -25,20 +31,37 @@ def get_replica_context() -> ReplicaContext | None:
 
 
 class InputOptions:
-    """Options for distributing datasets (accepted for TF scripts; prefetch placement is automatic)."""
+    """Options for distributing datasets. TF's fields are accepted (placement is automatic here);
+    `experimental_allow_uneven_split=True` lets a global batch not divisible by the replicas through."""
 
     def __init__(self, experimental_fetch_to_device: bool | None = None, experimental_replication_mode: object = None,
-                 experimental_place_dataset_on_device: bool = False, experimental_per_replica_buffer_size: int = 1):
+                 experimental_place_dataset_on_device: bool = False, experimental_per_replica_buffer_size: int = 1,
+                 experimental_allow_uneven_split: bool | None = None):
+        self.experimental_allow_uneven_split = experimental_allow_uneven_split
         self.experimental_fetch_to_device = experimental_fetch_to_device
         self.experimental_replication_mode = experimental_replication_mode
         self.experimental_place_dataset_on_device = experimental_place_dataset_on_device
         self.experimental_per_replica_buffer_size = experimental_per_replica_buffer_size
 
 
-experimental = types.SimpleNamespace()
+experimental = types.SimpleNamespace(
+    CommunicationOptions=CommunicationOptions,
+    CommunicationImplementation=CommunicationImplementation,
+    MultiWorkerMirroredStrategy=MultiWorkerMirroredStrategy,
+)
+
+
+def __getattr__(name: str) -> object:
+    if name == "cluster_resolver":  # imported on first use: it pulls in the resolvers
+        import importlib
+
+        return importlib.import_module("torchstrategy.distribute.cluster_resolver")
+    raise AttributeError(f"module 'torchstrategy.distribute' has no attribute '{name}'")
 
 __all__ = [
     "Strategy", "StrategyExtended", "DefaultStrategy", "OneDeviceStrategy", "ReduceOp", "ReplicaContext",
     "InputContext", "PerReplica", "InputOptions", "get_strategy", "has_strategy", "in_cross_replica_context",
-    "get_replica_context", "experimental",
+    "get_replica_context", "experimental", "MirroredStrategy", "MultiWorkerMirroredStrategy", "CommunicationOptions",
+    "CommunicationImplementation", "CrossDeviceOps", "NcclAllReduce", "HierarchicalCopyAllReduce",
+    "ReductionToOneDevice",
 ]

@@ -168,6 +168,14 @@ class Strategy:
         """Differentiable sum over replicas (SyncBatchNorm statistics)."""
         return tensor
 
+    def _broadcast_initial(self, tensor: torch.Tensor) -> torch.Tensor:
+        """Makes a weight created in scope identical on every replica (rank 0's value)."""
+        return tensor
+
+    def _gather_batches(self, chunks: list[torch.Tensor]) -> torch.Tensor:
+        """Per-batch outputs of every replica, concatenated in global batch order (predict)."""
+        return torch.cat(chunks)
+
     def _reduce_gradients(self, grads: list) -> list:
         """Sums replicas' gradients before `optimizer.apply_gradients` updates (TF semantics)."""
         return grads

@@ -106,8 +106,15 @@ class Model(Layer):
         """Configures the model for training (Keras `compile`)."""
         if kwargs:
             raise TypeError(f"compile() got unexpected keyword arguments: {sorted(kwargs)}")
-        if self._strategy is None and _context.has_strategy():
-            self._strategy = _context.get_strategy()
+        if _context.has_strategy():
+            current = _context.get_strategy()
+            if self._strategy is None and self.built and current._needs_model_in_scope:
+                raise ValueError(
+                    f"Model '{self.name}' was created outside strategy.scope(), but {type(current).__name__} "
+                    f"needs its variables created inside it. Build the model (and its optimizer) within "
+                    f"`with strategy.scope():`, then compile it there."
+                )
+            self._strategy = self._strategy or current
         from torchstrategy.keras import optimizers
 
         self.optimizer = optimizers.get(optimizer)

@@ -9,6 +9,7 @@ from typing import Any, Iterator, Optional
 import numpy as np
 import torch
 
+from torchstrategy import _context
 from torchstrategy.data.distribute import batch_size_of, flatten_structure, map_structure, to_device
 from torchstrategy.keras import callbacks as callbacks_module
 from torchstrategy.keras import data_adapter
@@ -37,7 +38,9 @@ def _build_if_needed(model: Any, sample_x: Any) -> None:
     params = list(model.parameters())
     device = params[0].device if params else torch.device("cpu")
     one_row = map_structure(lambda t: t[:1].to(device) if isinstance(t, torch.Tensor) else t, sample_x)
-    with torch.no_grad():
+    strategy = model.distribute_strategy
+    scope = contextlib.nullcontext() if _context.get_strategy() is strategy else strategy.scope()
+    with torch.no_grad(), scope:  # weights created here are mirrored like ones created in scope
         model(one_row, training=False)
 
 
@@ -188,6 +191,8 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
             _train_step(model, runtime, batch, class_weights)
             if batch_hooks:
                 cbs.on_train_batch_end(step, compiled.results())
+                # a callback may stop one replica mid-epoch: all must agree, or the others hang
+                model.stop_training = runtime.strategy._any(model.stop_training)
             if model.stop_training:
                 break
         compiled.reduce_across_replicas(runtime.strategy)
@@ -270,12 +275,13 @@ def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any =
             cbs.on_predict_batch_begin(step)
             result = runtime.module(inputs, training=False)
             structure = result
-            outputs.append(flatten_structure(result))
+            outputs.append([t.detach() for t in flatten_structure(result)])
             cbs.on_predict_batch_end(step, {"outputs": result})
     cbs.on_predict_end()
     if not outputs:
         raise ValueError("predict() got no data: the input is empty.")
-    columns = [np.concatenate([row[i].detach().cpu().numpy() for row in outputs]) for i in range(len(outputs[0]))]
+    columns = [runtime.strategy._gather_batches([row[i] for row in outputs]).cpu().numpy()
+               for i in range(len(outputs[0]))]
     return pack_sequence_as(structure, columns)
 
 

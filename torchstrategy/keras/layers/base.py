@@ -119,6 +119,7 @@ class Layer(nn.Module):
         init = initializers.get(initializer)
         value = init(tuple(int(d) for d in shape), dtype=backend.to_torch_dtype(dtype or self._dtype_name))
         value = backend.to_tensor(value).to(backend.to_torch_dtype(dtype or self._dtype_name))
+        value = _context.get_strategy()._broadcast_initial(value)  # mirrored: every replica starts equal
         attr = name.replace("/", "_")
         if trainable:
             setattr(self, attr, nn.Parameter(value, requires_grad=self._trainable))

@@ -1,0 +1,205 @@
+"""MirroredStrategy with real processes on 127.0.0.1 (gloo): a plain `python train.py` spawns its
+replicas, torchrun launches them; results equal a one-process run of the same script."""
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+
+from tests import _multiprocess as mp
+
+# One script for every run: argv = mode, output folder, replica count. Each replica writes what it
+# saw; the chief writes the final weights. The 1-replica run is the single-process reference.
+TRAIN = r'''
+import json, os, sys
+import numpy as np, torch
+import torchstrategy as tf
+
+mode, out, replicas = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if len(sys.argv) > 4 and sys.argv[4] == "multi_worker":
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+else:
+    strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(replicas)])
+rng = np.random.default_rng(0)
+n = 512
+x = rng.random((n, 6, 6, 3)).astype(np.float32)
+x[:, 0, 0, 0] = np.arange(n)  # sample id, read back by the model to count visits
+y = rng.integers(0, 4, (n, 1)).astype(np.uint8)
+seen = []
+
+class Counting(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.body = tf.keras.Sequential([
+            tf.keras.layers.Conv2D(4, 3, activation="relu"), tf.keras.layers.Flatten(), tf.keras.layers.Dense(4)])
+
+    def call(self, inputs, training=False):
+        if training:
+            seen.extend(int(v) for v in inputs[:, 0, 0, 0].tolist())
+        return self.body(inputs * 0.01)
+
+tf.random.set_seed(0)
+with strategy.scope():
+    model = Counting()
+    model.build((None, 6, 6, 3))
+    optimizer = tf.keras.optimizers.Adam(1e-2)
+    model.compile(optimizer=optimizer, loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+
+dataset = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(512, seed=3).batch(256)
+if mode == "fit":
+    history = model.fit(dataset, epochs=2, verbose=0)
+    logs = history.history
+else:
+    loss_object = tf.keras.losses.SparseCategoricalCrossentropy(
+        from_logits=True, reduction=tf.keras.losses.Reduction.NONE)
+
+    def step(inputs):
+        images, labels = inputs
+        with tf.GradientTape() as tape:
+            loss = tf.nn.compute_average_loss(loss_object(labels, model(images, training=True)),
+                                              global_batch_size=256)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    logs = {"loss": []}
+    for epoch in range(2):
+        for batch in strategy.experimental_distribute_dataset(dataset):
+            total = strategy.reduce(tf.distribute.ReduceOp.SUM, strategy.run(step, args=(batch,)), axis=None)
+            logs["loss"].append(float(total))
+
+rank = strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
+with open(os.path.join(out, f"seen_{rank}.json"), "w") as f:
+    json.dump({"seen": seen, "logs": logs, "replicas": strategy.num_replicas_in_sync,
+               "threads": torch.get_num_threads(), "master_addr": os.environ.get("MASTER_ADDR")}, f)
+if strategy.extended.should_checkpoint:
+    np.savez(os.path.join(out, "weights.npz"), *model.get_weights())
+print("done rank", rank, flush=True)
+'''
+
+
+def _run(tmp_path, mode, replicas, name):
+    out = tmp_path / name
+    out.mkdir()
+    script = mp.write_script(tmp_path, TRAIN)
+    result = mp.run_python([script, mode, str(out), str(replicas)], timeout=240)
+    assert result.returncode == 0, result.stdout + result.stderr
+    weights = np.load(out / "weights.npz")
+    reports = [mp.read_json(out / f"seen_{rank}.json") for rank in range(replicas)]
+    return [weights[f"arr_{i}"] for i in range(len(weights.files))], reports, result
+
+
+@pytest.mark.parametrize("mode", ["fit", "custom"])
+def test_two_replicas_equal_one_process_and_see_every_sample_once(tmp_path, mode):
+    reference, ref_reports, _ = _run(tmp_path, mode, 1, "one")
+    weights, reports, result = _run(tmp_path, mode, 2, "two")
+    for ours, expected in zip(weights, reference):
+        np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-5)
+    assert [r["replicas"] for r in reports] == [2, 2]
+    assert all(r["threads"] == 1 for r in reports)  # one intra-op thread per CPU replica
+    # every sample of each epoch trained exactly once across the two replicas
+    counts = np.bincount(np.array(reports[0]["seen"] + reports[1]["seen"]), minlength=512)
+    if mode == "fit":
+        assert counts.tolist() == [2] * 512  # 2 epochs
+        assert len(reports[0]["seen"]) == len(reports[1]["seen"]) == 512
+        # every rank's History holds the same (reduced) numbers, equal to the one-process run
+        assert reports[0]["logs"] == reports[1]["logs"]
+        np.testing.assert_allclose(reports[0]["logs"]["loss"], ref_reports[0]["logs"]["loss"], rtol=1e-5)
+        np.testing.assert_allclose(reports[0]["logs"]["accuracy"], ref_reports[0]["logs"]["accuracy"])
+    else:
+        np.testing.assert_allclose(reports[0]["logs"]["loss"], ref_reports[0]["logs"]["loss"], rtol=1e-5)
+    assert result.stdout.count("done rank") == 2
+
+
+UNEVEN = r'''
+import sys
+import numpy as np
+import torchstrategy as tf
+strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+x, y = np.zeros((20, 3), np.float32), np.zeros((20, 1), np.float32)
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    model.compile(optimizer="sgd", loss="mse")
+model.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(int(sys.argv[1])), epochs=1, verbose=0)
+if strategy.extended.should_checkpoint:
+    print("trained", flush=True)
+'''
+
+
+def test_global_batch_not_divisible_by_replicas_is_refused_with_valid_sizes(tmp_path):
+    script = mp.write_script(tmp_path, UNEVEN)
+    start = time.monotonic()
+    result = mp.run_python([script, "7"], timeout=120)
+    assert result.returncode != 0 and time.monotonic() - start < 60
+    assert "global batch size 7 is not divisible by the 2 replicas" in result.stderr
+    assert "6 or 8" in result.stderr
+    assert "trained" not in result.stdout
+    ok = mp.run_python([script, "8"], timeout=120)  # 20 rows: batches 8, 8 and a remainder of 4
+    assert ok.returncode == 0 and ok.stdout.count("trained") == 1, ok.stderr
+
+
+FAILING = r'''
+import os, sys, time
+import numpy as np
+import torchstrategy as tf
+strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+rank = strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
+with open(os.path.join(sys.argv[1], f"pid_{rank}"), "w") as f:
+    f.write(str(os.getpid()))
+x, y = np.zeros((4096, 3), np.float32), np.zeros((4096, 1), np.float32)
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    model.compile(optimizer="sgd", loss="mse")
+
+class Boom(tf.keras.callbacks.Callback):
+    def on_train_batch_end(self, batch, logs=None):
+        if rank == 1 and batch == 5:
+            with open(os.path.join(sys.argv[1], "raised_at"), "w") as f:
+                f.write(str(time.time()))
+            raise RuntimeError("replica 1 failed on purpose at step 5")
+
+model.fit(x, y, batch_size=8, epochs=50, verbose=0, callbacks=[Boom()])
+'''
+
+
+def test_a_replica_that_raises_ends_the_whole_job_quickly_with_its_error(tmp_path):
+    script = mp.write_script(tmp_path, FAILING)
+    result = mp.run_python([script, str(tmp_path)], timeout=120)
+    ended = time.time()
+    assert result.returncode != 0
+    assert "replica 1 failed on purpose at step 5" in result.stderr
+    raised_at = float((tmp_path / "raised_at").read_text())
+    assert ended - raised_at < 30
+    time.sleep(1)
+    for rank in (0, 1):
+        pid = int((tmp_path / f"pid_{rank}").read_text())
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+def test_model_created_outside_the_scope_is_a_clear_error():
+    import torchstrategy as tf
+
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+    with strategy.scope():
+        with pytest.raises(ValueError, match="created outside strategy.scope"):
+            model.compile(optimizer="sgd", loss="mse")
+
+
+def test_device_errors():
+    import torch
+
+    import torchstrategy as tf
+
+    with pytest.raises(ValueError, match="Unknown device string"):
+        tf.distribute.MirroredStrategy(["/tpu0"])
+    if torch.cuda.is_available():
+        with pytest.raises(ValueError, match="all be GPUs or all CPUs"):
+            tf.distribute.MirroredStrategy(["/cpu:0", "cuda:0"])
+    else:
+        with pytest.raises(ValueError, match="0 usable CUDA GPU"):
+            tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"])

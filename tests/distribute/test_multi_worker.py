@@ -1,0 +1,152 @@
+"""Multi-process launches other than the built-in one: torchrun on one and two "nodes" (c10d
+rendezvous on 127.0.0.1), TF_CONFIG clusters, and the seed-style script under each."""
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tests import _multiprocess as mp
+from tests.distribute.test_mirrored import TRAIN
+
+SEED_SCRIPT = r'''
+import json, os, sys
+import torchstrategy as tf
+
+strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+(train_images, train_labels), (test_images, test_labels) = tf.keras.datasets.cifar10.load_data()
+train_images, test_images = train_images / 255.0, test_images / 255.0
+tf.random.set_seed(0)
+with strategy.scope():
+    model = tf.keras.models.Sequential([
+        tf.keras.layers.Conv2D(32, (3, 3), activation="relu", input_shape=(32, 32, 3)),
+        tf.keras.layers.MaxPooling2D((2, 2)),
+        tf.keras.layers.Conv2D(64, (3, 3), activation="relu"),
+        tf.keras.layers.MaxPooling2D((2, 2)),
+        tf.keras.layers.Conv2D(64, (3, 3), activation="relu"),
+        tf.keras.layers.Flatten(),
+        tf.keras.layers.Dense(64, activation="relu"),
+        tf.keras.layers.Dense(10),
+    ])
+    model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+train_ds = strategy.experimental_distribute_dataset(
+    tf.data.Dataset.from_tensor_slices((train_images, train_labels)).shuffle(10000).batch(128)
+    .prefetch(tf.data.AUTOTUNE))
+history = model.fit(train_ds, epochs=2, verbose=2)
+if strategy.extended.should_checkpoint:
+    print("HISTORY " + json.dumps(history.history), flush=True)
+'''
+
+
+@pytest.fixture(scope="module")
+def cifar_dir(tmp_path_factory):
+    from torchstrategy.keras.datasets import testing
+
+    root = tmp_path_factory.mktemp("cifar")
+    testing.write_cifar10(str(root), num_train=1024, num_test=256, learnable=True, seed=5)
+    return str(root)
+
+
+def _history(result):
+    lines = [line for line in result.stdout.splitlines() if line.startswith("HISTORY ")]
+    assert len(lines) == 1, result.stdout + result.stderr  # printed by the chief only
+    return json.loads(lines[0][len("HISTORY "):])
+
+
+def _torchrun_args(port, nnodes=1, nproc=2, node_rank=0):
+    return [f"--nnodes={nnodes}", f"--nproc_per_node={nproc}", f"--node_rank={node_rank}", "--rdzv-backend=c10d",
+            f"--rdzv-endpoint={mp.LOOPBACK}:{port}", "--rdzv-id=torchstrategy-test", f"--local-addr={mp.LOOPBACK}",
+            "--max-restarts=0"]
+
+
+def test_seed_style_script_plain_python_and_torchrun_agree(tmp_path, cifar_dir):
+    script = mp.write_script(tmp_path, SEED_SCRIPT)
+    env = mp.clean_env(TORCHSTRATEGY_DATA=cifar_dir, TORCHSTRATEGY_OFFLINE="1")
+    plain = mp.run_python([script], env=env, timeout=300)
+    assert plain.returncode == 0, plain.stderr
+    launched = mp.run_torchrun(_torchrun_args(mp.free_port()), [script], env=env, timeout=300)
+    assert launched.returncode == 0, launched.stderr
+    first, second = _history(plain), _history(launched)
+    assert first["accuracy"][1] > first["accuracy"][0] and first["accuracy"][1] > 0.3
+    np.testing.assert_allclose(first["loss"], second["loss"], rtol=1e-5)
+    assert plain.stdout.count("Epoch 1/2") == 1  # the progress lines come from the chief only
+
+
+def _weights(folder):
+    data = np.load(os.path.join(folder, "weights.npz"))
+    return [data[f"arr_{i}"] for i in range(len(data.files))]
+
+
+def test_two_nodes_by_torchrun_and_by_tf_config_agree_with_one_process(tmp_path):
+    script = mp.write_script(tmp_path, TRAIN)
+    outs = {name: tmp_path / name for name in ("one", "torchrun", "tf_config")}
+    for folder in outs.values():
+        folder.mkdir()
+    single = mp.run_python([script, "fit", str(outs["one"]), "1"], timeout=240)
+    assert single.returncode == 0, single.stderr
+
+    port = mp.free_port()
+    nodes = [subprocess.Popen([sys.executable, "-m", "torch.distributed.run",
+                               *_torchrun_args(port, nnodes=2, nproc=1, node_rank=rank),
+                               script, "fit", str(outs["torchrun"]), "1", "multi_worker"],
+                              env=mp.clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for rank in (0, 1)]
+    results = [node.communicate(timeout=300) for node in nodes]
+    assert all(node.returncode == 0 for node in nodes), results
+
+    chief, worker = mp.free_port(), mp.free_port()
+    cluster = {"chief": [f"{mp.LOOPBACK}:{chief}"], "worker": [f"{mp.LOOPBACK}:{worker}"]}
+    tasks = [{"type": "chief", "index": 0}, {"type": "worker", "index": 0}]
+    procs = [subprocess.Popen([sys.executable, script, "fit", str(outs["tf_config"]), "1", "multi_worker"],
+                              env=mp.clean_env(TF_CONFIG=json.dumps({"cluster": cluster, "task": task})),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for task in tasks]
+    results = [proc.communicate(timeout=300) for proc in procs]
+    assert all(proc.returncode == 0 for proc in procs), results
+
+    reference = _weights(outs["one"])
+    for name in ("torchrun", "tf_config"):
+        reports = [mp.read_json(outs[name] / f"seen_{rank}.json") for rank in (0, 1)]
+        assert [r["replicas"] for r in reports] == [2, 2]
+        counts = np.bincount(np.array(reports[0]["seen"] + reports[1]["seen"]), minlength=512)
+        assert counts.tolist() == [2] * 512
+        for ours, expected in zip(_weights(outs[name]), reference):
+            np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-5)
+    torchrun_reports = [mp.read_json(outs["torchrun"] / f"seen_{rank}.json") for rank in (0, 1)]
+    assert {r["master_addr"] for r in torchrun_reports} == {mp.LOOPBACK}  # traffic stayed on loopback
+
+
+def test_tf_config_with_the_chief_port_in_use_is_a_clear_error(tmp_path):
+    import torchstrategy as tf
+
+    with socket.socket() as busy:
+        busy.bind((mp.LOOPBACK, 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        config = {"cluster": {"chief": [f"{mp.LOOPBACK}:{port}"], "worker": [f"{mp.LOOPBACK}:{mp.free_port()}"]},
+                  "task": {"type": "chief", "index": 0}}
+        script = mp.write_script(tmp_path, "import torchstrategy as tf\ntf.distribute.MultiWorkerMirroredStrategy()\n")
+        result = mp.run_python([script], env=mp.clean_env(TF_CONFIG=json.dumps(config)), timeout=120)
+    assert result.returncode != 0
+    assert f"{mp.LOOPBACK}:{port}" in result.stderr and "pick a free one" in result.stderr
+    assert tf.distribute.MultiWorkerMirroredStrategy  # the name exists under tf.distribute
+
+
+def test_torchrun_process_count_must_match_the_devices(tmp_path):
+    script = mp.write_script(tmp_path, "import torchstrategy as tf\n"
+                                       "tf.distribute.MirroredStrategy(['cpu:0', 'cpu:1', 'cpu:2'])\n")
+    result = mp.run_torchrun(_torchrun_args(mp.free_port()), [script], timeout=180)
+    assert result.returncode != 0
+    assert "Mismatched world sizes" in result.stderr
+
+
+def test_bad_tf_config_is_reported_before_any_process_group(tmp_path):
+    script = mp.write_script(tmp_path, "import torchstrategy as tf\ntf.distribute.MultiWorkerMirroredStrategy()\n")
+    result = mp.run_python([script], env=mp.clean_env(TF_CONFIG="{not json"), timeout=60)
+    assert result.returncode != 0 and "TF_CONFIG" in result.stderr

@@ -1,0 +1,70 @@
+"""MirroredStrategy: synchronous training on the replicas of one machine (every local CUDA GPU
+with NCCL, or several CPU processes with gloo), started from a plain `python train.py`."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import torch
+
+from torchstrategy import cluster
+from torchstrategy.cluster.spec import ProcessSpec
+from torchstrategy.config import parse_device
+from torchstrategy.distribute.communication import DEFAULT_TIMEOUT, CrossDeviceOps, choose_backend
+from torchstrategy.distribute.data_parallel import DataParallelStrategy
+
+
+def _local_devices(devices: Optional[Sequence[Any]]) -> list[torch.device]:
+    if devices is None:
+        count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        return [torch.device("cuda", i) for i in range(count)] or [torch.device("cpu")]
+    if isinstance(devices, (str, torch.device)):
+        devices = [devices]
+    parsed = [parse_device(d) for d in devices]
+    if not parsed:
+        raise ValueError("MirroredStrategy(devices=[]) has no device: pass e.g. ['/gpu:0', '/gpu:1'] or "
+                         "['/cpu:0', '/cpu:1'], or leave devices unset to use every local GPU.")
+    kinds = {d.type for d in parsed}
+    if len(kinds) > 1:
+        raise ValueError(f"MirroredStrategy devices must all be GPUs or all CPUs; got {list(devices)}.")
+    if len(set(parsed)) != len(parsed) and parsed[0].type == "cuda":
+        raise ValueError(f"MirroredStrategy got the same GPU twice: {list(devices)}.")
+    # CPU "devices" name replicas, not hardware: each becomes one process on the CPU.
+    return [torch.device("cpu") if d.type == "cpu" else d for d in parsed]
+
+
+class MirroredStrategy(DataParallelStrategy):
+    """One replica per local device, variables mirrored, gradients all-reduced each step.
+
+    In a plain `python train.py`, the script is re-run for replicas 1..N-1 (this process is
+    replica 0); under torchrun, each process joins as the rank torchrun gave it.
+
+    >>> import torchstrategy as tf
+    >>> strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
+    >>> strategy.num_replicas_in_sync
+    1
+    """
+
+    def __init__(self, devices: Optional[Sequence[Any]] = None, cross_device_ops: Optional[CrossDeviceOps] = None,
+                 allow_uneven_split: bool = False) -> None:
+        local = _local_devices(devices)
+        on_cuda = local[0].type == "cuda"
+        backend = choose_backend(on_cuda, requested=cross_device_ops.backend if cross_device_ops else None)
+        spec = cluster.process_spec()
+        if spec.launched:
+            if devices is not None and spec.local_world_size != len(local):
+                raise ValueError(
+                    f"MirroredStrategy was given {len(local)} device(s), but the launcher started "
+                    f"{spec.local_world_size} process(es) on this machine (LOCAL_WORLD_SIZE). Mismatched world "
+                    f"sizes: use --nproc_per_node={len(local)} or pass {spec.local_world_size} devices."
+                )
+        elif len(local) > 1:
+            from torchstrategy.launch import launch_local_replicas
+
+            spec = launch_local_replicas(len(local), threads_per_replica=None if on_cuda else 1)
+        else:
+            spec = ProcessSpec()
+        if on_cuda:
+            device = local[spec.local_rank] if spec.local_rank < len(local) else torch.device("cuda", spec.local_rank)
+        else:
+            device = torch.device("cpu")
+        super().__init__(spec, device, backend, DEFAULT_TIMEOUT, allow_uneven_split=allow_uneven_split)

@@ -1,0 +1,37 @@
+"""MultiWorkerMirroredStrategy: synchronous training across machines, each process one replica,
+placed by torchrun, TF_CONFIG or SLURM (the cluster resolvers) and talking over gloo or NCCL."""
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Optional
+
+import torch
+
+from torchstrategy import cluster
+from torchstrategy.cluster.spec import ProcessSpec
+from torchstrategy.distribute.communication import DEFAULT_TIMEOUT, CommunicationOptions, choose_backend
+from torchstrategy.distribute.data_parallel import DataParallelStrategy
+
+
+class MultiWorkerMirroredStrategy(DataParallelStrategy):
+    """Data parallelism over every process of a multi-node job (tf.distribute.MultiWorkerMirroredStrategy).
+
+    Without a resolver the environment decides (torchrun, TF_CONFIG, SLURM, in that order); with
+    none of them it is a single local worker, as in TF.
+
+    >>> import torchstrategy as tf
+    >>> tf.distribute.MultiWorkerMirroredStrategy().num_replicas_in_sync  # no cluster: one worker
+    1
+    """
+
+    def __init__(self, cluster_resolver: Any = None, communication_options: Optional[CommunicationOptions] = None,
+                 allow_uneven_split: bool = False) -> None:
+        resolver = cluster_resolver if cluster_resolver is not None else cluster.detect()
+        spec = resolver.process_spec() if resolver is not None else ProcessSpec()
+        options = communication_options or CommunicationOptions()
+        on_cuda = torch.cuda.is_available()
+        backend = choose_backend(on_cuda, options.implementation)
+        device = torch.device("cuda", spec.local_rank % torch.cuda.device_count()) if on_cuda else torch.device("cpu")
+        timeout = timedelta(seconds=options.timeout_seconds) if options.timeout_seconds else DEFAULT_TIMEOUT
+        super().__init__(spec, device, backend, timeout, cluster_resolver=resolver,
+                         allow_uneven_split=allow_uneven_split)

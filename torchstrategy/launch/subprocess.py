@@ -1,0 +1,204 @@
+"""Starting the other local replicas of a plain `python train.py`: the program is re-run once per
+extra replica with the rank environment set, and the calling process becomes rank 0."""
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import subprocess
+import sys
+import threading
+from typing import Dict, List, Mapping, Optional
+
+from torchstrategy.cluster.spec import ProcessSpec
+from torchstrategy.launch.supervisor import Replica, ReplicaSupervisor
+from torchstrategy.launch.watchdog import start_parent_watchdog
+
+#: Set to "1" in every replica this launcher starts.
+LAUNCHED_VARIABLE = "TORCHSTRATEGY_LAUNCHED"
+#: The pid of rank 0, the process that started the replica.
+LAUNCHER_PID_VARIABLE = "TORCHSTRATEGY_LAUNCHER_PID"
+# Present when another launcher (torchrun, a scheduler) already made this process part of a job.
+_FOREIGN_JOB_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "TORCHELASTIC_RUN_ID")
+
+
+class PortInUseError(RuntimeError):
+    """The rendezvous port asked for is already taken on this machine."""
+
+
+_launch_lock = threading.Lock()
+_launched: Optional[ProcessSpec] = None
+_supervisor: Optional[ReplicaSupervisor] = None
+
+
+def launch_local_replicas(num_replicas: int, master_port: Optional[int] = None, master_addr: str = "127.0.0.1",
+                          threads_per_replica: Optional[int] = 1,
+                          extra_env: Optional[Mapping[str, str]] = None) -> ProcessSpec:
+    """Re-runs this program for replicas 1..num_replicas-1 on this machine; the caller becomes rank 0.
+
+    Each replica runs `sys.executable` with the same interpreter flags, the same script (or `-m module`)
+    and the same `sys.argv[1:]`, with stdin from /dev/null and stdout/stderr shared with this process.
+    It gets RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE (= num_replicas), GROUP_RANK=0,
+    MASTER_ADDR, MASTER_PORT, TORCHSTRATEGY_LAUNCHED=1 and TORCHSTRATEGY_LAUNCHER_PID, plus
+    OMP_NUM_THREADS=threads_per_replica unless the user set OMP_NUM_THREADS (rank 0 then also calls
+    `torch.set_num_threads`; None leaves threads alone). `extra_env` is added first, so it cannot
+    override those. With `master_port=None` a free port on `master_addr` is chosen. From here on a
+    supervisor makes the job stop together (see `ReplicaSupervisor`).
+
+    Called again in the same process it returns the same spec. Called inside a replica it started,
+    it starts nothing: it returns that replica's spec and starts the parent watchdog.
+
+    Example:
+        spec = launch_local_replicas(2)   # in `python train.py`: rank 0 here, rank 1 re-runs train.py
+        spec.rank, spec.world_size, spec.master_port   # (0, 2, <free port>)
+    """
+    global _launched, _supervisor
+    _check_arguments(num_replicas, master_port, threads_per_replica)
+    if os.environ.get(LAUNCHED_VARIABLE) == "1":
+        return _join_as_launched_replica(num_replicas)
+    foreign = [name for name in _FOREIGN_JOB_VARIABLES if name in os.environ]
+    if foreign:
+        raise RuntimeError(f"launch_local_replicas: this process is already part of a launched job "
+                           f"({', '.join(foreign)} set, e.g. by torchrun), so no replicas are started. "
+                           f"Read the process's place from the environment instead, or unset those variables "
+                           f"to launch from a plain `python train.py`.")
+    with _launch_lock:
+        if _launched is not None:
+            if _launched.world_size != num_replicas:
+                raise RuntimeError(f"launch_local_replicas: {_launched.world_size} replicas are already running "
+                                   f"in this job; it cannot be relaunched with {num_replicas}. Build the strategy "
+                                   f"once per program.")
+            return _launched
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("launch_local_replicas must be called from the main thread (the replicas are "
+                               "tied to the thread that starts them); build the strategy in the main thread.")
+        command = _command_to_rerun() if num_replicas > 1 else []
+        port = _rendezvous_port(master_addr, master_port)
+        _limit_threads_here(threads_per_replica)
+        replicas = _spawn(command, num_replicas, master_addr, port, threads_per_replica, extra_env or {})
+        if replicas:
+            _supervisor = ReplicaSupervisor(replicas)
+            _supervisor.start()
+        _launched = ProcessSpec(world_size=num_replicas, rank=0, local_rank=0, local_world_size=num_replicas,
+                                master_addr=master_addr, master_port=port, launched=True, source="torchstrategy")
+        return _launched
+
+
+def _check_arguments(num_replicas: int, master_port: Optional[int], threads_per_replica: Optional[int]) -> None:
+    if not isinstance(num_replicas, int) or isinstance(num_replicas, bool) or num_replicas < 1:
+        raise ValueError(f"num_replicas must be a positive int; got {num_replicas!r}.")
+    if master_port is not None and (not isinstance(master_port, int) or not 1 <= master_port <= 65535):
+        raise ValueError(f"master_port must be a TCP port number in 1..65535, or None to pick a free one; "
+                         f"got {master_port!r}.")
+    if threads_per_replica is not None and (not isinstance(threads_per_replica, int) or threads_per_replica < 1):
+        raise ValueError(f"threads_per_replica must be a positive int, or None to leave thread counts alone; "
+                         f"got {threads_per_replica!r}.")
+
+
+def _join_as_launched_replica(num_replicas: int) -> ProcessSpec:
+    """Inside a replica this launcher started: its spec from the environment; starts the watchdog."""
+    world_size = _int_variable("WORLD_SIZE")
+    if world_size != num_replicas:
+        raise RuntimeError(f"this replica was launched as one of {world_size} replicas, but the program now asks "
+                           f"for {num_replicas}; the number of replicas must not depend on the rank.")
+    launcher_pid = _int_variable(LAUNCHER_PID_VARIABLE)
+    start_parent_watchdog(launcher_pid)
+    return ProcessSpec(world_size=world_size, rank=_int_variable("RANK"), local_rank=_int_variable("LOCAL_RANK"),
+                       local_world_size=_int_variable("LOCAL_WORLD_SIZE"),
+                       master_addr=os.environ.get("MASTER_ADDR", "127.0.0.1"),
+                       master_port=_int_variable("MASTER_PORT"), launched=True, source="torchstrategy",
+                       launcher_pid=launcher_pid)
+
+
+def _int_variable(name: str) -> int:
+    value = os.environ.get(name)
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise RuntimeError(f"{LAUNCHED_VARIABLE}=1 is set but {name}={value!r} is not an integer; this process "
+                           f"was not started by torchstrategy's launcher. Unset {LAUNCHED_VARIABLE}.") from None
+
+
+def _command_to_rerun() -> List[str]:
+    """The argv that runs this program again: `python [flags] script.py args` or `python [flags] -m mod args`."""
+    main = sys.modules.get("__main__")
+    module_spec = getattr(main, "__spec__", None)
+    main_file = getattr(main, "__file__", None)
+    flags = _interpreter_flags()
+    if module_spec is not None and module_spec.name not in ("__main__", None):
+        module = module_spec.name
+        if module.endswith(".__main__"):  # `python -m package` runs package.__main__
+            module = module[: -len(".__main__")]
+        return [sys.executable, *flags, "-m", module, *sys.argv[1:]]
+    if main_file and sys.argv and sys.argv[0] not in ("", "-", "-c"):
+        # A script's __file__ is absolute (3.9+); a directory or zip app is re-run by its argv[0].
+        target = main_file if module_spec is None else sys.argv[0]
+        target = os.path.abspath(target)
+        if os.path.exists(target):
+            return [sys.executable, *flags, target, *sys.argv[1:]]
+    raise RuntimeError("torchstrategy cannot start the other replicas: this Python session was not started from "
+                       "a script file (it runs `python -c`, code from stdin, or an interactive session), so there "
+                       "is nothing to re-run. Put the code in a script and run `python train.py`, or start one "
+                       "process per replica with `torchrun --nproc_per_node=N train.py`.")
+
+
+def _interpreter_flags() -> List[str]:
+    # The same -O/-W/-X/-u/... options the user gave this interpreter (what multiprocessing passes on too).
+    flags_of = getattr(subprocess, "_args_from_interpreter_flags", None)
+    return list(flags_of()) if flags_of is not None else []
+
+
+def _rendezvous_port(master_addr: str, master_port: Optional[int]) -> int:
+    """`master_port` if it can be bound on `master_addr` now, else a clear error; None: a free port."""
+    family = socket.AF_INET6 if ":" in master_addr else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # SO_REUSEADDR like the rendezvous store: a port in TIME_WAIT is usable, a listening one is not.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((master_addr, master_port or 0))
+        except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                raise PortInUseError(f"master_port {master_port} on {master_addr} is already in use by another "
+                                     f"process. Choose a free port, or leave master_port unset so torchstrategy "
+                                     f"picks one.") from None
+            raise RuntimeError(f"cannot use {master_addr}:{master_port or 0} for the replicas' rendezvous "
+                               f"({error.strerror}); master_addr must be an address of this machine, such as "
+                               f"127.0.0.1.") from error
+        return probe.getsockname()[1]
+
+
+def _limit_threads_here(threads_per_replica: Optional[int]) -> None:
+    if threads_per_replica is None or "OMP_NUM_THREADS" in os.environ:
+        return
+    import torch  # lazily: the launcher itself does not need torch
+
+    torch.set_num_threads(threads_per_replica)
+
+
+def _replica_environment(rank: int, num_replicas: int, master_addr: str, master_port: int,
+                         threads_per_replica: Optional[int], extra_env: Mapping[str, str]) -> Dict[str, str]:
+    env = dict(os.environ)
+    env.update({str(key): str(value) for key, value in extra_env.items()})
+    if threads_per_replica is not None and "OMP_NUM_THREADS" not in os.environ:
+        env["OMP_NUM_THREADS"] = str(threads_per_replica)
+    env.update({"RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(num_replicas),
+                "LOCAL_WORLD_SIZE": str(num_replicas), "GROUP_RANK": "0", "MASTER_ADDR": master_addr,
+                "MASTER_PORT": str(master_port), LAUNCHED_VARIABLE: "1", LAUNCHER_PID_VARIABLE: str(os.getpid())})
+    return env
+
+
+def _spawn(command: List[str], num_replicas: int, master_addr: str, master_port: int,
+           threads_per_replica: Optional[int], extra_env: Mapping[str, str]) -> List[Replica]:
+    replicas: List[Replica] = []
+    try:
+        for rank in range(1, num_replicas):
+            env = _replica_environment(rank, num_replicas, master_addr, master_port, threads_per_replica, extra_env)
+            # Same process group as rank 0, so a terminal's Ctrl-C reaches every replica.
+            process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL)
+            replicas.append(Replica(rank, process))
+    except BaseException:
+        for replica in replicas:
+            replica.process.kill()
+            replica.process.wait()
+        raise
+    return replicas
