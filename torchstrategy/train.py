@@ -1,5 +1,7 @@
-"""`tf.train`: the namespace where Checkpoint and CheckpointManager live. Their atomic file
-layer is torchstrategy/checkpoint.py; the objects themselves arrive with the checkpointing work."""
+"""`tf.train`: ClusterSpec (TF's job -> task address map, from torchstrategy.cluster) and the
+namespace where Checkpoint and CheckpointManager arrive with the checkpointing work."""
 from __future__ import annotations
 
-__all__: list[str] = []
+from torchstrategy.cluster.spec import ClusterSpec
+
+__all__ = ["ClusterSpec"]

@@ -262,10 +262,15 @@ def test_already_launched_jobs_start_nothing(tmp_path):
                                     "launch_local_replicas(2)\n")
     under_torchrun = run_python([script], env=clean_env(RANK="0", WORLD_SIZE="2", LOCAL_RANK="0"), timeout=30)
     assert under_torchrun.returncode != 0
-    assert "already part of a launched job (RANK, WORLD_SIZE, LOCAL_RANK set" in under_torchrun.stderr
+    assert "set all six" in under_torchrun.stderr  # a partial torchrun environment is named, not ignored
+    full = clean_env(RANK="0", WORLD_SIZE="2", LOCAL_RANK="0", LOCAL_WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
+                     MASTER_PORT="1234")
+    complete = run_python([script], env=full, timeout=30)
+    assert complete.returncode != 0
+    assert "already part of a launched job (found by its torchrun environment)" in complete.stderr
     wrong_count = run_python([script], timeout=30, env=clean_env(
         TORCHSTRATEGY_LAUNCHED="1", TORCHSTRATEGY_LAUNCHER_PID=str(os.getpid()), RANK="1", LOCAL_RANK="1",
-        WORLD_SIZE="3", LOCAL_WORLD_SIZE="3", MASTER_PORT="1234"))
+        WORLD_SIZE="3", LOCAL_WORLD_SIZE="3", MASTER_ADDR="127.0.0.1", MASTER_PORT="1234"))
     assert wrong_count.returncode != 0
     assert "launched as one of 3 replicas, but the program now asks for 2" in wrong_count.stderr
 

@@ -40,3 +40,13 @@ def keras_home() -> str:
 def offline() -> bool:
     """True when `TORCHSTRATEGY_OFFLINE` is 1/true/yes/on: dataset loaders then never download."""
     return os.environ.get(OFFLINE_VARIABLE, "").strip().lower() in _TRUE_WORDS
+
+
+def snapshot() -> dict[str, str]:
+    """A copy of the whole environment (the launcher hands it, amended, to the replicas it starts)."""
+    return dict(os.environ)
+
+
+def threads_set_by_user() -> bool:
+    """Whether OMP_NUM_THREADS is set: then the user, not the launcher, chose the thread count."""
+    return "OMP_NUM_THREADS" in os.environ

@@ -10,16 +10,13 @@ import sys
 import threading
 from typing import Dict, List, Mapping, Optional
 
+from torchstrategy import cluster
+from torchstrategy.cluster import environment
+from torchstrategy.cluster.resolvers import LAUNCHED_VARIABLE, LAUNCHER_PID_VARIABLE
 from torchstrategy.cluster.spec import ProcessSpec
 from torchstrategy.launch.supervisor import Replica, ReplicaSupervisor
 from torchstrategy.launch.watchdog import start_parent_watchdog
 
-#: Set to "1" in every replica this launcher starts.
-LAUNCHED_VARIABLE = "TORCHSTRATEGY_LAUNCHED"
-#: The pid of rank 0, the process that started the replica.
-LAUNCHER_PID_VARIABLE = "TORCHSTRATEGY_LAUNCHER_PID"
-# Present when another launcher (torchrun, a scheduler) already made this process part of a job.
-_FOREIGN_JOB_VARIABLES = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "TORCHELASTIC_RUN_ID")
 
 
 class PortInUseError(RuntimeError):
@@ -54,12 +51,12 @@ def launch_local_replicas(num_replicas: int, master_port: Optional[int] = None, 
     """
     global _launched, _supervisor
     _check_arguments(num_replicas, master_port, threads_per_replica)
-    if os.environ.get(LAUNCHED_VARIABLE) == "1":
-        return _join_as_launched_replica(num_replicas)
-    foreign = [name for name in _FOREIGN_JOB_VARIABLES if name in os.environ]
-    if foreign:
+    current = cluster.process_spec()
+    if current.source == "torchstrategy":
+        return _join_as_launched_replica(num_replicas, current)
+    if current.launched:
         raise RuntimeError(f"launch_local_replicas: this process is already part of a launched job "
-                           f"({', '.join(foreign)} set, e.g. by torchrun), so no replicas are started. "
+                           f"(found by its {current.source} environment), so no replicas are started. "
                            f"Read the process's place from the environment instead, or unset those variables "
                            f"to launch from a plain `python train.py`.")
     with _launch_lock:
@@ -95,28 +92,14 @@ def _check_arguments(num_replicas: int, master_port: Optional[int], threads_per_
                          f"got {threads_per_replica!r}.")
 
 
-def _join_as_launched_replica(num_replicas: int) -> ProcessSpec:
-    """Inside a replica this launcher started: its spec from the environment; starts the watchdog."""
-    world_size = _int_variable("WORLD_SIZE")
-    if world_size != num_replicas:
-        raise RuntimeError(f"this replica was launched as one of {world_size} replicas, but the program now asks "
-                           f"for {num_replicas}; the number of replicas must not depend on the rank.")
-    launcher_pid = _int_variable(LAUNCHER_PID_VARIABLE)
-    start_parent_watchdog(launcher_pid)
-    return ProcessSpec(world_size=world_size, rank=_int_variable("RANK"), local_rank=_int_variable("LOCAL_RANK"),
-                       local_world_size=_int_variable("LOCAL_WORLD_SIZE"),
-                       master_addr=os.environ.get("MASTER_ADDR", "127.0.0.1"),
-                       master_port=_int_variable("MASTER_PORT"), launched=True, source="torchstrategy",
-                       launcher_pid=launcher_pid)
-
-
-def _int_variable(name: str) -> int:
-    value = os.environ.get(name)
-    try:
-        return int(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise RuntimeError(f"{LAUNCHED_VARIABLE}=1 is set but {name}={value!r} is not an integer; this process "
-                           f"was not started by torchstrategy's launcher. Unset {LAUNCHED_VARIABLE}.") from None
+def _join_as_launched_replica(num_replicas: int, spec: ProcessSpec) -> ProcessSpec:
+    """Inside a replica this launcher started: its spec (from the environment); starts the watchdog."""
+    if spec.world_size != num_replicas:
+        raise RuntimeError(f"this replica was launched as one of {spec.world_size} replicas, but the program now "
+                           f"asks for {num_replicas}; the number of replicas must not depend on the rank.")
+    if spec.launcher_pid is not None:
+        start_parent_watchdog(spec.launcher_pid)
+    return spec
 
 
 def _command_to_rerun() -> List[str]:
@@ -168,7 +151,7 @@ def _rendezvous_port(master_addr: str, master_port: Optional[int]) -> int:
 
 
 def _limit_threads_here(threads_per_replica: Optional[int]) -> None:
-    if threads_per_replica is None or "OMP_NUM_THREADS" in os.environ:
+    if threads_per_replica is None or environment.threads_set_by_user():
         return
     import torch  # lazily: the launcher itself does not need torch
 
@@ -177,9 +160,9 @@ def _limit_threads_here(threads_per_replica: Optional[int]) -> None:
 
 def _replica_environment(rank: int, num_replicas: int, master_addr: str, master_port: int,
                          threads_per_replica: Optional[int], extra_env: Mapping[str, str]) -> Dict[str, str]:
-    env = dict(os.environ)
+    env = environment.snapshot()
     env.update({str(key): str(value) for key, value in extra_env.items()})
-    if threads_per_replica is not None and "OMP_NUM_THREADS" not in os.environ:
+    if threads_per_replica is not None and not environment.threads_set_by_user():
         env["OMP_NUM_THREADS"] = str(threads_per_replica)
     env.update({"RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(num_replicas),
                 "LOCAL_WORLD_SIZE": str(num_replicas), "GROUP_RANK": "0", "MASTER_ADDR": master_addr,
