@@ -31,6 +31,23 @@ def _note_failure(previous: Callable) -> Callable:
     return hook
 
 
+class _AllReduceSum(torch.autograd.Function):
+    """Differentiable cross-replica sum: the gradient of each input is the sum of the replicas' output
+    gradients (every replica's loss depends on every replica's input)."""
+
+    @staticmethod
+    def forward(ctx: Any, tensor: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        out = tensor.detach().clone()
+        dist.all_reduce(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        out = grad.detach().clone()
+        dist.all_reduce(out)
+        return out
+
+
 class DataParallelStrategy(Strategy):
     """Synchronous data parallelism with one process per replica (DDP under the hood).
 
@@ -148,7 +165,7 @@ class DataParallelStrategy(Strategy):
             tensor = torch.as_tensor(leaf)
             home = tensor.device
             if tensor.requires_grad:
-                out = torch.distributed.nn.functional.all_reduce(tensor.to(self._collective_device()))
+                out = _AllReduceSum.apply(tensor.to(self._collective_device()))
             else:
                 out = tensor.detach().to(self._collective_device()).clone()
                 dist.all_reduce(out)
@@ -161,7 +178,7 @@ class DataParallelStrategy(Strategy):
     def _cross_replica_sum(self, tensor: torch.Tensor) -> torch.Tensor:
         if not self._distributed:
             return tensor
-        return torch.distributed.nn.functional.all_reduce(tensor.to(self._collective_device())).to(tensor.device)
+        return _AllReduceSum.apply(tensor.to(self._collective_device())).to(tensor.device)
 
     def _all_gather(self, value: torch.Tensor, axis: int = 0) -> torch.Tensor:
         if not self._distributed:
