@@ -83,3 +83,15 @@ def test_custom_loop_example_runs_and_loss_falls(tmp_path):
     losses = [float(line.split("Loss: ")[1].split(",")[0]) for line in result.stdout.splitlines()
               if line.startswith("Epoch")]
     assert len(losses) == 2 and losses[1] < losses[0]
+
+
+def test_cifar10_example_on_two_mirrored_cpu_replicas_from_plain_python(tmp_path):
+    result = _run_example("cifar10.py", "--epochs", "1", "--synthetic", "--train-samples", "1024", "--verbose", "2",
+                          "--strategy", "mirrored", "--replicas", "2", env_extra={"HOME": str(tmp_path),
+                                                                                   "OMP_NUM_THREADS": "1"})
+    assert result.returncode == 0, result.stderr
+    assert "replicas in sync: 2" in result.stdout
+    assert result.stdout.count("Total params: 122,570") == 1  # the summary comes from the chief only
+    assert result.stdout.count("SYNTHETIC DATA") == 1
+    accuracy = float(result.stdout.split("test accuracy: ")[1].split()[0])
+    assert accuracy > 0.3
