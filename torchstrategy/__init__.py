@@ -26,6 +26,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "TensorSpec": "torchstrategy.data:TensorSpec",
     "TensorShape": "torchstrategy.data:TensorShape",
     "dtypes": "torchstrategy.dtypes",
+    "Variable": "torchstrategy.variables:Variable",
     **{name: f"torchstrategy.ops:{name}" for name in _OPS},
     **{name: f"torchstrategy.dtypes:{name}" for name in _DTYPES},
 })

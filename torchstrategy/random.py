@@ -37,3 +37,20 @@ def normal(shape: Sequence[int], mean: float = 0.0, stddev: float = 1.0, dtype: 
 def shuffle(value: torch.Tensor, seed: Optional[int] = None) -> torch.Tensor:
     """`value` with its first dimension randomly permuted."""
     return value[torch.randperm(value.shape[0], generator=_generator(seed))]
+
+
+def get_rng_state() -> dict:
+    """The state of every global generator this process uses (Python, NumPy, torch CPU and CUDA)."""
+    state = {"python": _py_random.getstate(), "numpy": np.random.get_state(), "torch": torch.get_rng_state()}
+    if torch.cuda.is_available() and torch.cuda.is_initialized():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def set_rng_state(state: dict) -> None:
+    """Puts back what `get_rng_state` captured, so random draws continue exactly from there."""
+    _py_random.setstate(state["python"])
+    np.random.set_state(state["numpy"])
+    torch.set_rng_state(state["torch"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])

@@ -1,7 +1,10 @@
-"""`tf.train`: ClusterSpec (TF's job -> task address map, from torchstrategy.cluster) and the
-namespace where Checkpoint and CheckpointManager arrive with the checkpointing work."""
+"""`tf.train`: ClusterSpec (TF's job -> task address map, from torchstrategy.cluster) and
+checkpointing (Checkpoint, CheckpointManager, latest_checkpoint, get_checkpoint_state)."""
 from __future__ import annotations
 
+from torchstrategy.checkpoint import (Checkpoint, CheckpointManager, CheckpointState, checkpoint_metadata,
+                                      get_checkpoint_state, latest_checkpoint)
 from torchstrategy.cluster.spec import ClusterSpec
 
-__all__ = ["ClusterSpec"]
+__all__ = ["ClusterSpec", "Checkpoint", "CheckpointManager", "CheckpointState", "latest_checkpoint",
+           "get_checkpoint_state", "checkpoint_metadata"]

@@ -10,7 +10,7 @@ from typing import Any, Iterator, Optional
 
 import torch
 
-from torchstrategy.data import _structure
+from torchstrategy.data import _state, _structure
 from torchstrategy.data._ops import UnaryDataset, closing
 from torchstrategy.data.dataset import UNKNOWN_CARDINALITY, Dataset, IndexPlan, batch_cardinality
 
@@ -46,23 +46,61 @@ class ShuffleDataset(UnaryDataset):
         self._passes = 0
         self._lock = threading.Lock()
 
-    def _rng(self) -> random.Random:
-        """A generator for one pass: pass k of a reshuffling dataset uses its own derived seed."""
+    def _take_pass(self) -> int:
+        """The pass number for a new pass (counted only when reshuffling, and never by a peek)."""
         with self._lock:
             current = self._passes if self._reshuffle else 0
             if self._reshuffle and not _structure.is_peeking():
                 self._passes += 1
-        return random.Random(f"torchstrategy.shuffle/{self._seed}/{current}")
+        return current
+
+    def _rng(self) -> random.Random:
+        """A generator for one pass: pass k of a reshuffling dataset uses its own derived seed."""
+        return random.Random(f"torchstrategy.shuffle/{self._seed}/{self._take_pass()}")
 
     def _index_plan(self) -> Optional[IndexPlan]:
         plan = self._input._index_plan()
         if plan is None:
             return None
         start = plan.indices
-        return IndexPlan(plan.source, lambda: shuffle_stream(start(), self._buffer_size, self._rng()))
+
+        def indices(skip: int = 0) -> Iterator[int]:
+            if skip == 0:
+                return shuffle_stream(start(), self._buffer_size, self._rng())
+            return self._shuffled_from(start, skip)
+        return IndexPlan(plan.source, indices)
 
     def _iterate_elements(self) -> Iterator[Any]:
         return shuffle_stream(self._input._iterate(), self._buffer_size, self._rng())
+
+    def _elements_from(self, skip: int) -> Iterator[Any]:
+        return self._shuffled_from(self._input._iterate_from, skip)
+
+    def _shuffled_from(self, start_from: Any, skip: int) -> Iterator:
+        count = self._input._cardinality()
+        if 0 <= count <= skip:  # the whole pass is skipped: consume its input and its pass number only
+            _state.finish_pass(start_from(count), "the input of shuffle")
+            self._take_pass()
+            return _state.nothing()
+        return _state.advanced(shuffle_stream(start_from(0), self._buffer_size, self._rng()), skip)
+
+    def _state_config(self) -> dict:
+        return {"buffer_size": self._buffer_size, "reshuffle_each_iteration": self._reshuffle}
+
+    def _op_state(self) -> Optional[dict]:
+        return {"seed": self._seed, "passes": self._passes}
+
+    def _op_state_loader(self, state: Any, where: str) -> Any:
+        if not isinstance(state, dict):
+            raise ValueError(f"{where}: the state has no seed/pass counter for a ShuffleDataset; it comes from a "
+                             f"different pipeline or is damaged.")
+        seed = _state.check_int(state.get("seed"), where, "the shuffle seed")
+        passes = _state.check_int(state.get("passes"), where, "the shuffle pass counter")
+
+        def apply() -> None:
+            with self._lock:
+                self._seed, self._passes = seed, passes
+        return apply
 
 
 def _chunks(iterator: Iterator, size: int, drop_remainder: bool) -> Iterator[list]:
@@ -76,20 +114,36 @@ def _chunks(iterator: Iterator, size: int, drop_remainder: bool) -> Iterator[lis
         closing(iterator)
 
 
+def _mapped(fn: Any, chunks: Iterator[list]) -> Iterator[Any]:
+    try:
+        for chunk in chunks:
+            yield fn(chunk)
+    finally:
+        closing(chunks)
+
+
 class BatchDataset(UnaryDataset):
     def __init__(self, input_dataset: Dataset, batch_size: int, drop_remainder: bool):
         super().__init__(input_dataset)
         self._batch_size, self._drop = batch_size, drop_remainder
 
     def _iterate_elements(self) -> Iterator[Any]:
+        yield from self._batches_after(0)
+
+    def _elements_from(self, skip: int) -> Iterator[Any]:
+        return self._batches_after(skip)
+
+    def _batches_after(self, skip: int) -> Iterator[Any]:
+        """Batches after the first `skip` (skipped now, as skip * batch_size input elements)."""
         plan = self._input._index_plan()
         if plan is not None:  # fast path: rows gathered with one fancy index per leaf
-            gather = plan.source.gather
-            for chunk in _chunks(plan.indices(), self._batch_size, self._drop):
-                yield gather(chunk)
-        else:
-            for chunk in _chunks(self._input._iterate(), self._batch_size, self._drop):
-                yield self._combine(chunk)
+            indices = plan.indices(skip * self._batch_size) if skip else plan.indices()
+            return _mapped(plan.source.gather, _chunks(indices, self._batch_size, self._drop))
+        elements = self._input._iterate_from(skip * self._batch_size)
+        return _mapped(self._combine, _chunks(elements, self._batch_size, self._drop))
+
+    def _state_config(self) -> dict:
+        return {"batch_size": self._batch_size, "drop_remainder": self._drop}
 
     def _combine(self, chunk: list) -> Any:
         return _structure.stack_elements(chunk, "batch")
@@ -123,9 +177,9 @@ class PaddedBatchDataset(BatchDataset):
         super().__init__(input_dataset, batch_size, drop_remainder)
         self._padded_shapes, self._padding_values = padded_shapes, padding_values
 
-    def _iterate_elements(self) -> Iterator[Any]:
-        for chunk in _chunks(self._input._iterate(), self._batch_size, self._drop):
-            yield self._combine(chunk)
+    def _batches_after(self, skip: int) -> Iterator[Any]:
+        elements = self._input._iterate_from(skip * self._batch_size)
+        return _mapped(self._combine, _chunks(elements, self._batch_size, self._drop))
 
     def _combine(self, chunk: list) -> Any:
         template = chunk[0]
@@ -199,34 +253,71 @@ class UnbatchDataset(UnaryDataset):
 
 class CacheDataset(UnaryDataset):
     """Replays elements after one complete pass. A pass cut short stores nothing, so the cache is
-    never truncated; with a filename the elements are written once (atomically) and reloaded later."""
+    never truncated; with a filename the elements are written once (atomically) and reloaded later.
+
+    Its state says whether it is filled and its input's state when that fill began: restoring a filled
+    state into a fresh pipeline refills it from that input state (same elements), then puts the input
+    back to its restored state. A file cache trusts its file when the file exists."""
 
     def __init__(self, input_dataset: Dataset, filename: str):
         super().__init__(input_dataset)
         self._path = f"{filename}.cache.pt" if filename else ""
         self._elements: Optional[list] = None
+        self._fill_state: Optional[dict] = None  # the input's state when the stored fill began
+        self._refill_state: Optional[dict] = None  # set by a restore for _state.prepare's refill step
 
     def _load(self) -> Optional[list]:
         if self._elements is None and self._path and os.path.exists(self._path):
             self._elements = torch.load(self._path, weights_only=True)
         return self._elements
 
-    def _store(self, elements: list) -> None:
+    def _store(self, elements: list, fill_state: dict) -> None:
         if self._elements is not None:
             return
         if self._path:
             temporary = f"{self._path}.tmp{os.getpid()}.{threading.get_ident()}"
             torch.save(elements, temporary)
             os.replace(temporary, self._path)
-        self._elements = elements
+        self._elements, self._fill_state = elements, fill_state
 
     def _iterate_elements(self) -> Iterator[Any]:
         cached = self._load()
         if cached is not None:
             yield from cached
             return
+        fill_state = _state.capture(self._input)
         filled: list = []
         for element in self._input._iterate():
             filled.append(element)
             yield element
-        self._store(filled)
+        self._store(filled, fill_state)
+
+    def _op_state(self) -> Optional[dict]:
+        return {"filled": self._elements is not None, "fill_state": self._fill_state}
+
+    def _op_state_loader(self, state: Any, where: str) -> Any:
+        if not isinstance(state, dict) or not isinstance(state.get("filled"), bool):
+            raise ValueError(f"{where}: the state has no fill flag for a CacheDataset; it comes from a different "
+                             f"pipeline or is damaged.")
+        filled, fill_state = state["filled"], state.get("fill_state")
+        if fill_state is not None:
+            _state.prepare(self._input, fill_state, where)  # checked now, applied after the other ops
+
+        def apply() -> None:
+            if self._path and os.path.exists(self._path):
+                return  # the file is the cache
+            if filled and self._elements is not None and self._fill_state == fill_state:
+                return  # already holds exactly that fill
+            self._elements, self._fill_state = None, None
+            if filled and fill_state is not None:
+                self._refill_state = fill_state
+        return apply
+
+    def _refill(self) -> None:
+        """Fills the cache from its input as it was when the saved fill began, then restores the input."""
+        fill_state, self._refill_state = self._refill_state, None
+        current = _state.capture(self._input)
+        _state.restore(self._input, fill_state)
+        for _ in self._iterate_elements():
+            pass
+        _state.restore(self._input, current)

@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 import torch
 
-from torchstrategy.data import _structure
+from torchstrategy.data import _state, _structure
 from torchstrategy.data._structure import TensorSpec
 from torchstrategy.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, IndexPlan)
 from torchstrategy.data.options import Options
@@ -184,21 +184,35 @@ class EnumerateDataset(UnaryDataset):
         self._start = start
 
     def _iterate_elements(self) -> Iterator[Any]:
-        for position, element in enumerate(self._input._iterate(), self._start):
-            yield torch.tensor(position, dtype=torch.int64), element
+        yield from self._numbered(self._input._iterate(), self._start)
+
+    def _elements_from(self, skip: int) -> Iterator[Any]:
+        return self._numbered(self._input._iterate_from(skip), self._start + skip)
+
+    @staticmethod
+    def _numbered(elements: Iterator, start: int) -> Iterator[Any]:
+        try:
+            for position, element in enumerate(elements, start):
+                yield torch.tensor(position, dtype=torch.int64), element
+        finally:
+            closing(elements)
 
     def _spec(self, peek: bool = False) -> Any:
         spec = self._input._spec(peek)
         return None if spec is None else (TensorSpec((), torch.int64), spec)
 
 
-def _repeated(start_pass: Callable[[], Iterator], count: int) -> Iterator:
-    passes = 0
+def _repeated(start_pass: Callable[[], Iterator], count: int, done: int = 0,
+              current: Optional[Iterator] = None) -> Iterator:
+    """Passes of `start_pass()` until `count` (-1: forever) passes are done; a resumed run starts with
+    `done` passes finished and the rest of pass `done` in `current`."""
+    passes = done
     while count < 0 or passes < count:
-        produced = False
-        for item in start_pass():
+        produced = current is not None
+        for item in current if current is not None else start_pass():
             produced = True
             yield item
+        current = None
         if not produced and count < 0:
             return  # as tf: repeating an empty dataset forever ends instead of spinning
         passes += 1
@@ -210,12 +224,16 @@ class _CountingOp(UnaryDataset):
     def _select(self, iterator: Iterator) -> Iterator:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def _select_from(self, start_from: Callable[[int], Iterator], skip: int) -> Iterator:
+        """The selection after its first `skip` outputs, pulling from `start_from(k)` (input after k)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
     def _index_plan(self) -> Optional[IndexPlan]:
         plan = self._input._index_plan()
         if plan is None:
             return None
         start = plan.indices
-        return IndexPlan(plan.source, lambda: self._select(start()))
+        return IndexPlan(plan.source, lambda skip=0: self._select_from(start, skip) if skip else self._select(start()))
 
     def _iterate_elements(self) -> Iterator[Any]:
         iterator = self._input._iterate()
@@ -223,6 +241,10 @@ class _CountingOp(UnaryDataset):
             yield from self._select(iterator)
         finally:
             closing(iterator)
+
+    def _elements_from(self, skip: int) -> Iterator[Any]:
+        selected = self._select_from(self._input._iterate_from, skip)
+        return selected if hasattr(selected, "close") else _state.sliced(selected)
 
 
 class RepeatDataset(_CountingOp):
@@ -232,10 +254,34 @@ class RepeatDataset(_CountingOp):
 
     def _index_plan(self) -> Optional[IndexPlan]:
         plan = self._input._index_plan()
-        return None if plan is None else IndexPlan(plan.source, lambda: _repeated(plan.indices, self._count))
+        if plan is None:
+            return None
+        start = plan.indices
+        return IndexPlan(plan.source, lambda skip=0: self._select_from(start, skip) if skip
+                         else _repeated(start, self._count))
 
     def _iterate_elements(self) -> Iterator[Any]:
         return _repeated(self._input._iterate, self._count)
+
+    def _select_from(self, start_from: Callable[[int], Iterator], skip: int) -> Iterator:
+        per_pass = self._input._cardinality()
+        if per_pass == INFINITE_CARDINALITY:
+            return start_from(skip)  # the first pass never ends
+        if per_pass <= 0:  # unknown or empty passes: count them by iterating
+            return _state.advanced(_repeated(lambda: start_from(0), self._count), skip)
+        # Whole passes are skipped by count (shuffles just take their pass number); the pass holding the
+        # last skipped element stays open, as after pulling exactly `skip` elements.
+        done, into = divmod(skip - 1, per_pass)
+        if 0 <= self._count <= done:
+            for _ in range(self._count):
+                _state.finish_pass(start_from(per_pass), "a repeated pass")
+            return _state.nothing()
+        for _ in range(done):
+            _state.finish_pass(start_from(per_pass), "a repeated pass")
+        return _repeated(lambda: start_from(0), self._count, done, start_from(into + 1))
+
+    def _state_config(self) -> dict:
+        return {"count": self._count}
 
     def _cardinality(self) -> int:
         count = self._input._cardinality()
@@ -254,6 +300,19 @@ class TakeDataset(_CountingOp):
     def _select(self, iterator: Iterator) -> Iterator:
         return iterator if self._count < 0 else itertools.islice(iterator, self._count)
 
+    def _select_from(self, start_from: Callable[[int], Iterator], skip: int) -> Iterator:
+        if self._count < 0:
+            return start_from(skip)
+        skipped = min(skip, self._count)
+        source = start_from(skipped)
+        if skipped == self._count:
+            closing(source)
+            return _state.nothing()
+        return _state.sliced(source, 0, self._count - skipped)
+
+    def _state_config(self) -> dict:
+        return {"count": self._count}
+
     def _cardinality(self) -> int:
         count = self._input._cardinality()
         if count == UNKNOWN_CARDINALITY:
@@ -268,6 +327,13 @@ class SkipDataset(TakeDataset):
         if self._count < 0:
             return _drain(iterator)
         return itertools.islice(iterator, self._count, None)
+
+    def _select_from(self, start_from: Callable[[int], Iterator], skip: int) -> Iterator:
+        if self._count < 0:
+            source = start_from(0)
+            _state.finish_pass(_drain(source), "skip(-1)")
+            return _state.nothing()
+        return start_from(self._count + skip)
 
     def _cardinality(self) -> int:
         count = self._input._cardinality()
@@ -290,6 +356,11 @@ class ShardDataset(_CountingOp):
     def _select(self, iterator: Iterator) -> Iterator:
         return itertools.islice(iterator, self._index, None, self._num_shards)
 
+    def _select_from(self, start_from: Callable[[int], Iterator], skip: int) -> Iterator:
+        # `skip` outputs pulled the input up to and including position index + (skip - 1) * num_shards.
+        source = start_from(self._index + (skip - 1) * self._num_shards + 1)
+        return _state.sliced(source, self._num_shards - 1, None, self._num_shards)
+
     def _cardinality(self) -> int:
         count = self._input._cardinality()
         if count < 0:
@@ -309,3 +380,6 @@ class OptionsDataset(UnaryDataset):
 
     def _iterate_elements(self) -> Iterator[Any]:
         return self._input._iterate()
+
+    def _elements_from(self, skip: int) -> Iterator[Any]:
+        return self._input._iterate_from(skip)

@@ -7,7 +7,8 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 import numpy as np
 import torch
 
-from torchstrategy.data import _structure
+from torchstrategy.data import _state, _structure
+from torchstrategy.data._ops import closing
 from torchstrategy.data._structure import TensorSpec
 from torchstrategy.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, IndexPlan
 
@@ -108,7 +109,7 @@ class TensorSlicesDataset(Dataset):
 
     def _index_plan(self) -> IndexPlan:
         count = len(self._source)
-        return IndexPlan(self._source, lambda: iter(range(count)))
+        return IndexPlan(self._source, lambda skip=0: iter(range(min(skip, count), count)))
 
     def _cardinality(self) -> int:
         return len(self._source)
@@ -148,7 +149,7 @@ class RangeDataset(Dataset):
 
     def _index_plan(self) -> IndexPlan:
         count = len(self._source.values)
-        return IndexPlan(self._source, lambda: iter(range(count)))
+        return IndexPlan(self._source, lambda skip=0: iter(range(min(skip, count), count)))
 
     def _cardinality(self) -> int:
         return len(self._source.values)
@@ -234,7 +235,17 @@ class ZipDataset(Dataset):
         self._structure = datasets
 
     def _iterate_elements(self) -> Iterator[Any]:
-        iterators = [ds._iterate() for ds in self._inputs]
+        yield from self._zipped([ds._iterate() for ds in self._inputs])
+
+    def _elements_from(self, skip: int) -> Iterator[Any]:
+        count = self._cardinality()
+        if count == UNKNOWN_CARDINALITY:
+            return super()._elements_from(skip)
+        # Each input gives `skip` elements (at most the shortest's count), as a normal pass pulls them.
+        each = skip if count == INFINITE_CARDINALITY else min(skip, count)
+        return self._zipped([ds._iterate_from(each) for ds in self._inputs])
+
+    def _zipped(self, iterators: list) -> Iterator[Any]:
         try:
             while True:
                 try:
@@ -244,7 +255,7 @@ class ZipDataset(Dataset):
                 yield _structure.pack_as(self._structure, parts)
         finally:
             for iterator in iterators:
-                iterator.close()
+                closing(iterator)
 
     def _cardinality(self) -> int:
         result = INFINITE_CARDINALITY
@@ -276,6 +287,21 @@ class ConcatenateDataset(Dataset):
     def _iterate_elements(self) -> Iterator[Any]:
         for ds in self._inputs:
             yield from ds._iterate()
+
+    def _elements_from(self, skip: int) -> Iterator[Any]:
+        first, second = self._inputs
+        count = first._cardinality()
+        if count == UNKNOWN_CARDINALITY:
+            return super()._elements_from(skip)
+        if count == INFINITE_CARDINALITY or skip <= count:
+            return self._chained(first._iterate_from(skip), second)
+        _state.finish_pass(first._iterate_from(count), "the first dataset of concatenate")
+        return second._iterate_from(skip - count)
+
+    @staticmethod
+    def _chained(rest_of_first: Iterator, second: Dataset) -> Iterator[Any]:
+        yield from rest_of_first
+        yield from second._iterate()
 
     def _cardinality(self) -> int:
         first, second = (ds._cardinality() for ds in self._inputs)

@@ -150,9 +150,16 @@ class PrefetchDataset(UnaryDataset):
 
     def _iterate_elements(self) -> Iterator[Any]:
         if self._buffer_size == 0:
-            yield from self._input._iterate()
-            return
-        prefetcher = _Prefetcher(self._input._iterate, self._buffer_size)
+            return self._input._iterate()
+        return self._prefetched(self._input._iterate)
+
+    def _elements_from(self, skip: int) -> Iterator[Any]:
+        # The skip runs here, in the caller's thread (cheap on the index path); the producer continues.
+        upstream = self._input._iterate_from(skip)
+        return upstream if self._buffer_size == 0 else self._prefetched(lambda: upstream)
+
+    def _prefetched(self, start: Callable[[], Iterator]) -> Iterator[Any]:
+        prefetcher = _Prefetcher(start, self._buffer_size)
         try:
             while True:
                 item = prefetcher.get()

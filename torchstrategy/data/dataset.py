@@ -1,5 +1,5 @@
 """The tf.data-like `Dataset`: its public API (sources as static methods, ops returning new
-datasets), cardinality constants, AUTOTUNE and the counting `DatasetIterator`. Ops live in _ops/_sources."""
+datasets, get_state/set_state), cardinality constants and AUTOTUNE. Ops live in _ops/_sources/_batching."""
 from __future__ import annotations
 
 import math
@@ -8,7 +8,9 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 import numpy as np
 import torch
 
-from torchstrategy.data import _structure
+from torchstrategy.data import _state, _structure
+from torchstrategy.data._iterator import DatasetIterator
+from torchstrategy.data._state import IndexPlan
 from torchstrategy.data.options import Options
 
 AUTOTUNE = -1
@@ -35,47 +37,6 @@ def _check_int(value: Any, op: str, name: str, minimum: int, hint: str, allow: S
         also = "".join(f" or {value}" for value in allow)
         raise ValueError(f"Dataset.{op}: {name} must be >= {minimum}{also}, got {number}. {hint}")
     return number
-
-
-class IndexPlan:
-    """How a dataset's elements come from a random-access source: `source` gives elements/batches by
-    index and `indices()` starts one pass of the index stream. Shuffle/take/skip/shard/repeat transform
-    the index stream, so `batch` gathers rows with one fancy index instead of stacking elements."""
-
-    __slots__ = ("source", "indices")
-
-    def __init__(self, source: Any, indices: Callable[[], Iterator[int]]):
-        self.source = source
-        self.indices = indices
-
-
-class DatasetIterator:
-    """Iterator over a Dataset; counts the elements it has produced (`produced`) for checkpointing."""
-
-    def __init__(self, dataset: "Dataset"):
-        self._dataset = dataset
-        self._elements = dataset._iterate()
-        self.produced = 0
-
-    def __iter__(self) -> "DatasetIterator":
-        return self
-
-    def __next__(self) -> Any:
-        element = next(self._elements)
-        self.produced += 1
-        return element
-
-    def get_next(self) -> Any:
-        """The next element; raises StopIteration at the end (tf raises OutOfRangeError)."""
-        return next(self)
-
-    @property
-    def element_spec(self) -> Any:
-        return self._dataset.element_spec
-
-    def close(self) -> None:
-        """Stops background work (prefetch threads, map workers) of this iterator now."""
-        self._elements.close()
 
 
 class Dataset:
@@ -131,6 +92,61 @@ class Dataset:
         if plan is not None:
             return plan.source.elements(plan.indices())
         return self._iterate_elements()
+
+    def _iterate_from(self, skip: int) -> Iterator[Any]:
+        """Exactly `itertools.islice(self._iterate(), skip, None)` (batches for a batched dataset), with the
+        same effect on the pipeline state. The skip happens now: in index space on the index path (nothing
+        gathered, whole repeated passes skipped by count), by iterating and dropping elsewhere."""
+        count = _check_int(skip, "_iterate_from", "skip", 0, "Pass how many elements to skip (>= 0).")
+        if count == 0:
+            return self._iterate()
+        plan = self._index_plan()
+        if plan is not None:
+            return plan.source.elements(plan.indices(count))
+        return self._elements_from(count)
+
+    def _elements_from(self, skip: int) -> Iterator[Any]:
+        """`_iterate_from` off the index path (skip > 0): iterate and drop; ops that can do better override."""
+        return _state.advanced(self._iterate_elements(), skip)
+
+    # ------------------------------------------------------------ pipeline state (overridden by ops with state)
+    def _state_config(self) -> dict:
+        """Arguments that fix this op's element order/grouping, checked by set_state (plain data)."""
+        return {}
+
+    def _op_state(self) -> Optional[dict]:
+        """What changes in this op from one pass to the next (plain data), or None."""
+        return None
+
+    def _op_state_loader(self, state: Any, where: str) -> Optional[Callable[[], None]]:
+        """Validates `state` (from `_op_state`) and returns the function that applies it."""
+        if state is not None:
+            raise ValueError(f"{where}: the state gives {type(self).__name__}, which has none, a state; it is damaged.")
+        return None
+
+    def get_state(self) -> dict:
+        """The pipeline's between-iterations state, as plain data for a checkpoint.
+
+        It holds the state of every op that changes from one pass to the next (shuffle seeds and pass
+        counters, cache fills; through zipped/concatenated/nested inputs) and the pipeline's structure.
+        After `set_state(state)` the next `iter(dataset)` yields what it would have yielded right after
+        the state was taken. Not covered: randomness inside user functions (map, generators) and
+        datasets made by flat_map/interleave functions.
+
+        >>> ds = Dataset.range(8).shuffle(8, seed=1)
+        >>> state = ds.get_state(); epoch = list(ds)
+        >>> ds.set_state(state); [int(x) for x in ds] == [int(x) for x in epoch]
+        True
+        """
+        return _state.capture(self)
+
+    def set_state(self, state: dict) -> None:
+        """Restores a `get_state()` result into this (identically built) pipeline.
+
+        Raises ValueError, changing nothing, when the state comes from a pipeline with other ops or other
+        batch/shuffle/repeat/take/skip arguments. Close running iterators first (a prefetch thread could
+        start another pass after the restore)."""
+        _state.restore(self, state)
 
     # ------------------------------------------------------------ sources
     @staticmethod

@@ -2,12 +2,17 @@
 input pipeline, split each global batch over replicas, move tensors (the tf DistributedDataset)."""
 from __future__ import annotations
 
+import collections
+import itertools
 from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 import torch
 
 from torchstrategy.nest import flatten as flatten_structure, map_structure  # noqa: F401  (used by callers)
+
+
+_MISSING = object()
 
 
 def to_device(structure: Any, device: torch.device) -> Any:
@@ -45,6 +50,7 @@ class DistributedDataset:
     a global batch and keeps this replica's rows; False (distribute_datasets_from_function)
     passes batches through, since the function already built per-replica batches. `verify`
     is called once with the first global batch (the strategy checks replicas agree on it).
+    `iterate_from(k)` resumes after k global batches; `get_state`/`set_state` reach the wrapped dataset.
     """
 
     def __init__(
@@ -100,13 +106,70 @@ class DistributedDataset:
         return map_structure(lambda leaf: leaf[rows] if hasattr(leaf, "shape") and len(leaf.shape) else leaf, batch)
 
     def __iter__(self) -> Iterator[Any]:
-        first = True
-        for batch in self._dataset:
-            if first:
-                first = False
-                if self._split:
-                    # only the first batch must divide: a smaller final batch is the remainder
-                    self._check_divisible(batch_size_of(batch))
-                if self._verify is not None:
-                    self._verify(batch)
-            yield to_device(self._local(batch) if self._split else batch, self._device)
+        yield from self._replica_batches(iter(self._dataset), skipped=0)
+
+    def iterate_from(self, skip_batches: int) -> Iterator[Any]:
+        """This replica's batches after the first `skip_batches` global batches (skipped before slicing,
+        cheaply on the Dataset index path; a DataLoader is iterated and its batches dropped), with the
+        same effect on the pipeline state as a normal pass.
+
+        First-batch checks run on the first batch actually produced: `verify` gets that global batch (all
+        replicas skip the same count, so they still compare the same batch), and the divisibility check
+        looks at it too, unless it is the last one (a smaller remainder batch is allowed)."""
+        if isinstance(skip_batches, bool) or not isinstance(skip_batches, (int, np.integer)) or skip_batches < 0:
+            raise ValueError(f"DistributedDataset.iterate_from: skip_batches must be an integer >= 0, got "
+                             f"{skip_batches!r}.")
+        skip = int(skip_batches)
+        if skip == 0:
+            return iter(self)
+        if hasattr(self._dataset, "_iterate_from"):
+            return self._replica_batches(self._dataset._iterate_from(skip), skipped=skip)
+        source = iter(self._dataset)
+        collections.deque(itertools.islice(source, skip), maxlen=0)
+        return self._replica_batches(source, skipped=skip)
+
+    _iterate_from = iterate_from
+
+    def get_state(self) -> Optional[dict]:
+        """The wrapped dataset's `get_state()`; None for inputs without one (e.g. a torch DataLoader)."""
+        get_state = getattr(self._dataset, "get_state", None)
+        return get_state() if callable(get_state) else None
+
+    def set_state(self, state: Optional[dict]) -> None:
+        """Restores a `get_state()` result into the wrapped dataset; None is a no-op for inputs without state."""
+        set_state = getattr(self._dataset, "set_state", None)
+        if callable(set_state):
+            set_state(state)
+        elif state is not None:
+            raise ValueError(f"DistributedDataset.set_state: this distributed dataset reads a "
+                             f"{type(self._dataset).__name__}, which has no pipeline state, but a state was given. "
+                             f"Pass None (what get_state() returns for it) or distribute the Dataset the state "
+                             f"came from.")
+
+    def _replica_batches(self, source: Iterator[Any], skipped: int) -> Iterator[Any]:
+        try:
+            first = next(source, _MISSING)
+            if first is _MISSING:
+                return
+            follower = _MISSING
+            if self._split:
+                # Only the first global batch must divide: a smaller final batch is the remainder. A resumed
+                # pass may start at that final batch, so look one batch ahead before checking it.
+                if skipped:
+                    follower = next(source, _MISSING)
+                if not skipped or follower is not _MISSING:
+                    self._check_divisible(batch_size_of(first))
+            if self._verify is not None:
+                self._verify(first)
+            yield self._placed(first)
+            if follower is not _MISSING:
+                yield self._placed(follower)
+            for batch in source:
+                yield self._placed(batch)
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+
+    def _placed(self, batch: Any) -> Any:
+        return to_device(self._local(batch) if self._split else batch, self._device)

@@ -13,6 +13,7 @@ from torchstrategy.distribute.default import DefaultStrategy
 from torchstrategy.distribute.mirrored import MirroredStrategy
 from torchstrategy.distribute.multi_worker import MultiWorkerMirroredStrategy
 from torchstrategy.distribute.one_device import OneDeviceStrategy
+from torchstrategy.distribute.preemption import PreemptionCheckpointHandler, TerminationConfig
 from torchstrategy.distribute.strategy import Strategy, StrategyExtended
 from torchstrategy.distribute.values import InputContext, PerReplica, ReduceOp, ReplicaContext
 
@@ -48,6 +49,8 @@ experimental = types.SimpleNamespace(
     CommunicationOptions=CommunicationOptions,
     CommunicationImplementation=CommunicationImplementation,
     MultiWorkerMirroredStrategy=MultiWorkerMirroredStrategy,
+    PreemptionCheckpointHandler=PreemptionCheckpointHandler,
+    TerminationConfig=TerminationConfig,
 )
 
 

@@ -144,6 +144,13 @@ class DataParallelStrategy(Strategy):
         dist.broadcast_object_list(box, src=src)
         return box[0]
 
+    def _gather_objects(self, value: Any) -> list:
+        if not self._distributed:
+            return [value]
+        gathered: list = [None] * self._num_replicas
+        dist.all_gather_object(gathered, value)
+        return gathered
+
     def _broadcast_initial(self, tensor: torch.Tensor) -> torch.Tensor:
         """Makes a freshly created weight equal rank 0's (TF mirrors variables created in scope)."""
         if self._distributed:

@@ -168,6 +168,10 @@ class Strategy:
         """Differentiable sum over replicas (SyncBatchNorm statistics)."""
         return tensor
 
+    def _gather_objects(self, value: Any) -> list:
+        """Every replica's picklable `value`, in rank order (per-replica state for checkpoints)."""
+        return [value]
+
     def _broadcast_initial(self, tensor: torch.Tensor) -> torch.Tensor:
         """Makes a weight created in scope identical on every replica (rank 0's value)."""
         return tensor

@@ -69,6 +69,7 @@ class CompiledState:
         self._output_names: list[str] = []
         self._output_trackers: list = []  # per-output loss means ('<output>_loss'), multi-output models only
         self._output_values: list = []
+        self._pending_states: Optional[list] = None  # metric states restored before the metrics exist
         if loss is not None:  # resolve eagerly so a bad name fails at compile time
             flat = list(loss.values()) if isinstance(loss, dict) and not _is_config(loss) else (
                 loss if isinstance(loss, (list, tuple)) else [loss])
@@ -110,6 +111,9 @@ class CompiledState:
                 for item in ([] if items is None else (items if isinstance(items, (list, tuple)) else [items])):
                     metric = self._resolve_metric(item, index, trues[index], preds[index])
                     self._metrics.append((index, metric, weighted))
+        if self._pending_states is not None:
+            states, self._pending_states = self._pending_states, None
+            self.load_metric_states(states)
 
     def _resolve_metric(self, item: Any, index: int, y_true: Any, y_pred: Any) -> Any:
         prefix = f"{self._output_names[index]}_" if self._output_names[index] else ""
@@ -180,6 +184,27 @@ class CompiledState:
     def results(self) -> dict[str, torch.Tensor]:
         """Current metric values as 0-d tensors, keyed by log name ('loss', 'accuracy', ...)."""
         return {metric.name: metric.result() for metric in self.all_metrics()}
+
+    def metric_states(self) -> Optional[list]:
+        """This replica's metric states (CPU copies), or None before the metrics exist."""
+        if self._metrics is None:
+            return None
+        return [[t.detach().cpu().clone() for t in metric._state_tensors()] for metric in self.all_metrics()]
+
+    def load_metric_states(self, states: Optional[list]) -> None:
+        """Puts back `metric_states()`; before the first batch builds the metrics, keeps them for then."""
+        if states is None:
+            return
+        if self._metrics is None:
+            self._pending_states = states
+            return
+        metrics = self.all_metrics()
+        if len(metrics) != len(states):
+            raise ValueError(f"The saved training state has {len(states)} metric(s), but the model is compiled with "
+                             f"{len(metrics)} ({[m.name for m in metrics]}). Compile it as when it was saved.")
+        for metric, values in zip(metrics, states):
+            current = metric._state_tensors()
+            metric._load_state_tensors([v.to(c.device, c.dtype) for v, c in zip(values, current)])
 
     def reduce_across_replicas(self, strategy: Any) -> None:
         """Replaces each metric's state by its sum over replicas, so every rank logs the same."""

@@ -41,17 +41,44 @@ def _check_rows(x: Any, y: Any, sample_weight: Any) -> None:
 
 @dataclass
 class EpochData:
-    """Batches for the loops: iterate `source` once per epoch, or keep one iterator across epochs."""
+    """Batches for the loops: a fresh iterator over `source` each epoch, or one kept across epochs.
+
+    It remembers the dataset's state when the current iterator was opened and how many batches
+    that iterator has given, which is exactly what a backup needs to resume at the same batch.
+    """
 
     source: Any
     steps: Optional[int]
     persistent: bool = False
 
-    def epochs(self) -> Iterator[Iterator[Any]]:
-        """Yields one batch iterator per epoch (the same one when `persistent`)."""
-        iterator = iter(self.source) if self.persistent else None
-        while True:
-            yield iterator if iterator is not None else iter(self.source)
+    def __post_init__(self) -> None:
+        self._iterator: Optional[Iterator[Any]] = None
+        self.state: Any = None  # the source's get_state() when the current iterator was opened
+        self.consumed = 0  # batches the current iterator has given
+
+    def epoch_iterator(self, resume: Optional[tuple] = None) -> Iterator[Any]:
+        """This epoch's batches; `resume=(state, consumed)` reopens where a saved run stood."""
+        if resume is not None:
+            state, consumed = resume
+            if state is not None:
+                self.source.set_state(state)
+            self._open(consumed)
+        elif self._iterator is None or not self.persistent:
+            self._open(0)
+        return self._iterator  # type: ignore[return-value]
+
+    def _open(self, skip: int) -> None:
+        self.state = self.source.get_state() if hasattr(self.source, "get_state") else None
+        self.consumed = skip
+        if skip and not hasattr(self.source, "iterate_from"):
+            raise ValueError(f"Cannot resume in the middle of a {type(self.source).__name__}: only torchstrategy "
+                             f"datasets can skip to a saved position.")
+        self._iterator = self._counting(self.source.iterate_from(skip) if skip else iter(self.source))
+
+    def _counting(self, batches: Iterator[Any]) -> Iterator[Any]:
+        for batch in batches:
+            self.consumed += 1
+            yield batch
 
 
 def unpack(batch: Any) -> tuple[Any, Any, Any]:

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from torchstrategy import _context
+from torchstrategy import random as ts_random
 from torchstrategy.data.distribute import batch_size_of, flatten_structure, map_structure, to_device
 from torchstrategy.keras import callbacks as callbacks_module
 from torchstrategy.keras import data_adapter
@@ -35,6 +36,9 @@ def _build_if_needed(model: Any, sample_x: Any) -> None:
     unbuilt = [layer for layer in model._flatten_layers() if not layer.built]
     if not unbuilt and model.built:
         return
+    if sample_x is None:
+        raise ValueError(f"Model '{model.name}' is not built and there is no batch to build it from: give its first "
+                         f"layer input_shape=, or call model.build(input_shape) before fit().")
     params = list(model.parameters())
     device = params[0].device if params else torch.device("cpu")
     one_row = map_structure(lambda t: t[:1].to(device) if isinstance(t, torch.Tensor) else t, sample_x)
@@ -167,28 +171,41 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
                                         verbose=verbose, epochs=epochs, steps=data.steps)
     model.stop_training = False
     compiled = model._compiled
-    epoch_iterators = data.epochs()
     runtime: Optional[Runtime] = None
     logs: dict = {}
+    progress = TrainingProgress()
+    model._progress = progress  # what a backup callback saves
     cbs.on_train_begin()
-    for epoch in range(initial_epoch, epochs):
+    resume = model.__dict__.pop("_resume_point", None)  # left by BackupAndRestore.on_train_begin
+    for epoch in range(resume["epoch"] if resume else initial_epoch, epochs):
         compiled.reset()
-        iterator = next(epoch_iterators)
+        resuming = resume is not None and epoch == resume["epoch"]
+        iterator = data.epoch_iterator((resume["data_state"], resume["data_consumed"]) if resuming else None)
+        first_step = resume["step"] if resuming else 0
         try:
             first, iterator = _first_batch(iterator)
         except StopIteration:
-            warnings.warn("Your input ran out of data; interrupting training. Make sure the dataset can give "
-                          "steps_per_epoch * epochs batches (e.g. use .repeat()).", stacklevel=2)
-            break
+            first = None
+            if not resuming:  # a backup taken after an epoch's last batch resumes with no batch left
+                warnings.warn("Your input ran out of data; interrupting training. Make sure the dataset can give "
+                              "steps_per_epoch * epochs batches (e.g. use .repeat()).", stacklevel=2)
+                break
         if runtime is None:
-            runtime = _runtime(model, unpack(first)[0])
+            runtime = _runtime(model, unpack(first)[0] if first is not None else None)
             runtime.module.train()
+        if resuming:
+            _apply_resume_point(model, runtime, resume, progress)
+            resume = None
+        progress.start_epoch(epoch, first_step, data, peeked=first is not None)
         cbs.on_epoch_begin(epoch)
         batch_hooks = cbs._should_call_train_batch_hooks  # else skip per-step host syncs
-        for step, batch in _steps(iterator, data.steps):
+        limit = None if data.steps is None else data.steps - first_step
+        for offset, batch in _steps(iterator, limit):
+            step = first_step + offset
             if batch_hooks:
                 cbs.on_train_batch_begin(step)
             _train_step(model, runtime, batch, class_weights)
+            progress.finish_step()
             if batch_hooks:
                 cbs.on_train_batch_end(step, compiled.results())
                 # a callback may stop one replica mid-epoch: all must agree, or the others hang
@@ -202,12 +219,58 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
                                 batch_size=validation_batch_size or batch_size, verbose=0,
                                 steps=validation_steps, callbacks=cbs, return_dict=True)
             logs.update({f"val_{key}": value for key, value in val_logs.items()})
+        progress.finish_epoch(data)
         cbs.on_epoch_end(epoch, logs)
         model.stop_training = runtime.strategy._any(model.stop_training)
         if model.stop_training:
             break
     cbs.on_train_end(logs)
     return model.history
+
+
+class TrainingProgress:
+    """Where fit() stands, in the terms a backup needs to resume at the same batch."""
+
+    def __init__(self) -> None:
+        self.epoch = 0
+        self.step = 0  # batches done in this epoch
+        self.global_step = 0  # batches done since fit() started (or since the run that was resumed)
+        self.data_state: Any = None  # the dataset's state when its current iterator was opened
+        self.data_consumed = 0  # batches that iterator has given
+
+    def start_epoch(self, epoch: int, step: int, data: data_adapter.EpochData, peeked: bool) -> None:
+        self.epoch, self.step = epoch, step
+        self.data_state, self.data_consumed = data.state, data.consumed - int(peeked)  # not yet trained on
+
+    def finish_step(self) -> None:
+        self.step += 1
+        self.global_step += 1
+        self.data_consumed += 1
+
+    def finish_epoch(self, data: data_adapter.EpochData) -> None:
+        self.epoch, self.step = self.epoch + 1, 0
+        if not data.persistent:  # the next epoch opens a fresh iterator from the dataset's state now
+            self.data_state = data.source.get_state() if hasattr(data.source, "get_state") else None
+            self.data_consumed = 0
+
+    def snapshot(self, model: Any) -> dict:
+        """Everything a backup stores to resume exactly here (this replica's RNG and metric states)."""
+        return {"epoch": self.epoch, "step": self.step, "global_step": self.global_step,
+                "data_state": self.data_state, "data_consumed": self.data_consumed,
+                "rng": ts_random.get_rng_state(),
+                # at an epoch boundary the totals belong to the finished epoch: the next starts from zero
+                "metrics": model._compiled.metric_states() if self.step else None}
+
+
+def _apply_resume_point(model: Any, runtime: Runtime, resume: dict, progress: TrainingProgress) -> None:
+    """Puts back the weights, optimizer state, this replica's RNG and metric states of a backup."""
+    model.load_state_dict(resume["model"])
+    if resume.get("optimizer") is not None:
+        model.optimizer.load_state_dict(resume["optimizer"])
+    replica = runtime.strategy._replica_id
+    ts_random.set_rng_state(resume["rng"][replica])
+    model._compiled.load_metric_states(resume["metrics"][replica])
+    progress.global_step = resume["global_step"]
 
 
 def _should_validate(epoch: int, validation_freq: Any) -> bool:
@@ -230,8 +293,8 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     compiled = model._compiled
     compiled.reset()
     cbs.on_test_begin()
-    iterator = iter(strategy.experimental_distribute_dataset(data.source)) if not data.persistent \
-        else next(data.epochs())
+    source = data.source if data.persistent else strategy.experimental_distribute_dataset(data.source)
+    iterator = data_adapter.EpochData(source, data.steps, data.persistent).epoch_iterator()
     try:
         first, iterator = _first_batch(iterator)
     except StopIteration:

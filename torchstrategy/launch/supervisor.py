@@ -118,7 +118,8 @@ class ReplicaSupervisor:
         _say(f"torchstrategy: replica {replica.index} (pid {replica.process.pid}) {how}; "
              f"stopping the other replicas")
         self._stop_replicas()
-        _hard_exit(EXIT_CODE_REPLICA_FAILED)
+        # the replica's own code when it chose one (e.g. 42 after a preemption save), else a plain failure
+        _hard_exit(code if code > 0 else EXIT_CODE_REPLICA_FAILED)
 
     # -- rank 0's end -------------------------------------------------------------------------------
     def _at_exit(self) -> None:

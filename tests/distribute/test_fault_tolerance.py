@@ -1,0 +1,152 @@
+"""Killed and preempted jobs resume exactly: 2 gloo replicas with BackupAndRestore, killed with
+SIGKILL at chosen steps (by the test's own script) under torchrun --max-restarts and under a plain
+relaunch loop, or sent SIGTERM; each ends with the weights of an uninterrupted run."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from tests import _multiprocess as mp
+
+ELASTIC = r'''
+import json, os, signal, sys, time
+import numpy as np, torch
+import torchstrategy as tf
+
+out, kills = sys.argv[1], [int(k) for k in sys.argv[2].split(",") if k]
+strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
+rank = strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
+N = 192
+rng = np.random.default_rng(0)
+x = rng.random((N, 6)).astype(np.float32)
+y = (np.arange(N) * 10 + rng.integers(0, 3, N)).astype(np.int64).reshape(-1, 1)  # sample id * 10 + label
+
+
+class DecodedLoss(tf.keras.losses.Loss):
+    def call(self, y_true, y_pred):
+        labels = torch.as_tensor(y_true).long() % 10
+        return tf.keras.losses.sparse_categorical_crossentropy(labels, y_pred, from_logits=True)
+
+
+class Visits(tf.keras.metrics.Metric):
+    """How often each sample was trained in this epoch (max and min over samples)."""
+    def __init__(self, name, pick):
+        super().__init__(name=name)
+        self.pick = pick
+        self.counts = self.add_weight("counts", shape=(N,))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        ids = torch.as_tensor(y_true).long().reshape(-1) // 10
+        self.counts.index_add_(0, ids, torch.ones(len(ids)))
+
+    def result(self):
+        return self.counts.max() if self.pick == "max" else self.counts.min()
+
+
+class KillAt(tf.keras.callbacks.Callback):
+    """The test's fault injection: replica 1 SIGKILLs itself once at each listed global step."""
+    def __init__(self):
+        super().__init__()
+        self.step = 0
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.step = self.model._progress.global_step
+        marker = os.path.join(out, f"killed_{self.step}")
+        if rank == 1 and self.step in kills and not os.path.exists(marker):
+            open(marker, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)
+        if os.environ.get("SLOW_STEPS"):
+            time.sleep(float(os.environ["SLOW_STEPS"]))
+
+
+class EpochLog(tf.keras.callbacks.Callback):
+    def on_epoch_end(self, epoch, logs=None):
+        if strategy.extended.should_checkpoint:
+            with open(os.path.join(out, f"epoch_{epoch}.json"), "w") as f:
+                json.dump(logs, f)
+
+
+tf.random.set_seed(0)
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(16, activation="relu", input_shape=(6,)),
+                                 tf.keras.layers.Dropout(0.2), tf.keras.layers.Dense(3)])
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.01), loss=DecodedLoss(),
+                  metrics=[Visits("max_visits", "max"), Visits("min_visits", "min")])
+dataset = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(N).batch(32)  # 6 global batches per epoch
+callbacks = [EpochLog(), tf.keras.callbacks.BackupAndRestore(os.path.join(out, "backup"), save_freq=4,
+                                                              save_before_preemption=True), KillAt()]
+model.fit(dataset, epochs=4, verbose=0, callbacks=callbacks)
+if strategy.extended.should_checkpoint:
+    np.savez(os.path.join(out, "weights.npz"), *model.get_weights())
+'''
+
+
+def _weights(folder):
+    data = np.load(os.path.join(folder, "weights.npz"))
+    return [data[f"arr_{i}"] for i in range(len(data.files))]
+
+
+def _check_resumed_run(folder, reference_folder):
+    for ours, expected in zip(_weights(folder), _weights(reference_folder)):
+        np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-6)
+    for epoch in range(4):
+        logs = mp.read_json(folder / f"epoch_{epoch}.json")
+        reference = mp.read_json(reference_folder / f"epoch_{epoch}.json")
+        assert logs["max_visits"] == logs["min_visits"] == 1.0  # every sample exactly once per epoch
+        assert logs["loss"] == pytest.approx(reference["loss"], rel=1e-6)
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("uninterrupted")
+    script = mp.write_script(folder, ELASTIC)
+    result = mp.run_python([script, str(folder), ""], timeout=240)
+    assert result.returncode == 0, result.stderr
+    return folder
+
+
+def test_torchrun_max_restarts_resumes_after_three_kills(tmp_path, uninterrupted):
+    script = mp.write_script(tmp_path, ELASTIC)
+    port = mp.free_port()
+    result = mp.run_torchrun(
+        ["--nnodes=1", "--nproc_per_node=2", "--max-restarts=3", "--rdzv-backend=c10d",
+         f"--rdzv-endpoint={mp.LOOPBACK}:{port}", f"--local-addr={mp.LOOPBACK}", "--monitor-interval=0.5"],
+        [script, str(tmp_path), "3,10,17"], timeout=400)
+    assert result.returncode == 0, result.stderr[-4000:]
+    assert sorted(p.name for p in tmp_path.glob("killed_*")) == ["killed_10", "killed_17", "killed_3"]
+    _check_resumed_run(tmp_path, uninterrupted)
+
+
+def test_plain_python_relaunched_by_a_loop_resumes_after_kills(tmp_path, uninterrupted):
+    script = mp.write_script(tmp_path, ELASTIC)
+    attempts = []
+    for _ in range(5):
+        result = mp.run_python([script, str(tmp_path), "5,14"], timeout=240)
+        attempts.append(result.returncode)
+        if result.returncode == 0:
+            break
+    assert attempts[-1] == 0 and len(attempts) == 3, attempts
+    _check_resumed_run(tmp_path, uninterrupted)
+
+
+def test_sigterm_saves_at_an_agreed_step_exits_42_and_resumes_exactly(tmp_path, uninterrupted):
+    script = mp.write_script(tmp_path, ELASTIC)
+    env = mp.clean_env(SLOW_STEPS="0.3")
+    process = subprocess.Popen([sys.executable, script, str(tmp_path), ""], env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    assert mp.wait_until(lambda: (tmp_path / "epoch_0.json").exists(), timeout=120)
+    sent = time.monotonic()
+    process.send_signal(signal.SIGTERM)  # to rank 0 only, as a scheduler's preemption notice would
+    out, err = process.communicate(timeout=60)
+    assert time.monotonic() - sent < 30
+    assert process.returncode == 42, err[-3000:]
+    assert (tmp_path / "backup" / "backup.ckpt").exists()
+    resumed = mp.run_python([script, str(tmp_path), ""], timeout=240)
+    assert resumed.returncode == 0, resumed.stderr
+    _check_resumed_run(tmp_path, uninterrupted)

@@ -1,0 +1,99 @@
+"""BackupAndRestore in one process: a fit() that crashes mid-epoch and is run again resumes at
+the same batch and ends with the weights (and logs) of a run that never crashed."""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+import torchstrategy as tf
+
+
+class Crash(Exception):
+    pass
+
+
+def build(seed=0):
+    """Model, optimizer and pipeline, built the way a fresh process would build them."""
+    tf.random.set_seed(seed)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu", input_shape=(4,)),
+                                 tf.keras.layers.Dropout(0.3), tf.keras.layers.Dense(3)])
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.01),
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    rng = np.random.default_rng(4)
+    x, y = rng.random((96, 4)).astype(np.float32), rng.integers(0, 3, (96, 1))
+    dataset = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(96).batch(16)  # unseeded: seed from set_seed
+    return model, dataset
+
+
+class CrashAt(tf.keras.callbacks.Callback):
+    def __init__(self, global_step):
+        super().__init__()
+        self.global_step = global_step
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.model._progress.global_step == self.global_step:
+            raise Crash(f"crash after batch {self.global_step}")
+
+
+class EpochLog(tf.keras.callbacks.Callback):
+    def __init__(self, store):
+        super().__init__()
+        self.store = store
+
+    def on_epoch_end(self, epoch, logs=None):
+        self.store[epoch] = dict(logs)
+
+
+@pytest.mark.filterwarnings("ignore:Taking over the stale lock")  # the crashed fit() never released it
+@pytest.mark.parametrize("save_freq", [4, 1, "epoch"])
+def test_crash_and_resume_gives_the_uninterrupted_weights_and_logs(tmp_path, save_freq):
+    model, dataset = build()
+    reference_logs = {}
+    model.fit(dataset, epochs=3, verbose=0, callbacks=[EpochLog(reference_logs)])
+    reference = model.get_weights()
+
+    backup_dir = str(tmp_path / "backup")
+    logs = {}
+    for crash_at in (9, 14):  # 6 batches per epoch: mid-epoch 2, then mid-epoch 3
+        model, dataset = build()
+        with pytest.raises(Crash):
+            model.fit(dataset, epochs=3, verbose=0, callbacks=[
+                EpochLog(logs), tf.keras.callbacks.BackupAndRestore(backup_dir, save_freq=save_freq),
+                CrashAt(crash_at)])
+    model, dataset = build()
+    model.fit(dataset, epochs=3, verbose=0, callbacks=[EpochLog(logs),
+                                                       tf.keras.callbacks.BackupAndRestore(backup_dir, save_freq)])
+    for ours, expected in zip(model.get_weights(), reference):
+        np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-7)
+    for epoch in range(3):
+        assert logs[epoch]["loss"] == pytest.approx(reference_logs[epoch]["loss"], rel=1e-6)
+        assert logs[epoch]["accuracy"] == pytest.approx(reference_logs[epoch]["accuracy"])
+    assert not os.path.exists(os.path.join(backup_dir, "backup.ckpt"))  # delete_checkpoint=True after success
+
+
+@pytest.mark.filterwarnings("ignore:Taking over the stale lock")
+def test_backup_on_another_world_size_or_not_writable_is_refused(tmp_path):
+    import torchstrategy.checkpoint as ckpt
+
+    backup_dir = tmp_path / "b"
+    backup_dir.mkdir()
+    model, dataset = build()
+    with pytest.raises(Crash):
+        model.fit(dataset, epochs=2, verbose=0, callbacks=[
+            tf.keras.callbacks.BackupAndRestore(str(backup_dir), save_freq=2, delete_checkpoint=False), CrashAt(3)])
+    path = str(backup_dir / "backup.ckpt")
+    backup = ckpt.load_state(path)
+    backup["world_size"] = 4
+    ckpt.save_state(backup, path)
+    model, dataset = build()
+    with pytest.raises(ValueError, match="written by 4 replica.*this job has 1"):
+        model.fit(dataset, epochs=2, verbose=0, callbacks=[tf.keras.callbacks.BackupAndRestore(str(backup_dir))])
+    if os.geteuid() != 0:  # root can write anywhere
+        locked = tmp_path / "ro"
+        locked.mkdir(mode=0o500)
+        with pytest.raises(PermissionError, match="cannot write to backup_dir"):
+            build()[0].fit(dataset, verbose=0, callbacks=[tf.keras.callbacks.BackupAndRestore(str(locked))])
+    with pytest.raises(ValueError, match="save_freq"):
+        tf.keras.callbacks.BackupAndRestore(str(backup_dir), save_freq=0)

@@ -1,0 +1,103 @@
+"""tf.Variable: a real torch tensor with TF's assign*/numpy/read_value/name/trainable, plain-tensor
+arithmetic results, gradients for trainable floats, copies and pickling, and bad input."""
+from __future__ import annotations
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+import torch
+
+import torchstrategy as tf
+
+
+def test_defaults_follow_tf():
+    v = tf.Variable(1.0)
+    assert isinstance(v, torch.Tensor) and v.dtype == torch.float32 and v.shape == ()
+    assert v.name == "Variable:0" and v.trainable and v.requires_grad
+    counter = tf.Variable(0, trainable=False, name="step")
+    assert counter.dtype == torch.int32 and counter.name == "step:0" and not counter.trainable
+    assert tf.Variable(np.arange(3.0)).dtype == torch.float64  # NumPy keeps its dtype, as tf.constant does
+    assert tf.Variable([1, 2], dtype="int64").dtype == torch.int64
+    assert tf.Variable(lambda: torch.ones(2, 3)).shape == (2, 3)  # callable initial values
+
+
+def test_assign_ops_work_in_place_and_return_the_variable():
+    v = tf.Variable([1.0, 2.0, 3.0])
+    storage = v.data_ptr()
+    assert v.assign([4.0, 5.0, 6.0]) is v
+    assert v.assign_add(torch.ones(3)) is v
+    assert v.assign_sub(np.array([0.5, 0.5, 0.5])) is v
+    assert v.data_ptr() == storage
+    np.testing.assert_allclose(v.numpy(), np.array([4.0, 5.0, 6.0]) + 1 - 0.5)
+    assert v.assign([0.0, 0.0, 0.0], read_value=False) is None
+    step = tf.Variable(0)
+    for _ in range(3):
+        step.assign_add(1)
+    assert int(step) == 3 and step.dtype == torch.int32
+
+
+def test_arithmetic_gives_plain_tensors_and_numbers_format():
+    v = tf.Variable([1.0, 2.0])
+    for result in (v + 1, v * v, torch.exp(v), v.sum(), v[0], torch.stack([v, v]), v.read_value(), v.value()):
+        assert type(result) is torch.Tensor
+    np.testing.assert_allclose((v * 3 + 1).detach().numpy(), [4.0, 7.0])
+    scalar = tf.Variable(2.5)
+    assert float(scalar) == 2.5 and f"{scalar:.3f}" == "2.500" and int(tf.Variable(7)) == 7
+    assert f"{tf.Variable(7):04d}" == "0007"
+    assert "numpy=2.5" in repr(scalar) and "'Variable:0'" in repr(scalar)
+
+
+def test_numpy_is_a_snapshot_and_read_value_is_differentiable():
+    v = tf.Variable([1.0, 2.0])
+    before = v.numpy()
+    v.assign_add([1.0, 1.0])
+    np.testing.assert_array_equal(before, [1.0, 2.0])
+    with tf.GradientTape() as tape:
+        loss = (v.read_value() ** 2).sum()
+    np.testing.assert_allclose(tape.gradient(loss, v).numpy(), 2 * np.array([2.0, 3.0]))
+
+
+def test_trainable_variables_train_with_torch_optimizers_and_modules_register_them():
+    w = tf.Variable([3.0])
+    frozen = tf.Variable([3.0], trainable=False)
+    assert not frozen.requires_grad
+    optimizer = torch.optim.SGD([w], lr=0.25)
+    loss = (w ** 2).sum()  # d/dw = 2w = 6, so w becomes 3 - 0.25 * 6
+    loss.backward()
+    optimizer.step()
+    np.testing.assert_allclose(w.detach().numpy(), [3.0 - 0.25 * 6.0])
+    assert isinstance(w, tf.Variable) and w.assign([1.0]) is w
+    module = torch.nn.Module()
+    module.scale = w
+    assert dict(module.named_parameters())["scale"] is w
+
+
+def test_copies_and_pickles_stay_variables():
+    v = tf.Variable([1.0, 2.0], name="kernel", trainable=False)
+    for clone in (copy.deepcopy(v), pickle.loads(pickle.dumps(v))):
+        assert isinstance(clone, tf.Variable) and clone.name == "kernel:0" and not clone.trainable
+        assert torch.equal(clone, v)
+        clone.assign([9.0, 9.0])
+        assert v.tolist() == [1.0, 2.0]
+
+
+def test_constraint_is_applied_after_each_assignment():
+    v = tf.Variable([0.5, -1.0], constraint=lambda t: t.clamp(min=0.0))
+    v.assign_sub([1.0, 1.0])
+    assert v.tolist() == [0.0, 0.0]
+
+
+def test_bad_input_is_refused_with_clear_errors():
+    v = tf.Variable([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"shape \(3,\).*shape \(2,\).*must be equal"):
+        v.assign([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match=r"Cannot assign_add a value of shape \(\)"):
+        v.assign_add(1.0)  # TF does not broadcast in assign_add either
+    with pytest.raises(ValueError, match="needs an initial_value"):
+        tf.Variable()
+    with pytest.raises(ValueError, match=r"shape \(2,\), but shape=\(3,\)"):
+        tf.Variable([1.0, 2.0], shape=(3,))
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        tf.Variable(1.0, learning_rate=3)

@@ -1,0 +1,15 @@
+"""Checkpointing: atomic, checksummed files (`write_atomically`, `save_state`, `load_state`),
+tf.train.Checkpoint / CheckpointManager / latest_checkpoint, and the directory lock."""
+from __future__ import annotations
+
+from torchstrategy.checkpoint._io import CheckpointCorruptedError, load_state, save_state, write_atomically
+from torchstrategy.checkpoint.checkpoint import (Checkpoint, CheckpointLoadStatus, InitializationOnlyStatus,
+                                                 checkpoint_metadata)
+from torchstrategy.checkpoint.lock import DirectoryLock, DirectoryLockedError
+from torchstrategy.checkpoint.manager import (CheckpointManager, CheckpointState, get_checkpoint_state,
+                                              latest_checkpoint, update_checkpoint_state)
+
+__all__ = ["write_atomically", "save_state", "load_state", "CheckpointCorruptedError", "Checkpoint",
+           "CheckpointLoadStatus", "InitializationOnlyStatus", "checkpoint_metadata", "DirectoryLock",
+           "DirectoryLockedError", "CheckpointManager", "CheckpointState", "get_checkpoint_state",
+           "latest_checkpoint", "update_checkpoint_state"]

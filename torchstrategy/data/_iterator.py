@@ -1,0 +1,86 @@
+"""`DatasetIterator` (tf.data.Iterator): counts what it hands out and checkpoints itself as the
+pipeline state from when it was created plus that count (state_dict/load_state_dict)."""
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+from torchstrategy.data import _state
+
+if TYPE_CHECKING:  # pragma: no cover
+    from torchstrategy.data.dataset import Dataset
+
+ITERATOR_FORMAT = "torchstrategy.data.Iterator.state/1"
+
+
+def _close(iterator: Any) -> None:
+    close = getattr(iterator, "close", None)
+    if close is not None:
+        close()
+
+
+class DatasetIterator:
+    """Iterator over a Dataset; counts the elements it has produced (`produced`) for checkpointing.
+
+    Save it mid-epoch and resume in a new process, as `tf.train.Checkpoint(iterator=it)` does:
+
+    >>> it = iter(ds); first = next(it)
+    >>> saved = it.state_dict()                     # plain data: goes into a checkpoint
+    >>> again = iter(build_same_pipeline())         # e.g. in the restarted job
+    >>> again.load_state_dict(saved)                # next(again) is the element after `first`
+    """
+
+    def __init__(self, dataset: "Dataset"):
+        self._dataset = dataset
+        # Taken before iterating: iterating advances shuffle passes (eagerly or lazily, by op).
+        self._start_state = dataset.get_state()
+        self._elements = dataset._iterate()
+        self.produced = 0
+
+    def __iter__(self) -> "DatasetIterator":
+        return self
+
+    def __next__(self) -> Any:
+        element = next(self._elements)
+        self.produced += 1
+        return element
+
+    def get_next(self) -> Any:
+        """The next element; raises StopIteration at the end (tf raises OutOfRangeError)."""
+        return next(self)
+
+    @property
+    def element_spec(self) -> Any:
+        return self._dataset.element_spec
+
+    def close(self) -> None:
+        """Stops background work (prefetch threads, map workers) of this iterator now."""
+        _close(self._elements)
+
+    def state_dict(self) -> dict:
+        """Plain data that resumes this iterator: the dataset's get_state() from when this iterator
+        started, and how many elements it has handed to its consumer (prefetched ones do not count)."""
+        return {"format": ITERATOR_FORMAT, "dataset_state": copy.deepcopy(self._start_state),
+                "produced": self.produced}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Continues from `state` (a `state_dict()` of an iterator over an identically built pipeline):
+        the next element is the one the saved iterator would have produced next.
+
+        Stops this iterator's background work, rewinds the pipeline to the saved state and skips the
+        elements already produced (cheaply on the index fast path). Raises ValueError, changing nothing,
+        if the state is malformed or comes from a different pipeline."""
+        where = "DatasetIterator.load_state_dict"
+        if not isinstance(state, dict) or state.get("format") != ITERATOR_FORMAT:
+            raise ValueError(f"{where}: expected the dict returned by DatasetIterator.state_dict() (format "
+                             f"{ITERATOR_FORMAT!r}), got {type(state).__name__}"
+                             f"{' without that format' if isinstance(state, dict) else ''}.")
+        produced = _state.check_int(state.get("produced"), where, "'produced'")
+        apply = _state.prepare(self._dataset, state.get("dataset_state"), where)
+        # The old iterator's prefetch thread must be gone before the pipeline is rewound, or it could
+        # start another shuffle pass after the rewind.
+        self.close()
+        apply()
+        self._start_state = copy.deepcopy(state["dataset_state"])
+        self._elements = self._dataset._iterate_from(produced)
+        self.produced = produced

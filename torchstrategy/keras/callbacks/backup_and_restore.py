@@ -1,0 +1,147 @@
+"""BackupAndRestore: a backup of the whole training state (weights, optimizer, epoch and batch,
+data position, every replica's RNG and metric states) so a killed fit() resumes at the same batch."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import Any, Optional, Union
+
+from torchstrategy.checkpoint import load_state, save_state
+from torchstrategy.keras.callbacks.base import Callback
+
+#: Exit code after a preemption save: non-zero, so torchrun (--max-restarts) or a scheduler restarts the job.
+PREEMPTION_EXIT_CODE = 42
+_FORMAT = "torchstrategy.backup"
+
+
+class BackupAndRestore(Callback):
+    """Backs up training every epoch (or every `save_freq` batches) into `backup_dir`; a new fit()
+    with the same callback restores the backup and continues from the batch it was taken at.
+
+    The backup holds per-replica state (RNG, metric totals, data position), so it restores only on
+    the same number of replicas. With `save_before_preemption=True`, SIGTERM makes every replica
+    save at the same batch and exit with code 42 (a restartable failure for torchrun).
+
+    >>> import torchstrategy as tf
+    >>> backup = tf.keras.callbacks.BackupAndRestore(backup_dir="/tmp/backup", save_freq=100)
+    """
+
+    def __init__(self, backup_dir: str, save_freq: Union[str, int] = "epoch", delete_checkpoint: bool = True,
+                 save_before_preemption: bool = False) -> None:
+        super().__init__()
+        if not backup_dir:
+            raise ValueError("BackupAndRestore needs a backup_dir (a folder only this job writes to).")
+        if save_freq != "epoch" and (isinstance(save_freq, bool) or not isinstance(save_freq, int) or save_freq < 1):
+            raise ValueError(f"save_freq must be 'epoch' or a positive number of batches; got {save_freq!r}.")
+        self.backup_dir = str(backup_dir)
+        self.save_freq = save_freq
+        self.delete_checkpoint = delete_checkpoint
+        self.save_before_preemption = save_before_preemption
+        self._path = os.path.join(self.backup_dir, "backup.ckpt")
+        self._lock: Any = None
+        self._preempted = threading.Event()
+        self._previous_handler: Any = None
+        self._save_at_epoch_end = False
+        self._exit_at_epoch_end = False
+
+    # ----- start: lock the folder, hand a backup to fit() ----------------------------------
+    def on_train_begin(self, logs: Optional[dict] = None) -> None:
+        strategy = self.model.distribute_strategy
+        if strategy._is_chief:
+            self._prepare_folder()
+        strategy.barrier()
+        if os.path.exists(self._path):
+            backup = load_state(self._path)
+            if not isinstance(backup, dict) or backup.get("format") != _FORMAT:
+                raise ValueError(f"'{self._path}' is not a BackupAndRestore backup; give BackupAndRestore a folder "
+                                 f"of its own.")
+            if backup["world_size"] != strategy.num_replicas_in_sync:
+                raise ValueError(
+                    f"The backup in '{self.backup_dir}' was written by {backup['world_size']} replica(s), and this job "
+                    f"has {strategy.num_replicas_in_sync}. It holds per-replica state (random generators, metric "
+                    f"totals, data position) that cannot be split or merged; resume with {backup['world_size']} "
+                    f"replica(s), or delete the backup to start over."
+                )
+            self.model._resume_point = backup
+        if self.save_before_preemption and threading.current_thread() is threading.main_thread():
+            self._previous_handler = signal.signal(signal.SIGTERM, lambda signum, frame: self._preempted.set())
+
+    def _prepare_folder(self) -> None:
+        try:
+            os.makedirs(self.backup_dir, exist_ok=True)
+            probe = os.path.join(self.backup_dir, f".write-test-{os.getpid()}")
+            with open(probe, "w") as handle:
+                handle.write("ok")
+            os.unlink(probe)
+        except OSError as error:
+            raise PermissionError(f"BackupAndRestore cannot write to backup_dir '{self.backup_dir}' "
+                                  f"({error.strerror}). Give it a writable folder.") from error
+        from torchstrategy.checkpoint import DirectoryLock
+
+        self._lock = DirectoryLock(self.backup_dir, purpose="BackupAndRestore")
+        self._lock.acquire()
+
+    # ----- saving --------------------------------------------------------------------------
+    def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
+        # After an epoch's last batch the epoch is not over (logs, validation, epoch callbacks): save at
+        # its end instead, so a resumed run never starts inside an epoch with no batch left to build on.
+        last_of_epoch = self.params.get("steps") == batch + 1
+        if isinstance(self.save_freq, int) and self.model._progress.global_step % self.save_freq == 0:
+            if last_of_epoch:
+                self._save_at_epoch_end = True
+            else:
+                self._save()
+        if self.save_before_preemption:
+            strategy = self.model.distribute_strategy
+            if strategy._any(self._preempted.is_set()):  # every replica stops at this same batch
+                if last_of_epoch:
+                    self._exit_at_epoch_end = True
+                else:
+                    self._save_and_exit()
+
+    def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
+        if self._exit_at_epoch_end:
+            self._save_and_exit()
+        if self.save_freq == "epoch" or self._save_at_epoch_end:
+            self._save_at_epoch_end = False
+            self._save()
+
+    def _save_and_exit(self) -> None:
+        self._save()
+        self._release()
+        raise SystemExit(PREEMPTION_EXIT_CODE)
+
+    def _implements_train_batch_hooks(self) -> bool:
+        return isinstance(self.save_freq, int) or self.save_before_preemption
+
+    def _save(self) -> None:
+        model = self.model
+        strategy = model.distribute_strategy
+        snapshot = model._progress.snapshot(model)
+        replicas = strategy._gather_objects({"rng": snapshot.pop("rng"), "metrics": snapshot.pop("metrics")})
+        if strategy._is_chief:
+            import torchstrategy
+
+            backup = dict(snapshot, format=_FORMAT, version=torchstrategy.__version__,
+                          world_size=strategy.num_replicas_in_sync, strategy=type(strategy).__name__,
+                          model={k: v.detach().cpu() for k, v in model.state_dict().items()},
+                          optimizer=model.optimizer.state_dict() if model.optimizer is not None else None,
+                          rng=[r["rng"] for r in replicas], metrics=[r["metrics"] for r in replicas])
+            save_state(backup, self._path)
+        strategy.barrier()  # nobody moves on before the backup is complete
+
+    # ----- end -----------------------------------------------------------------------------
+    def on_train_end(self, logs: Optional[dict] = None) -> None:
+        strategy = self.model.distribute_strategy
+        if self.delete_checkpoint and strategy._is_chief and os.path.exists(self._path):
+            os.unlink(self._path)
+        self._release()
+
+    def _release(self) -> None:
+        if self._previous_handler is not None:
+            signal.signal(signal.SIGTERM, self._previous_handler)
+            self._previous_handler = None
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None

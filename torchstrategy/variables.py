@@ -1,0 +1,180 @@
+"""`tf.Variable`: a real torch tensor (an `nn.Parameter` subclass) with TF's in-place `assign*`,
+`numpy()`, `read_value()`, `name` and `trainable`; arithmetic on it gives plain tensors."""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable, Optional
+
+import numpy as np
+import torch
+from torch import nn
+
+from torchstrategy import ops
+
+
+def _initial_tensor(initial_value: Any, dtype: Any, shape: Any) -> torch.Tensor:
+    if initial_value is None:
+        raise ValueError("tf.Variable needs an initial_value (a number, array, tensor or a callable returning one).")
+    if callable(initial_value) and not isinstance(initial_value, torch.Tensor):
+        initial_value = initial_value()
+    if isinstance(initial_value, torch.Tensor):
+        value = initial_value.detach()
+        if dtype is not None:
+            value = value.to(ops._dtype(dtype))
+        value = value.clone()
+    else:
+        value = ops.constant(initial_value, dtype=dtype)
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        raise ValueError(f"tf.Variable: initial_value has shape {tuple(value.shape)}, but shape={tuple(shape)} "
+                         f"was given. Pass a value of that shape, or leave shape out.")
+    return value
+
+
+class Variable(nn.Parameter):
+    """A mutable tensor, as `tf.Variable`: usable wherever a torch tensor is (arithmetic, torch ops,
+    `nn.Module` attributes, torch optimizers when trainable), updated in place by `assign*`.
+
+    Floating trainable variables require grad, so GradientTape and torch autograd see them;
+    results of arithmetic are plain tensors, never Variables.
+
+    >>> step = Variable(0, trainable=False, name="step")
+    >>> step.assign_add(1)
+    <tf.Variable 'step:0' shape=() dtype=int32, numpy=1>
+    >>> int(step * 10)
+    10
+    """
+
+    def __new__(
+        cls,
+        initial_value: Any = None,
+        trainable: Optional[bool] = None,
+        validate_shape: bool = True,
+        caching_device: Any = None,
+        name: Optional[str] = None,
+        variable_def: Any = None,
+        dtype: Any = None,
+        import_scope: Any = None,
+        constraint: Optional[Callable[[torch.Tensor], torch.Tensor]] = None,
+        synchronization: Any = None,
+        aggregation: Any = None,
+        shape: Any = None,
+        **kwargs: Any,
+    ) -> "Variable":
+        if kwargs.keys() - {"experimental_enable_variable_lifting"}:
+            raise TypeError(f"tf.Variable got unexpected keyword arguments: {sorted(kwargs)}")
+        if constraint is not None and not callable(constraint):
+            raise ValueError(f"The `constraint` argument must be a callable; got {constraint!r}.")
+        value = _initial_tensor(initial_value, dtype, None if not validate_shape else shape)
+        trainable = True if trainable is None else bool(trainable)
+        differentiable = trainable and (value.is_floating_point() or value.is_complex())
+        variable = torch.Tensor._make_subclass(cls, value, differentiable)
+        variable._variable_name = name or "Variable"
+        variable._trainable = trainable
+        variable._constraint = constraint
+        return variable
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # all done in __new__ (nn.Parameter has no __init__)
+        pass
+
+    # ----- TF attributes ---------------------------------------------------------------------
+    @property
+    def name(self) -> str:  # type: ignore[override]
+        """TF's variable name, with the ':0' output suffix (e.g. 'step:0')."""
+        return f"{self._variable_name}:0"
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def constraint(self) -> Optional[Callable]:
+        return self._constraint
+
+    def numpy(self) -> np.ndarray:  # type: ignore[override]
+        """A NumPy copy of the current value (later assignments do not change it)."""
+        return self.detach().cpu().numpy().copy()
+
+    def read_value(self) -> torch.Tensor:
+        """The current value as a new plain tensor (differentiable when the variable is)."""
+        return torch.Tensor.clone(self)
+
+    def value(self) -> torch.Tensor:
+        """Same as `read_value()`."""
+        return self.read_value()
+
+    def get_shape(self) -> torch.Size:
+        return self.shape
+
+    # ----- assignment ------------------------------------------------------------------------
+    def _coerce(self, value: Any, op: str) -> torch.Tensor:
+        tensor = value.detach() if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
+        if tuple(tensor.shape) != tuple(self.shape):  # TF does not broadcast in assign*, nor do we
+            raise ValueError(
+                f"Cannot {op} a value of shape {tuple(tensor.shape)} to variable '{self.name}' of shape "
+                f"{tuple(self.shape)}: the shapes must be equal.")
+        return tensor.to(device=self.device, dtype=self.dtype)
+
+    def _finish(self, read_value: bool) -> Optional["Variable"]:
+        if self._constraint is not None:
+            with torch.no_grad():
+                torch.Tensor.copy_(self, self._constraint(self.detach()))
+        return self if read_value else None
+
+    def assign(self, value: Any, use_locking: bool = False, name: Optional[str] = None,
+               read_value: bool = True) -> Optional["Variable"]:
+        """Sets the value in place (same shape; cast to this dtype); returns the variable."""
+        new = self._coerce(value, "assign")
+        with torch.no_grad():
+            torch.Tensor.copy_(self, new)
+        return self._finish(read_value)
+
+    def assign_add(self, delta: Any, use_locking: bool = False, name: Optional[str] = None,
+                   read_value: bool = True) -> Optional["Variable"]:
+        """Adds `delta` in place; returns the variable."""
+        step = self._coerce(delta, "assign_add")
+        with torch.no_grad():
+            torch.Tensor.add_(self, step)
+        return self._finish(read_value)
+
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: Optional[str] = None,
+                   read_value: bool = True) -> Optional["Variable"]:
+        """Subtracts `delta` in place; returns the variable."""
+        step = self._coerce(delta, "assign_sub")
+        with torch.no_grad():
+            torch.Tensor.sub_(self, step)
+        return self._finish(read_value)
+
+    # ----- Python protocol -------------------------------------------------------------------
+    def __repr__(self) -> str:  # type: ignore[override]
+        value = self.numpy()
+        shown = np.array2string(value, separator=", ") if value.ndim else repr(value.item())
+        dtype = str(self.dtype).replace("torch.", "")
+        return f"<tf.Variable '{self.name}' shape={tuple(self.shape)} dtype={dtype}, numpy={shown}>"
+
+    __str__ = __repr__
+
+    def __format__(self, format_spec: str) -> str:
+        if self.dim() == 0 and format_spec:
+            return format(self.item(), format_spec)
+        return format(str(self), format_spec)
+
+    def __float__(self) -> float:
+        return float(self.detach())
+
+    def __int__(self) -> int:
+        return int(self.detach())
+
+    def __deepcopy__(self, memo: dict) -> "Variable":
+        if id(self) in memo:
+            return memo[id(self)]
+        result = Variable(self.detach().clone(), trainable=self._trainable, name=self._variable_name,
+                          constraint=copy.deepcopy(self._constraint, memo))
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, protocol: int) -> tuple:
+        return (_rebuild_variable, (self.detach().clone(), self._trainable, self._variable_name))
+
+
+def _rebuild_variable(value: torch.Tensor, trainable: bool, name: str) -> Variable:
+    return Variable(value, trainable=trainable, name=name)
