@@ -4,8 +4,9 @@ same state dicts: the seed CIFAR-10 CNN with its Adam state, and a ~100M-paramet
     python benchmarks/checkpoint_speed.py [--rounds 5] [--cnn-rounds 15] [--width 4096] [--depth 6]
 
 Both sides write to the same folder, interleaved round by round (rotating who goes first). The
-Checkpoint side also fsyncs the file and its folder and checksums everything; torch.save does
-neither, so a third row shows torch.save followed by fsync (the durable equivalent).
+Checkpoint side also fsyncs the file and its folder, renames atomically and checksums everything;
+plain torch.save does none of that, so two more rows show torch.save made durable (fsync) and
+atomic (temp + fsync + rename), the fair comparisons for crash safety.
 """
 from __future__ import annotations
 
@@ -61,32 +62,46 @@ def _fsync_file(path: str) -> None:
 def measure(name: str, model, optimizer, folder: str, rounds: int) -> dict:
     objects = {"model": model} if optimizer is None else {"model": model, "optimizer": optimizer}
     ckpt = tf.train.Checkpoint(**objects)
-    ours, plain, durable = (os.path.join(folder, f"{name}-{kind}") for kind in ("ckpt", "torch.pt", "durable.pt"))
+    path = {kind: os.path.join(folder, f"{name}-{kind}") for kind in SAVES}
 
     def state_dicts() -> dict:
         return {key: value.state_dict() for key, value in objects.items()}
 
-    def torch_restore(path: str) -> None:
-        loaded = torch.load(path, map_location="cpu", weights_only=True)
+    def torch_fsync() -> None:
+        torch.save(state_dicts(), path["torch_fsync"])
+        _fsync_file(path["torch_fsync"])
+
+    def torch_atomic() -> None:  # what careful torch code does: temp file, fsync, rename
+        temp = path["torch_atomic"] + ".tmp"
+        with open(temp, "wb") as handle:
+            torch.save(state_dicts(), handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path["torch_atomic"])
+
+    def torch_restore() -> None:
+        loaded = torch.load(path["torch"], map_location="cpu", weights_only=True)
         for key, value in objects.items():
             value.load_state_dict(loaded[key])
 
-    def torch_save_durable() -> None:
-        torch.save(state_dicts(), durable)
-        _fsync_file(durable)
-
-    saves = {"checkpoint": lambda: _timed(lambda: ckpt.write(ours)),
-             "torch": lambda: _timed(lambda: torch.save(state_dicts(), plain)),
-             "torch_fsync": lambda: _timed(torch_save_durable)}
-    restores = {"checkpoint": lambda: _timed(lambda: ckpt.read(ours).assert_consumed()),
-                "torch": lambda: _timed(lambda: torch_restore(plain))}
+    saves = {"checkpoint": lambda: _timed(lambda: ckpt.write(path["checkpoint"])),
+             "torch": lambda: _timed(lambda: torch.save(state_dicts(), path["torch"])),
+             "torch_fsync": lambda: _timed(torch_fsync), "torch_atomic": lambda: _timed(torch_atomic)}
+    restores = {"checkpoint": lambda: _timed(lambda: ckpt.read(path["checkpoint"]).assert_consumed()),
+                "torch": lambda: _timed(torch_restore)}
     for run in list(saves.values()) + list(restores.values()):
         run()  # warm-up: first-call costs, files in place for the restores
-    save_times = _results.interleave(saves, rounds)
-    restore_times = _results.interleave(restores, rounds)
-    params = sum(p.numel() for p in model.parameters())
-    return {"name": name, "params": params, "save": save_times, "restore": restore_times,
-            "size": {"checkpoint": os.path.getsize(ours), "torch": os.path.getsize(plain)}}
+    return {"name": name, "params": sum(p.numel() for p in model.parameters()),
+            "save": _results.interleave(saves, rounds), "restore": _results.interleave(restores, rounds),
+            "size": {kind: os.path.getsize(path[kind]) for kind in ("checkpoint", "torch")}}
+
+
+SAVES = {"checkpoint": "tf.train.Checkpoint.write (atomic, fsynced, checksummed)",
+         "torch": "torch.save(state dicts) (reference)",
+         "torch_fsync": "torch.save + fsync (durable, not atomic)",
+         "torch_atomic": "torch.save to temp + fsync + rename (atomic)"}
+RESTORES = {"checkpoint": "tf.train.Checkpoint.read (checksums verified first)",
+            "torch": "torch.load + load_state_dict (reference)"}
 
 
 def _ratio(times: dict, ours: str, reference: str) -> float:
@@ -96,35 +111,29 @@ def _ratio(times: dict, ours: str, reference: str) -> float:
 def report(results: list, rounds: dict) -> str:
     rows = []
     for r in results:
-        med = {kind: {k: _results.median(v) for k, v in r[kind].items()} for kind in ("save", "restore")}
-        rows.append([r["name"], f"{r['params']:,}", f"{r['size']['checkpoint'] / 2**20:,.2f} / "
-                     f"{r['size']['torch'] / 2**20:,.2f}",
-                     f"{med['save']['checkpoint'] * 1e3:,.1f}", f"{med['save']['torch'] * 1e3:,.1f}",
-                     f"**{_ratio(r['save'], 'checkpoint', 'torch'):.3f}**",
-                     f"{med['save']['torch_fsync'] * 1e3:,.1f} ({_ratio(r['save'], 'checkpoint', 'torch_fsync'):.3f})",
-                     f"{med['restore']['checkpoint'] * 1e3:,.1f}", f"{med['restore']['torch'] * 1e3:,.1f}",
-                     f"**{_ratio(r['restore'], 'checkpoint', 'torch'):.3f}**"])
-    headers = ["model", "params", "file MiB (ckpt / torch)", "save ms (ckpt)", "save ms (torch.save)",
-               "save ratio", "torch.save+fsync ms (ckpt ratio)", "restore ms (ckpt)",
-               "restore ms (torch.load+load_state_dict)", "restore ratio"]
+        for operation, labels in (("save", SAVES), ("restore", RESTORES)):
+            for kind, label in labels.items():
+                ratio = _ratio(r[operation], kind, "torch")
+                rows.append([r["name"], operation, label, f"{_results.median(r[operation][kind]) * 1e3:,.1f}",
+                             f"**{ratio:.3f}**" if kind == "checkpoint" else f"{ratio:.3f}"])
+    sizes = "; ".join(f"{r['name']} ({r['params']:,} parameters): checkpoint {r['size']['checkpoint'] / 2**20:,.2f} MiB, "
+                      f"torch.save {r['size']['torch'] / 2**20:,.2f} MiB" for r in results)
     per_round = "; ".join(
-        f"{r['name']}: save ckpt {[round(t * 1e3) for t in r['save']['checkpoint']]}, torch "
-        f"{[round(t * 1e3) for t in r['save']['torch']]}; restore ckpt "
-        f"{[round(t * 1e3) for t in r['restore']['checkpoint']]}, torch {[round(t * 1e3) for t in r['restore']['torch']]}"
-        for r in results)
+        f"{r['name']} {op} " + ", ".join(f"{kind} {[round(t * 1e3) for t in times]}" for kind, times in r[op].items())
+        for r in results for op in ("save", "restore"))
     return (
-        f"Checkpoint.write / Checkpoint.read (atomic temp+fsync+rename+folder fsync, CRC-32 of all bytes, "
-        f"verified before anything is restored) against torch.save / torch.load + load_state_dict of the same "
-        f"state dicts, same folder, interleaved rounds ({rounds}); times are medians, ratios the median of "
-        f"per-round ratios (below 1.0: the checkpoint is faster). Seed CNN with its Keras Adam state after one "
-        f"step; the MLP without optimizer state. Machine: {_results.machine()}.\n\n"
-        + _results.table(headers, rows)
-        + f"\n\nPer-round ms: {per_round}.")
+        f"tf.train.Checkpoint against torch.save / torch.load + load_state_dict of the same state dicts, same "
+        f"folder, interleaved rounds ({rounds}, rotating who goes first, `os.sync()` untimed before each run so "
+        f"no run pays for another's dirty pages). Times are medians; ratios are medians of per-round ratios "
+        f"to the reference (below 1: faster). Seed CNN with its Keras Adam state after one step; the MLP "
+        f"without optimizer state. Machine: {_results.machine()}.\n\n"
+        + _results.table(["model", "operation", "method", "median ms", "ratio vs torch"], rows)
+        + f"\n\nFile sizes: {sizes}.\n\nPer-round ms: {per_round}.")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=5, help="rounds for the large MLP")
+    parser.add_argument("--rounds", type=int, default=9, help="rounds for the large MLP")
     parser.add_argument("--cnn-rounds", type=int, default=15)
     parser.add_argument("--width", type=int, default=4096)
     parser.add_argument("--depth", type=int, default=6)

@@ -17,7 +17,7 @@ import torch
 import torchstrategy as tf
 from torchstrategy.checkpoint import (CheckpointCorruptedError, DirectoryLock, DirectoryLockedError, load_state,
                                       save_state)
-from torchstrategy.checkpoint._io import HEADER_SIZE
+from torchstrategy.checkpoint._format import HEADER_SIZE
 from tests import _multiprocess as mp
 
 
@@ -31,6 +31,37 @@ def _sample_state() -> dict:
         "empty": torch.zeros(0, 5), "numpy_rng": np.random.RandomState(3).get_state(),
         "nested": [1, "two", (3.0, None, {"deep": torch.ones(2, 2) * 5})],
     }
+
+
+@pytest.mark.filterwarnings("ignore:Validating sparse tensor invariants")
+def test_values_plain_pickle_cannot_hold_are_stored_too(tmp_path):
+    sparse = torch.eye(3).to_sparse()
+    path = str(tmp_path / "odd.ckpt")
+    save_state({"dtype": torch.float16, "sparse": sparse, "dense": torch.arange(4)}, path)
+    loaded = load_state(path)
+    assert loaded["dtype"] is torch.float16 and torch.equal(loaded["sparse"].to_dense(), torch.eye(3))
+    assert torch.equal(loaded["dense"], torch.arange(4))
+
+
+class _Payload:
+    def __reduce__(self):
+        return (print, ("this must never run",))
+
+
+def test_a_file_that_would_run_code_is_refused_even_with_valid_checksums(tmp_path):
+    import pickle
+    import struct
+    import zlib
+
+    from torchstrategy.checkpoint import _format
+
+    structure = pickle.dumps({"tree": _Payload(), "tensors": []})
+    fields = struct.pack("<8sHHQQII", _format.MAGIC, 1, 0, len(structure), 0, zlib.crc32(structure), 0)
+    path = str(tmp_path / "evil.ckpt")
+    with open(path, "wb") as handle:
+        handle.write(fields + struct.pack("<I", zlib.crc32(fields)) + structure)
+    with pytest.raises(CheckpointCorruptedError, match=r"evil.ckpt.*refusing to load builtins.print"):
+        load_state(path)
 
 
 def test_round_trip_is_exact_for_every_kind_of_value(tmp_path):

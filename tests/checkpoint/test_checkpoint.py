@@ -256,3 +256,24 @@ def test_bad_objects_and_files_are_refused_clearly(tmp_path):
                                   {"params": [torch.nn.Parameter(torch.ones(1))]}], lr=0.1)
     with pytest.raises(ValueError, match="Cannot restore 'sgd' \\(SGD\\)"):
         tf.train.Checkpoint(sgd=two_groups).read(saved)
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_state_saves_from_and_restores_onto_the_gpu(tmp_path):
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(5, 3).cuda()
+    optimizer = torch.optim.Adam(layer.parameters(), lr=0.1)
+    layer(torch.randn(4, 5, device="cuda")).sum().backward()
+    optimizer.step()
+    counter = tf.Variable(torch.tensor([1.0, 2.0], device="cuda"))
+    path = tf.train.Checkpoint(layer=layer, optimizer=optimizer, counter=counter).save(str(tmp_path / "gpu"))
+    other = torch.nn.Linear(5, 3).cuda()
+    other_optimizer = torch.optim.Adam(other.parameters(), lr=0.1)
+    other_counter = tf.Variable(torch.zeros(2, device="cuda"))
+    tf.train.Checkpoint(layer=other, optimizer=other_optimizer, counter=other_counter).restore(path).assert_consumed()
+    assert other.weight.device.type == "cuda" and torch.equal(other.weight, layer.weight)
+    assert other_counter.device.type == "cuda" and other_counter.tolist() == [1.0, 2.0]
+    moments = [state["exp_avg"] for state in other_optimizer.state.values()]
+    expected = [state["exp_avg"] for state in optimizer.state.values()]
+    assert all(m.device.type == "cuda" and torch.equal(m, e) for m, e in zip(moments, expected))

@@ -10,7 +10,7 @@ from typing import Any, Callable, Optional
 import torch
 
 from torchstrategy.checkpoint import _format
-from torchstrategy.checkpoint._format import CheckpointCorruptedError, HEADER_SIZE  # noqa: F401 (re-exported)
+from torchstrategy.checkpoint._format import CheckpointCorruptedError
 
 _ZIP_MAGIC = b"PK\x03\x04"  # a plain torch.save file (written before this format existed)
 
