@@ -111,8 +111,6 @@ def uninterrupted(tmp_path_factory):
     return folder
 
 
-@pytest.mark.skip(reason="known gap, issue 4 open: after a torchrun restart the new replicas sometimes fail to "
-                         "join the gloo group (connection refused), using up --max-restarts; see the closing note")
 def test_torchrun_max_restarts_resumes_after_three_kills(tmp_path, uninterrupted):
     script = mp.write_script(tmp_path, ELASTIC)
     port = mp.free_port()

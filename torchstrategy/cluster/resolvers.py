@@ -102,11 +102,12 @@ def _read_torchrun_env() -> ProcessSpec:
                          "(GROUP_WORLD_SIZE, or WORLD_SIZE / LOCAL_WORLD_SIZE).")
     launched_here = (env_value(LAUNCHED_VARIABLE) or "").lower() in _TRUE_WORDS
     launcher_pid = env_int(LAUNCHER_PID_VARIABLE, required=False, minimum=1)
+    restart_count = env_int("TORCHELASTIC_RESTART_COUNT", required=False) or 0
     return ProcessSpec(
         world_size=world_size, rank=rank, local_rank=local_rank, local_world_size=local_world_size,
         node_rank=node_rank, num_nodes=num_nodes, master_addr=master_addr, master_port=master_port,
         launched=True, source="torchstrategy" if launched_here else "torchrun",
-        task_type="worker", task_id=rank, launcher_pid=launcher_pid)
+        task_type="worker", task_id=rank, launcher_pid=launcher_pid, restart_count=restart_count)
 
 
 class TFConfigClusterResolver(ClusterResolver):

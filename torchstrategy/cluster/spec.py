@@ -27,6 +27,7 @@ class ProcessSpec:
     task_type: str = "worker"  # TF's name for the role ('chief' or 'worker')
     task_id: int = 0
     launcher_pid: Optional[int] = None  # set in replicas that torchstrategy's launcher started
+    restart_count: int = 0  # torchrun's TORCHELASTIC_RESTART_COUNT: which attempt of an elastic job this is
 
     def __post_init__(self) -> None:
         if self.world_size < 1:

@@ -86,10 +86,13 @@ class DataParallelStrategy(Strategy):
             return
         if self._device.type == "cuda":
             torch.cuda.set_device(self._device)
-        init_method = "env://" if spec.source == "torchrun" else f"tcp://{spec.master_addr}:{spec.master_port}"
         try:
-            dist.init_process_group(self._backend, init_method=init_method, rank=spec.rank,
-                                    world_size=spec.world_size, timeout=timeout)
+            if spec.source == "torchrun":
+                dist.init_process_group(self._backend, store=self._elastic_store(timeout), rank=spec.rank,
+                                        world_size=spec.world_size, timeout=timeout)
+            else:
+                dist.init_process_group(self._backend, init_method=f"tcp://{spec.master_addr}:{spec.master_port}",
+                                        rank=spec.rank, world_size=spec.world_size, timeout=timeout)
         except (RuntimeError, ValueError) as error:
             hint = " Another program is using that port: pick a free one." if "in use" in str(error).lower() else ""
             raise RuntimeError(
@@ -99,6 +102,17 @@ class DataParallelStrategy(Strategy):
         self._owns_group = True
         sys.excepthook = _note_failure(sys.excepthook)
         atexit.register(self._teardown)
+
+    def _elastic_store(self, timeout: timedelta) -> dist.Store:
+        """torchrun's rendezvous store, with keys private to this restart attempt.
+
+        After `--max-restarts` restarts the agent may serve the same store again; without a per-attempt
+        prefix, a replica can read a dead predecessor's gloo address and fail to connect."""
+        from torch.distributed.rendezvous import _create_c10d_store
+
+        spec = self._spec
+        store = _create_c10d_store(spec.master_addr, spec.master_port, spec.rank, spec.world_size, timeout)
+        return dist.PrefixStore(f"torchstrategy/attempt_{spec.restart_count}", store)
 
     def _teardown(self) -> None:
         if not self._owns_group or not dist.is_initialized():
