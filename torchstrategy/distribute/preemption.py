@@ -53,9 +53,10 @@ class PreemptionCheckpointHandler:
                                  "(or pass a CheckpointManager).")
             self._manager = CheckpointManager(checkpoint_or_checkpoint_manager, checkpoint_dir, max_to_keep=1)
         checkpoint = self._manager._checkpoint
-        if not hasattr(checkpoint, "_preemption_run_calls"):
-            checkpoint._preemption_run_calls = Variable(0)
-        self._run_calls = checkpoint._preemption_run_calls
+        # a public name, so the Checkpoint tracks and saves it with the rest
+        if not hasattr(checkpoint, "preemption_run_calls"):
+            checkpoint.preemption_run_calls = Variable(0)
+        self._run_calls = checkpoint.preemption_run_calls
         if self._manager.latest_checkpoint is not None:
             checkpoint.restore(self._manager.latest_checkpoint).expect_partial()
         self._signalled = threading.Event()

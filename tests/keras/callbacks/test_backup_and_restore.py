@@ -90,10 +90,63 @@ def test_backup_on_another_world_size_or_not_writable_is_refused(tmp_path):
     model, dataset = build()
     with pytest.raises(ValueError, match="written by 4 replica.*this job has 1"):
         model.fit(dataset, epochs=2, verbose=0, callbacks=[tf.keras.callbacks.BackupAndRestore(str(backup_dir))])
-    if os.geteuid() != 0:  # root can write anywhere
-        locked = tmp_path / "ro"
-        locked.mkdir(mode=0o500)
-        with pytest.raises(PermissionError, match="cannot write to backup_dir"):
-            build()[0].fit(dataset, verbose=0, callbacks=[tf.keras.callbacks.BackupAndRestore(str(locked))])
+    not_a_folder = tmp_path / "plain-file"
+    not_a_folder.write_text("x")  # a folder cannot be made under a file, even by root
+    with pytest.raises(PermissionError, match="cannot write to backup_dir"):
+        build()[0].fit(dataset, verbose=0,
+                       callbacks=[tf.keras.callbacks.BackupAndRestore(str(not_a_folder / "backup"))])
     with pytest.raises(ValueError, match="save_freq"):
         tf.keras.callbacks.BackupAndRestore(str(backup_dir), save_freq=0)
+
+
+class Preempted(Exception):
+    pass
+
+
+def test_preemption_handler_in_a_custom_loop_saves_and_resumes_exactly(tmp_path):
+    """TF's PreemptionCheckpointHandler pattern: a preemption notice at step 7 saves and exits; the
+    restarted loop continues from total_run_calls and ends with the uninterrupted weights."""
+    import torch
+
+    def run(steps, notice_at=None):
+        tf.random.set_seed(0)
+        strategy = tf.distribute.OneDeviceStrategy("cpu")
+        with strategy.scope():
+            model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+            optimizer = tf.keras.optimizers.Adam(0.05)
+            checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer)
+            calls = {"n": 0}
+
+            def notice():
+                calls["n"] += 1
+                return notice_at is not None and calls["n"] == notice_at
+
+            def leave():
+                raise Preempted()
+
+            config = tf.distribute.experimental.TerminationConfig(termination_watcher_fn=notice, exit_fn=leave)
+            handler = tf.distribute.experimental.PreemptionCheckpointHandler(
+                None, checkpoint, str(tmp_path / "ckpt"), termination_config=config)
+        x = torch.arange(30.0).reshape(10, 3) / 30
+
+        def train_step(batch):
+            with tf.GradientTape() as tape:
+                loss = (model(batch, training=True) ** 2).mean()
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        for step in range(handler.total_run_calls, steps):
+            handler.run(strategy.run, train_step, args=(x[step % 10:step % 10 + 1],))
+        return model.get_weights(), handler.total_run_calls
+
+    reference, _ = run(12)
+    import shutil
+
+    shutil.rmtree(tmp_path / "ckpt", ignore_errors=True)
+    with pytest.raises(Preempted):
+        run(12, notice_at=7)
+    weights, total = run(12)
+    assert total == 12
+    for ours, expected in zip(weights, reference):
+        np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-7)
