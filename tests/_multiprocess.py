@@ -3,6 +3,7 @@ scripts (or torchrun) as subprocesses with one intra-op thread each and the repo
 watching the processes they start (waiting for files, checking that no process is left)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -11,7 +12,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from typing import Callable, Iterable, Optional, Sequence
+from typing import Callable, Iterable, Optional, Sequence, Iterator
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOOPBACK = "127.0.0.1"
@@ -48,9 +49,20 @@ def write_script(directory: str, source: str, name: str = "train.py") -> str:
 
 def run_python(args: Sequence[str], env: Optional[dict] = None, timeout: float = 120,
                cwd: Optional[str] = None) -> subprocess.CompletedProcess:
-    """`python ARGS...` in a fresh process; output captured as text."""
-    return subprocess.run([sys.executable, *args], env=env or clean_env(), capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd)
+    """`python ARGS...` in a fresh process group; output captured as text. On timeout the whole group
+    (replicas, torchrun's workers) is killed before TimeoutExpired is raised, so nothing outlives the test."""
+    process = subprocess.Popen([sys.executable, *args], env=env or clean_env(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=cwd, start_new_session=True)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.communicate()
+        raise
+    return subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
 
 
 def run_torchrun(torchrun_args: Sequence[str], script_args: Sequence[str], env: Optional[dict] = None,
@@ -124,3 +136,19 @@ def wait_for_files(paths: Iterable[str], timeout: float) -> bool:
     paths = list(paths)
     return wait_until(lambda: all(os.path.exists(path) for path in paths), timeout)
 
+
+
+@contextlib.contextmanager
+def process_group(command: Sequence[str], env: Optional[dict] = None) -> Iterator[subprocess.Popen]:
+    """Starts `command` in its own process group (text pipes); whatever is left of the group when the
+    block ends (a timeout, a failed assertion) is killed, so no test leaves processes behind."""
+    process = subprocess.Popen(list(command), env=env or clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    try:
+        yield process
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.communicate()

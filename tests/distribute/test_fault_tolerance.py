@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 
@@ -138,14 +137,13 @@ def test_plain_python_relaunched_by_a_loop_resumes_after_kills(tmp_path, uninter
 def test_sigterm_saves_at_an_agreed_step_exits_42_and_resumes_exactly(tmp_path, uninterrupted):
     script = mp.write_script(tmp_path, ELASTIC)
     env = mp.clean_env(SLOW_STEPS="0.3")
-    process = subprocess.Popen([sys.executable, script, str(tmp_path), ""], env=env, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
-    assert mp.wait_until(lambda: (tmp_path / "epoch_0.json").exists(), timeout=120)
-    sent = time.monotonic()
-    process.send_signal(signal.SIGTERM)  # to rank 0 only, as a scheduler's preemption notice would
-    out, err = process.communicate(timeout=60)
-    assert time.monotonic() - sent < 30
-    assert process.returncode == 42, err[-3000:]
+    with mp.process_group([sys.executable, script, str(tmp_path), ""], env=env) as process:
+        assert mp.wait_until(lambda: (tmp_path / "epoch_0.json").exists(), timeout=120)
+        sent = time.monotonic()
+        process.send_signal(signal.SIGTERM)  # to rank 0 only, as a scheduler's preemption notice would
+        out, err = process.communicate(timeout=60)
+        assert time.monotonic() - sent < 30
+        assert process.returncode == 42, err[-3000:]
     assert (tmp_path / "backup" / "backup.ckpt").exists()
     resumed = mp.run_python([script, str(tmp_path), ""], timeout=240)
     assert resumed.returncode == 0, resumed.stderr

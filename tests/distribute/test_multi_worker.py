@@ -2,10 +2,10 @@
 rendezvous on 127.0.0.1), TF_CONFIG clusters, and the seed-style script under each."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
-import subprocess
 import sys
 
 import numpy as np
@@ -92,23 +92,22 @@ def test_two_nodes_by_torchrun_and_by_tf_config_agree_with_one_process(tmp_path)
     assert single.returncode == 0, single.stderr
 
     port = mp.free_port()
-    nodes = [subprocess.Popen([sys.executable, "-m", "torch.distributed.run",
-                               *_torchrun_args(port, nnodes=2, nproc=1, node_rank=rank),
-                               script, "fit", str(outs["torchrun"]), "1", "multi_worker"],
-                              env=mp.clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for rank in (0, 1)]
-    results = [node.communicate(timeout=300) for node in nodes]
-    assert all(node.returncode == 0 for node in nodes), results
+    with contextlib.ExitStack() as stack:
+        nodes = [stack.enter_context(mp.process_group(
+            [sys.executable, "-m", "torch.distributed.run", *_torchrun_args(port, nnodes=2, nproc=1, node_rank=rank),
+             script, "fit", str(outs["torchrun"]), "1", "multi_worker"])) for rank in (0, 1)]
+        results = [node.communicate(timeout=300) for node in nodes]
+        assert all(node.returncode == 0 for node in nodes), results
 
     chief, worker = mp.free_port(), mp.free_port()
     cluster = {"chief": [f"{mp.LOOPBACK}:{chief}"], "worker": [f"{mp.LOOPBACK}:{worker}"]}
     tasks = [{"type": "chief", "index": 0}, {"type": "worker", "index": 0}]
-    procs = [subprocess.Popen([sys.executable, script, "fit", str(outs["tf_config"]), "1", "multi_worker"],
-                              env=mp.clean_env(TF_CONFIG=json.dumps({"cluster": cluster, "task": task})),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for task in tasks]
-    results = [proc.communicate(timeout=300) for proc in procs]
-    assert all(proc.returncode == 0 for proc in procs), results
+    with contextlib.ExitStack() as stack:
+        procs = [stack.enter_context(mp.process_group(
+            [sys.executable, script, "fit", str(outs["tf_config"]), "1", "multi_worker"],
+            env=mp.clean_env(TF_CONFIG=json.dumps({"cluster": cluster, "task": task})))) for task in tasks]
+        results = [proc.communicate(timeout=300) for proc in procs]
+        assert all(proc.returncode == 0 for proc in procs), results
 
     reference = _weights(outs["one"])
     for name in ("torchrun", "tf_config"):
