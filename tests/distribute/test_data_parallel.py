@@ -72,9 +72,12 @@ model.fit(x, y, batch_size=4, epochs=3, verbose=0, callbacks=[
     StopOnOne(), tf.keras.callbacks.LambdaCallback(on_train_batch_end=lambda b, logs: steps.append(b))])
 report["steps_before_stop"] = steps
 
-# pipelines that differ between replicas are detected, on every replica
+# shuffles seeded differently per replica are put in step (rank 0's seeds): one global order
+synced = tf.data.Dataset.from_tensor_slices(np.arange(50)).shuffle(50, seed=rank).batch(10)
+report["synced"] = strategy.gather(next(iter(strategy.experimental_distribute_dataset(synced))), axis=0).tolist()
+# data that differs between replicas is detected, on every replica
 try:
-    ds = tf.data.Dataset.from_tensor_slices(x).shuffle(50, seed=rank).batch(10)
+    ds = tf.data.Dataset.from_tensor_slices(x * (rank + 1)).batch(10)
     next(iter(strategy.experimental_distribute_dataset(ds)))
     report["mismatch"] = "not detected"
 except ValueError as error:
@@ -161,6 +164,9 @@ def test_stop_training_on_one_replica_stops_all_together(reports):
 
 
 def test_diverging_pipelines_are_detected_and_off_policy_reads_its_own_copy(reports):
+    assert reports[0]["synced"] == reports[1]["synced"]
+    assert sorted(reports[0]["synced"]) == sorted(set(reports[0]["synced"]))  # 10 distinct rows, none twice
+    assert len(reports[0]["synced"]) == 10
     for report in reports:
         assert "different batches on different replicas" in report["mismatch"]
         assert report["off_rows"] == 5

@@ -106,7 +106,33 @@ class DistributedDataset:
         return map_structure(lambda leaf: leaf[rows] if hasattr(leaf, "shape") and len(leaf.shape) else leaf, batch)
 
     def __iter__(self) -> Iterator[Any]:
-        yield from self._replica_batches(iter(self._dataset), skipped=0)
+        fast = self._own_rows_only(0)
+        yield from fast if fast is not None else self._replica_batches(iter(self._dataset), skipped=0)
+
+    def _own_rows_only(self, skip: int) -> Optional[Iterator[Any]]:
+        """For `slices -> shuffle/repeat/... -> batch [-> prefetch]`: gather only this replica's rows of
+        each global batch instead of the whole batch (half the copying with 2 replicas). The index stream
+        is the same as a normal pass, so order, pipeline state and checks are unchanged. None when the
+        pipeline has no such shape."""
+        from torchstrategy.data._batching import BatchDataset, _chunks
+        from torchstrategy.data._threads import PrefetchDataset
+
+        batched = self._dataset._input if isinstance(self._dataset, PrefetchDataset) else self._dataset
+        if not self._split or not isinstance(batched, BatchDataset):
+            return None
+        plan = batched._input._index_plan()
+        if plan is None:
+            return None
+        size = batched._batch_size
+        indices = plan.indices(skip * size) if skip else plan.indices()
+        chunks = _chunks(indices, size, batched._drop)
+
+        def own_rows(chunk: list) -> Any:
+            rows = replica_slice(len(chunk), self._context.num_replicas_in_sync, self._replica_id)
+            return to_device(plan.source.gather(chunk[rows]), self._device)
+
+        # the checks need the whole first global batch (gathered once); later batches are gathered in part
+        return self._checked(chunks, skip, plan.source.gather, own_rows)
 
     def iterate_from(self, skip_batches: int) -> Iterator[Any]:
         """This replica's batches after the first `skip_batches` global batches (skipped before slicing,
@@ -122,6 +148,9 @@ class DistributedDataset:
         skip = int(skip_batches)
         if skip == 0:
             return iter(self)
+        fast = self._own_rows_only(skip)
+        if fast is not None:
+            return fast
         if hasattr(self._dataset, "_iterate_from"):
             return self._replica_batches(self._dataset._iterate_from(skip), skipped=skip)
         source = iter(self._dataset)
@@ -147,6 +176,11 @@ class DistributedDataset:
                              f"came from.")
 
     def _replica_batches(self, source: Iterator[Any], skipped: int) -> Iterator[Any]:
+        return self._checked(source, skipped, lambda batch: batch, self._placed)
+
+    def _checked(self, source: Iterator[Any], skipped: int, global_batch: Callable[[Any], Any],
+                 place: Callable[[Any], Any]) -> Iterator[Any]:
+        """`place(item)` for each item, after the first-batch checks on `global_batch(first item)`."""
         try:
             first = next(source, _MISSING)
             if first is _MISSING:
@@ -158,14 +192,14 @@ class DistributedDataset:
                 if skipped:
                     follower = next(source, _MISSING)
                 if not skipped or follower is not _MISSING:
-                    self._check_divisible(batch_size_of(first))
+                    self._check_divisible(batch_size_of(global_batch(first)))
             if self._verify is not None:
-                self._verify(first)
-            yield self._placed(first)
+                self._verify(global_batch(first))
+            yield place(first)
             if follower is not _MISSING:
-                yield self._placed(follower)
-            for batch in source:
-                yield self._placed(batch)
+                yield place(follower)
+            for item in source:
+                yield place(item)
         finally:
             close = getattr(source, "close", None)
             if close is not None:

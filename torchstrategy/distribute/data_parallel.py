@@ -283,7 +283,12 @@ class DataParallelStrategy(Strategy):
             raise ValueError("AutoShardPolicy.FILE shards by input files, and this dataset is not read from files. "
                              "Use AutoShardPolicy.DATA (or AUTO), or build per-worker datasets with "
                              "strategy.distribute_datasets_from_function.")
-        verify = self._verify_same_batches if self._distributed and policy is not AutoShardPolicy.OFF else None
+        shared = self._distributed and policy is not AutoShardPolicy.OFF
+        if shared and hasattr(dataset, "get_state"):
+            # torch seeds each process differently, so unseeded shuffles would differ between replicas:
+            # every replica takes rank 0's pipeline random state (seeds, pass counters) instead.
+            dataset.set_state(self.broadcast(dataset.get_state(), src=0))
+        verify = self._verify_same_batches if shared else None
         uneven = getattr(options, "experimental_allow_uneven_split", None)
         return DistributedDataset(dataset, self._input_context(), self._device, split_global_batch=True,
                                   options=options, replica_id=self._replica_id, verify=verify,
