@@ -254,3 +254,15 @@ def test_validation_split_needs_arrays():
     model.compile(optimizer="adam", loss="mse")
     with pytest.raises(ValueError, match="validation_split is only supported for NumPy arrays"):
         model.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(4), validation_split=0.2, verbose=0)
+
+
+def test_verbose_2_epoch_line_times_the_whole_epoch(capsys):
+    import re
+    import time
+
+    model = tf.keras.Sequential([layers.Lambda(lambda t: (time.sleep(0.01), t)[1], input_shape=(2,)), layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    model.fit(np.zeros((64, 2), np.float32), np.zeros((64, 1), np.float32), batch_size=16, epochs=1, verbose=2)
+    line = [row for row in capsys.readouterr().out.splitlines() if row.startswith("4/4")][0]
+    per_step = re.search(r"(\d+)ms/step", line)
+    assert per_step and int(per_step.group(1)) >= 10, line  # each of the 4 steps sleeps 10 ms

@@ -267,6 +267,9 @@ class ProgbarLogger(Callback):
     def _reset_progbar(self) -> None:
         self.seen = 0
         self.progbar = None
+        # start the clock now: with verbose=2 no batch hook runs (fit skips them), so a lazily made bar
+        # would time the epoch from its last moment
+        self._maybe_init_progbar()
 
     def _maybe_init_progbar(self) -> Progbar:
         if self.progbar is None:
