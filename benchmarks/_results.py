@@ -20,6 +20,15 @@ def machine() -> str:
             f"torch {torch.__version__}, {torch.get_num_threads()} intra-op threads")
 
 
+def synthetic_cifar(rows: int) -> tuple:
+    """CIFAR-shaped float images in [0, 1] and uint8 labels (N, 1), the same for every benchmark."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    images = (rng.integers(0, 256, (rows, 32, 32, 3), dtype=np.uint8) / 255.0).astype(np.float32)
+    return images, rng.integers(0, 10, (rows, 1)).astype(np.uint8)
+
+
 def interleave(runs: dict[str, Callable[[], float]], rounds: int) -> dict[str, list[float]]:
     """Calls each contestant once per round, rotating who goes first; returns their rates."""
     rates: dict[str, list[float]] = {name: [] for name in runs}

@@ -12,7 +12,6 @@ import statistics
 import sys
 import tempfile
 
-import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _results  # noqa: E402
@@ -28,9 +27,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=64)
     args = parser.parse_args()
     batch, steps = args.batch_size, args.steps
-    rng = np.random.default_rng(0)
-    images = (rng.integers(0, 256, (batch * steps, 32, 32, 3), dtype=np.uint8) / 255.0).astype(np.float32)
-    labels = rng.integers(0, 10, (batch * steps, 1)).astype(np.uint8)
+    images, labels = _results.synthetic_cifar(batch * steps)
     dataset = tf.data.Dataset.from_tensor_slices((images, labels)).shuffle(10000).batch(batch)
     folder = tempfile.mkdtemp(prefix="backup-bench-")
 

@@ -33,11 +33,11 @@ def _strategy():
 
 def worker(steps: int, rounds: int) -> None:
     """Runs inside the 2-replica job: both trainers, alternating; rank 0 prints the rates as JSON."""
-    import numpy as np
     import torch
     import torch.distributed as dist
     import torch.nn.functional as F
 
+    import _results
     import torchstrategy as tf
     from fit_overhead import seed_cnn
 
@@ -45,9 +45,7 @@ def worker(steps: int, rounds: int) -> None:
     device = strategy.device
     replicas = strategy.num_replicas_in_sync
     batch = 256
-    rng = np.random.default_rng(0)
-    images = (rng.integers(0, 256, (batch * steps, 32, 32, 3), dtype=np.uint8) / 255.0).astype(np.float32)
-    labels = rng.integers(0, 10, (batch * steps, 1)).astype(np.uint8)
+    images, labels = _results.synthetic_cifar(batch * steps)
 
     tf.random.set_seed(0)
     with strategy.scope():

@@ -10,7 +10,6 @@ import os
 import sys
 import time
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -41,9 +40,7 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=256)
     args = parser.parse_args()
     batch, steps = args.batch_size, args.steps
-    rng = np.random.default_rng(0)
-    images = (rng.integers(0, 256, (batch * steps, 32, 32, 3), dtype=np.uint8) / 255.0).astype(np.float32)
-    labels = rng.integers(0, 10, (batch * steps, 1)).astype(np.uint8)
+    images, labels = _results.synthetic_cifar(batch * steps)
 
     tf.random.set_seed(0)
     keras_model = seed_cnn()

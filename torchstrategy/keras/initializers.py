@@ -7,6 +7,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import torch
 
+from torchstrategy.keras._serialization import name_and_kwargs, serialize_object
 from torchstrategy.keras import backend
 
 # Standard deviation of a unit normal truncated to [-2, 2]; VarianceScaling divides by it so the
@@ -297,21 +298,13 @@ _ALIASES: dict[str, type] = {
 
 def serialize(initializer: Any) -> Any:
     """`{'class_name': ..., 'config': ...}` for an Initializer; other callables are returned as is."""
-    if isinstance(initializer, Initializer):
-        return {"class_name": type(initializer).__name__, "config": initializer.get_config()}
-    return initializer
+    return serialize_object(initializer, Initializer)
 
 
 def deserialize(config: Any, custom_objects: Optional[dict] = None) -> Initializer:
     """Builds an initializer from a name ('he_normal', 'HeNormal') or a serialized dict."""
     known = dict(_CLASSES, **_ALIASES, **(custom_objects or {}))
-    if isinstance(config, str):
-        name, kwargs = config, {}
-    elif isinstance(config, dict) and "class_name" in config:
-        name, kwargs = config["class_name"], config.get("config") or {}
-    else:
-        raise ValueError(f"Could not interpret initializer config {config!r}: expected a name or a "
-                         "{'class_name': ..., 'config': {...}} dict.")
+    name, kwargs = name_and_kwargs(config, "initializer")
     cls = known.get(name)
     if cls is None:
         raise ValueError(f"Unknown initializer: {name!r}. Valid names are: {sorted(_ALIASES)} "

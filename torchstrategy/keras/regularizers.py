@@ -6,6 +6,8 @@ from typing import Any, Callable, Optional
 
 import torch
 
+from torchstrategy.keras._serialization import name_and_kwargs, serialize_object
+
 
 class Regularizer:
     """Base class: `penalty = regularizer(weight)` is a scalar tensor added to the loss."""
@@ -83,20 +85,13 @@ _ALIASES: dict[str, Callable[..., Regularizer]] = {"l1": L1, "l2": L2, "l1_l2": 
 
 def serialize(regularizer: Any) -> Any:
     """`{'class_name': ..., 'config': ...}` for a Regularizer; other callables are returned as is."""
-    if isinstance(regularizer, Regularizer):
-        return {"class_name": type(regularizer).__name__, "config": regularizer.get_config()}
-    return regularizer
+    return serialize_object(regularizer, Regularizer)
 
 
 def deserialize(config: Any, custom_objects: Optional[dict] = None) -> Regularizer:
     """Builds a regularizer from a name ('l2') or a serialized dict."""
     known = dict(_CLASSES, **_ALIASES, **(custom_objects or {}))
-    if isinstance(config, str):
-        name, kwargs = config, {}
-    elif isinstance(config, dict) and "class_name" in config:
-        name, kwargs = config["class_name"], config.get("config") or {}
-    else:
-        raise ValueError(f"Could not interpret regularizer config {config!r}.")
+    name, kwargs = name_and_kwargs(config, "regularizer")
     if name not in known:
         raise ValueError(f"Unknown regularizer: {name!r}. Valid names are: {sorted(known)}.")
     return known[name](**kwargs)
