@@ -112,3 +112,85 @@ def _reset_names() -> None:
     """Keras's `backend.clear_session()` naming reset."""
     with _name_lock:
         _name_counts.clear()
+
+
+# The process's one running tf.profiler session (TF allows one at a time); torchstrategy.profiler owns it.
+_profiler_lock = threading.Lock()
+_profiler_session: Any = None
+
+
+# ----- mixed precision -------------------------------------------------------------------------
+# The global dtype policy is process-wide (as Keras's `set_global_policy`); None means "not set",
+# i.e. floatx. The autocast dtype is per thread: inside a mixed-policy layer's call, that layer's
+# float weights are read in this dtype (Keras's autocast scope); None outside any such call.
+_global_dtype_policy: Any = None
+
+
+class _AutocastState(threading.local):
+    def __init__(self) -> None:
+        self.dtype: Any = None
+
+
+_autocast = _AutocastState()
+
+
+def _get_global_dtype_policy() -> Any:
+    """The policy `set_global_policy` stored, or None if none was set."""
+    return _global_dtype_policy
+
+
+def _set_global_dtype_policy(policy: Any) -> None:
+    global _global_dtype_policy
+    _global_dtype_policy = policy
+
+
+def _autocast_dtype() -> Any:
+    """The torch dtype float weights are read in on this thread right now, or None."""
+    return _autocast.dtype
+
+
+def _set_autocast_dtype(dtype: Any) -> Any:
+    """Sets this thread's autocast dtype (None: no casting) and returns the previous one."""
+    previous, _autocast.dtype = _autocast.dtype, dtype
+    return previous
+
+
+# ----- rematerialization (keras.RematScope) --------------------------------------------------------
+# Per thread, as the strategy stack: the modes of the entered RematScopes (None entries disable remat).
+class _RematState(threading.local):
+    def __init__(self) -> None:
+        self.mode_stack: list[Any] = []
+
+
+_remat = _RematState()
+
+
+def _push_remat_mode(mode: Any) -> None:
+    _remat.mode_stack.append(mode)
+
+
+def _pop_remat_mode() -> None:
+    _remat.mode_stack.pop()
+
+
+def _current_remat_mode() -> Any:
+    """The innermost RematScope's mode (what a layer created now records), or None outside any."""
+    return _remat.mode_stack[-1] if _remat.mode_stack else None
+
+
+def _call_context_snapshot() -> tuple:
+    """What a recomputation must see again: the `training` values handed down and the autocast dtype."""
+    return tuple(_state.training_stack), _autocast_dtype()
+
+
+@contextmanager
+def _restored_call_context(snapshot: tuple) -> Iterator[None]:
+    """Runs a recomputation (in backward, maybe on another thread) inside the forward's call context."""
+    training_stack, autocast_dtype = snapshot
+    saved_stack, _state.training_stack = _state.training_stack, list(training_stack)
+    saved_dtype = _set_autocast_dtype(autocast_dtype)
+    try:
+        yield
+    finally:
+        _state.training_stack = saved_stack
+        _set_autocast_dtype(saved_dtype)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 import itertools
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 import torch
@@ -50,6 +50,8 @@ class DistributedDataset:
     a global batch and keeps this replica's rows; False (distribute_datasets_from_function)
     passes batches through, since the function already built per-replica batches. `verify`
     is called once with the first global batch (the strategy checks replicas agree on it).
+    A process holding several replicas (`replica_ids`) gets `combine([one part per replica])` per step:
+    their rows of each global batch, or the next batch of a dataset function for each of them.
     `iterate_from(k)` resumes after k global batches; `get_state`/`set_state` reach the wrapped dataset.
     """
 
@@ -63,12 +65,16 @@ class DistributedDataset:
         replica_id: int = 0,
         verify: Optional[Callable[[Any], None]] = None,
         allow_uneven_split: bool = False,
+        combine: Callable[[list], Any] = lambda parts: parts[0],
+        replica_ids: Optional[Sequence[int]] = None,
     ) -> None:
         self._dataset = dataset
         self._context = input_context
         self._device = torch.device(device)
         self._split = split_global_batch and input_context.num_replicas_in_sync > 1
-        self._replica_id = replica_id
+        self._replica_ids = tuple(replica_ids) if replica_ids is not None else (replica_id,)
+        self._combine = combine  # one value per local replica -> what a step receives
+        self._group = 1 if split_global_batch else len(self._replica_ids)  # per-replica batches per step
         self._options = options
         self._verify = verify
         self._allow_uneven = allow_uneven_split
@@ -101,13 +107,28 @@ class DistributedDataset:
             f"{replicas}), or opt in with MirroredStrategy(..., allow_uneven_split=True)."
         )
 
-    def _local(self, batch: Any) -> Any:
-        rows = replica_slice(batch_size_of(batch), self._context.num_replicas_in_sync, self._replica_id)
+    def _rows_of(self, batch: Any, replica: int) -> Any:
+        rows = replica_slice(batch_size_of(batch), self._context.num_replicas_in_sync, replica)
         return map_structure(lambda leaf: leaf[rows] if hasattr(leaf, "shape") and len(leaf.shape) else leaf, batch)
+
+    def _local(self, batch: Any) -> Any:
+        return self._combine([to_device(self._rows_of(batch, replica), self._device) for replica in self._replica_ids])
 
     def __iter__(self) -> Iterator[Any]:
         fast = self._own_rows_only(0)
-        yield from fast if fast is not None else self._replica_batches(iter(self._dataset), skipped=0)
+        batches = fast if fast is not None else self._replica_batches(iter(self._dataset), skipped=0)
+        yield from self._grouped(batches)
+
+    def _grouped(self, batches: Iterator[Any]) -> Iterator[Any]:
+        """Per-replica batches from a dataset function: each local replica takes the next one in turn."""
+        if self._group == 1:
+            yield from batches
+            return
+        while True:
+            parts = list(itertools.islice(batches, self._group))
+            if len(parts) < self._group:
+                return
+            yield self._combine(parts)
 
     def _own_rows_only(self, skip: int) -> Optional[Iterator[Any]]:
         """For `slices -> shuffle/repeat/... -> batch [-> prefetch]`: gather only this replica's rows of
@@ -128,8 +149,11 @@ class DistributedDataset:
         chunks = _chunks(indices, size, batched._drop)
 
         def own_rows(chunk: list) -> Any:
-            rows = replica_slice(len(chunk), self._context.num_replicas_in_sync, self._replica_id)
-            return to_device(plan.source.gather(chunk[rows]), self._device)
+            parts = []
+            for replica in self._replica_ids:
+                rows = replica_slice(len(chunk), self._context.num_replicas_in_sync, replica)
+                parts.append(to_device(plan.source.gather(chunk[rows]), self._device))
+            return self._combine(parts)
 
         # the checks need the whole first global batch (gathered once); later batches are gathered in part
         return self._checked(chunks, skip, plan.source.gather, own_rows)
@@ -151,11 +175,12 @@ class DistributedDataset:
         fast = self._own_rows_only(skip)
         if fast is not None:
             return fast
+        skip *= self._group  # a step of a dataset function's batches takes one per local replica
         if hasattr(self._dataset, "_iterate_from"):
-            return self._replica_batches(self._dataset._iterate_from(skip), skipped=skip)
+            return self._grouped(self._replica_batches(self._dataset._iterate_from(skip), skipped=skip))
         source = iter(self._dataset)
         collections.deque(itertools.islice(source, skip), maxlen=0)
-        return self._replica_batches(source, skipped=skip)
+        return self._grouped(self._replica_batches(source, skipped=skip))
 
     _iterate_from = iterate_from
 
@@ -206,4 +231,4 @@ class DistributedDataset:
                 close()
 
     def _placed(self, batch: Any) -> Any:
-        return to_device(self._local(batch) if self._split else batch, self._device)
+        return self._local(batch) if self._split else to_device(batch, self._device)

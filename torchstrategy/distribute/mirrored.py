@@ -6,11 +6,10 @@ from typing import Any, Optional, Sequence
 
 import torch
 
-from torchstrategy import cluster
-from torchstrategy.cluster.spec import ProcessSpec
 from torchstrategy.config import parse_device
+from torchstrategy.distribute import parts
 from torchstrategy.distribute.communication import DEFAULT_TIMEOUT, CrossDeviceOps, choose_backend
-from torchstrategy.distribute.data_parallel import DataParallelStrategy
+from torchstrategy.distribute.strategy import Strategy
 
 
 def _local_devices(devices: Optional[Sequence[Any]]) -> list[torch.device]:
@@ -32,7 +31,7 @@ def _local_devices(devices: Optional[Sequence[Any]]) -> list[torch.device]:
     return [torch.device("cpu") if d.type == "cpu" else d for d in parsed]
 
 
-class MirroredStrategy(DataParallelStrategy):
+class MirroredStrategy(Strategy):
     """One replica per local device, variables mirrored, gradients all-reduced each step.
 
     In a plain `python train.py`, the script is re-run for replicas 1..N-1 (this process is
@@ -49,22 +48,17 @@ class MirroredStrategy(DataParallelStrategy):
         local = _local_devices(devices)
         on_cuda = local[0].type == "cuda"
         backend = choose_backend(on_cuda, requested=cross_device_ops.backend if cross_device_ops else None)
-        spec = cluster.process_spec()
-        if spec.launched:
-            if devices is not None and spec.local_world_size != len(local):
-                raise ValueError(
-                    f"MirroredStrategy was given {len(local)} device(s), but the launcher started "
-                    f"{spec.local_world_size} process(es) on this machine (LOCAL_WORLD_SIZE). Mismatched world "
-                    f"sizes: use --nproc_per_node={len(local)} or pass {spec.local_world_size} devices."
-                )
-        elif len(local) > 1:
-            from torchstrategy.launch import launch_local_replicas
+        launcher = parts.RerunScriptLauncher(len(local), threads_per_replica=None if on_cuda else 1)
+        if devices is None:  # every local GPU: under torchrun, whatever it started decides
+            from torchstrategy import cluster
 
-            spec = launch_local_replicas(len(local), threads_per_replica=None if on_cuda else 1)
+            spec = cluster.process_spec()
+            spec = spec if spec.launched else launcher.start()
         else:
-            spec = ProcessSpec()
+            spec = launcher.start()
         if on_cuda:
             device = local[spec.local_rank] if spec.local_rank < len(local) else torch.device("cuda", spec.local_rank)
         else:
             device = torch.device("cpu")
-        super().__init__(spec, device, backend, DEFAULT_TIMEOUT, allow_uneven_split=allow_uneven_split)
+        super().__init__(device, **parts.one_process_per_replica(spec, device, backend, DEFAULT_TIMEOUT),
+                         allow_uneven_split=allow_uneven_split, needs_model_in_scope=True)

@@ -9,11 +9,12 @@ import torch
 
 from torchstrategy import cluster
 from torchstrategy.cluster.spec import ProcessSpec
+from torchstrategy.distribute import parts
 from torchstrategy.distribute.communication import DEFAULT_TIMEOUT, CommunicationOptions, choose_backend
-from torchstrategy.distribute.data_parallel import DataParallelStrategy
+from torchstrategy.distribute.strategy import Strategy
 
 
-class MultiWorkerMirroredStrategy(DataParallelStrategy):
+class MultiWorkerMirroredStrategy(Strategy):
     """Data parallelism over every process of a multi-node job (tf.distribute.MultiWorkerMirroredStrategy).
 
     Without a resolver the environment decides (torchrun, TF_CONFIG, SLURM, in that order); with
@@ -33,5 +34,6 @@ class MultiWorkerMirroredStrategy(DataParallelStrategy):
         backend = choose_backend(on_cuda, options.implementation)
         device = torch.device("cuda", spec.local_rank % torch.cuda.device_count()) if on_cuda else torch.device("cpu")
         timeout = timedelta(seconds=options.timeout_seconds) if options.timeout_seconds else DEFAULT_TIMEOUT
-        super().__init__(spec, device, backend, timeout, cluster_resolver=resolver,
-                         allow_uneven_split=allow_uneven_split)
+        super().__init__(device, **parts.one_process_per_replica(spec, device, backend, timeout),
+                         cluster_resolver=resolver, allow_uneven_split=allow_uneven_split,
+                         needs_model_in_scope=True)

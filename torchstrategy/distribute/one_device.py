@@ -18,4 +18,4 @@ class OneDeviceStrategy(Strategy):
     """
 
     def __init__(self, device: Any = "/cpu:0") -> None:
-        super().__init__(parse_device(device), num_replicas=1, replica_id=0)
+        super().__init__(parse_device(device))

@@ -76,7 +76,7 @@ class PreemptionCheckpointHandler:
         """Runs one step; afterwards, if any replica is being preempted, all save and exit."""
         result = distributed_train_function(*args, **kwargs)
         self._run_calls.assign_add(1)
-        if self._strategy._any(self._preempted_here()):
+        if self._strategy.any_replica(self._preempted_here()):
             self.save_and_exit()
         return result
 

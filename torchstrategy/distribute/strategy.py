@@ -1,17 +1,25 @@
-"""The Strategy interface every strategy implements and the Keras layer relies on: scope, run,
-reduce/gather, dataset distribution, and the hooks the trainer calls (setup, backward, step)."""
+"""The Strategy: composes its parts (collectives, replication, precision, checkpoint IO, batch
+placement) and exposes the one public protocol the trainer, layers, optimizers and callbacks use."""
 from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, ContextManager, Iterator, Optional, Sequence
 
 import torch
 from torch import nn
 
 from torchstrategy import _context
-from torchstrategy.data.distribute import DistributedDataset, map_structure
+from torchstrategy.data.distribute import DistributedDataset, flatten_structure, map_structure
+from torchstrategy.data.options import AutoShardPolicy
+from torchstrategy.distribute import parts as _parts
 from torchstrategy.distribute.values import InputContext, PerReplica, ReduceOp, ReplicaContext, _as_reduce_op
+from torchstrategy.nest import flatten, pack_sequence_as
+
+
+def _per_replica(parts: Sequence[Any]) -> Any:
+    """One local replica: its value itself; several: a PerReplica."""
+    return parts[0] if len(parts) == 1 else PerReplica(parts)
 
 
 @dataclass(frozen=True)
@@ -25,52 +33,82 @@ class StrategyExtended:
 
 
 class Strategy:
-    """Base of all strategies. Subclasses own one way of placing and synchronising replicas.
+    """Base of all strategies: a strategy file picks the parts; this class wires them to TF's API.
 
-    The trainer (`keras.training`) talks to a strategy only through this interface:
-    `setup` wraps the module, `distribute_data` feeds batches, `backward`/`optimizer_step`
-    run a step, `_all_reduce`/`_sum_tensors`/`_any` combine replicas, `barrier` waits.
+    Parts (see `distribute/parts`): `collectives` combine values over replicas and run a step on
+    each local replica; `replication` wraps the module (DDP, ...); `precision` runs forward and
+    backward; `checkpoint_io` reads and writes state; `placement` puts batches on the device(s).
+    Each part is checked for every method its role needs when the strategy is built.
     """
 
-    #: True for strategies that must see model creation inside `scope()` (e.g. sharded ones).
-    _needs_model_in_scope = False
-
-    def __init__(self, device: torch.device, num_replicas: int = 1, replica_id: int = 0) -> None:
+    def __init__(self, device: Any, collectives: Any = None, replication: Any = None, precision: Any = None,
+                 checkpoint_io: Any = None, placement: Any = None, cluster_resolver: Any = None,
+                 allow_uneven_split: bool = False, needs_model_in_scope: bool = False) -> None:
         self._device = torch.device(device)
-        self._num_replicas = int(num_replicas)
-        self._replica_id = int(replica_id)
+        self._collectives = _parts.check_part("collectives", collectives or _parts.SingleReplicaCollectives())
+        local = self._collectives.num_local_replicas
+        self._replication = _parts.check_part("replication", replication or _parts.LocalReplication(self._device))
+        # A replica's loss is its share of the global loss (TF scales it by 1/replicas) and replicas' gradients
+        # add up. Replica threads add into shared .grad already; DDP averages over processes, so undo that.
+        self._precision = _parts.check_part("precision", precision or _parts.Precision(
+            float(self._collectives.num_processes)))
+        self._checkpoint_io = _parts.check_part("checkpoint_io", checkpoint_io or _parts.FullStateIO())
+        self._placement = _parts.check_part("placement", placement or _parts.BatchPlacement(
+            self._device, local, combine=_per_replica))
+        self._resolver = cluster_resolver
+        self._allow_uneven_split = allow_uneven_split
+        #: True for strategies whose variables must be created inside `scope()` (mirrored, sharded).
+        self.needs_model_in_scope = needs_model_in_scope
 
     # ----- facts ---------------------------------------------------------------------------
     @property
     def num_replicas_in_sync(self) -> int:
-        """How many replicas train in lock step (processes x devices)."""
-        return self._num_replicas
+        """How many replicas train in lock step (processes x replicas per process)."""
+        return self._collectives.num_replicas
+
+    @property
+    def num_local_replicas(self) -> int:
+        """How many of those replicas live in this process (1 for DDP; N for threads or SPMD meshes)."""
+        return self._collectives.num_local_replicas
+
+    @property
+    def local_replica_ids(self) -> tuple:
+        """The replica ids (`replica_id_in_sync_group`) this process runs."""
+        return self._collectives.local_replica_ids()
+
+    @property
+    def process_rank(self) -> int:
+        """This process's index among the job's processes (0 is the chief)."""
+        return self._collectives.process_rank
+
+    @property
+    def num_processes(self) -> int:
+        return self._collectives.num_processes
+
+    @property
+    def is_chief(self) -> bool:
+        """Whether this process prints progress and writes files (rank 0)."""
+        return self.process_rank == 0
 
     @property
     def cluster_resolver(self) -> Any:
-        return None
+        return self._resolver
 
     @property
     def extended(self) -> StrategyExtended:
-        return StrategyExtended(
-            should_checkpoint=self._is_chief,
-            should_save_summary=self._is_chief,
-            worker_devices=(str(self._device),),
-            parameter_devices=(str(self._device),),
-        )
-
-    @property
-    def _is_chief(self) -> bool:
-        """Whether this process prints progress and writes files."""
-        return self._replica_id == 0
+        return StrategyExtended(should_checkpoint=self.is_chief, should_save_summary=self.is_chief,
+                                worker_devices=(str(self._device),), parameter_devices=(str(self._device),))
 
     @property
     def device(self) -> torch.device:
-        """The torch device of this process's replica."""
+        """The torch device of this process's replicas."""
         return self._device
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(device={self._device}, replicas={self._num_replicas})"
+        return f"{type(self).__name__}(device={self._device}, replicas={self.num_replicas_in_sync})"
+
+    def __deepcopy__(self, memo: dict) -> "Strategy":
+        return self  # one per process (it owns process groups and threads): copies of models share it
 
     # ----- scope and replica calls ---------------------------------------------------------
     @contextlib.contextmanager
@@ -80,20 +118,33 @@ class Strategy:
             yield self
 
     def run(self, fn: Callable, args: Sequence[Any] = (), kwargs: Optional[dict] = None, options: Any = None) -> Any:
-        """Runs `fn` once per local replica with that replica's inputs and returns its result."""
+        """Runs `fn` once per local replica with that replica's inputs; one result per replica
+        (a PerReplica when this process holds several)."""
         kwargs = kwargs or {}
-        args = map_structure(self._local_value, tuple(args))
-        kwargs = map_structure(self._local_value, kwargs)
-        with _context._enter_strategy(self) if _context.get_strategy() is not self else contextlib.nullcontext():
-            with _context._enter_replica(ReplicaContext(self, self._replica_id)):
-                return fn(*args, **kwargs)
+        count = self.num_local_replicas
+        per_replica = [(self._replica_value(tuple(args), i), self._replica_value(kwargs, i)) for i in range(count)]
+        grad_enabled = torch.is_grad_enabled()  # grad mode is per thread: replicas take the caller's
 
-    def _local_value(self, value: Any) -> Any:
-        if isinstance(value, PerReplica):
-            if len(value.values) != 1:
-                raise ValueError(f"{type(self).__name__} runs one replica per process; got {value!r}")
-            return value.values[0]
-        return value
+        def call(replica_id: int, replica_args: tuple, replica_kwargs: dict) -> Any:
+            entered = _context._enter_strategy(self) if _context.get_strategy() is not self \
+                else contextlib.nullcontext()
+            with entered, torch.set_grad_enabled(grad_enabled), \
+                    _context._enter_replica(ReplicaContext(self, replica_id)):
+                return fn(*replica_args, **replica_kwargs)
+
+        results = self._collectives.run_replicas(call, per_replica)
+        return results[0] if count == 1 else PerReplica(results)
+
+    def _replica_value(self, structure: Any, index: int) -> Any:
+        def pick(value: Any) -> Any:
+            if not isinstance(value, PerReplica):
+                return value
+            if len(value.values) != self.num_local_replicas:
+                raise ValueError(f"{type(self).__name__} runs {self.num_local_replicas} replica(s) in this process; "
+                                 f"got a value for {len(value.values)}: {value!r}")
+            return value.values[index]
+
+        return map_structure(pick, structure)
 
     def experimental_local_results(self, value: Any) -> tuple:
         """The values held by this process's replicas, as a tuple."""
@@ -102,95 +153,190 @@ class Strategy:
         return (value,)
 
     def reduce(self, reduce_op: Any, value: Any, axis: Optional[int] = None) -> Any:
-        """Combines a per-replica value over all replicas (and over `axis` when given)."""
+        """Combines a per-replica value (a tensor or a nest of them) over all replicas, and over `axis`."""
         op = _as_reduce_op(reduce_op)
-        local = self._local_value(value)
-        if axis is None:
-            return self._all_reduce(op, local)
-        local = torch.as_tensor(local)
-        total = self._all_reduce(ReduceOp.SUM, local.sum(dim=axis))
-        if op is ReduceOp.SUM:
-            return total
-        count = self._all_reduce(ReduceOp.SUM, torch.tensor(float(local.shape[axis]), device=local.device))
-        return total / count
+        if _context._current_replica() is not None and not isinstance(value, PerReplica):  # inside strategy.run
+            if axis is None:
+                return self._collectives.all_reduce(op, value)
+        local = self.experimental_local_results(value)
+        structure = local[0]
+        columns = list(zip(*[[torch.as_tensor(leaf) for leaf in flatten(v)] for v in local]))
+        sums, counts = [], []
+        for column in columns:
+            parts = [leaf.sum(dim=axis) for leaf in column] if axis is not None else list(column)
+            total = parts[0]
+            for part in parts[1:]:
+                total = total + part.to(total.device)
+            sums.append(total)
+            counts.append(sum(leaf.shape[axis] for leaf in column) if axis is not None else len(column))
+        if self.num_processes > 1:
+            sums = self.sum_across_replicas(sums)
+            if axis is not None:
+                counts = [float(c) for c in self.sum_across_replicas([torch.tensor(counts, dtype=torch.float64)])[0]]
+            else:
+                counts = [self.num_replicas_in_sync] * len(sums)
+        if op is ReduceOp.MEAN:
+            sums = [total / count for total, count in zip(sums, counts)]
+        return pack_sequence_as(structure, sums)
 
     def gather(self, value: Any, axis: int = 0) -> Any:
         """Concatenates every replica's value along `axis` (all rows, in replica order)."""
-        return self._all_gather(torch.as_tensor(self._local_value(value)), axis)
+        local = [torch.as_tensor(v) for v in self.experimental_local_results(value)]
+        joined = torch.cat(local, dim=axis) if len(local) > 1 else local[0]
+        if self.num_processes > 1 or _context._current_replica() is not None:
+            return self._collectives.all_gather(joined, axis)
+        return joined
 
     # ----- datasets ------------------------------------------------------------------------
     def _input_context(self) -> InputContext:
-        return InputContext(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=self._num_replicas)
+        return InputContext(num_input_pipelines=self.num_processes, input_pipeline_id=self.process_rank,
+                            num_replicas_in_sync=self.num_replicas_in_sync)
+
+    def input_context(self) -> InputContext:
+        """What `distribute_datasets_from_function` hands this process's dataset function."""
+        return self._input_context()
 
     def experimental_distribute_dataset(self, dataset: Any, options: Any = None) -> DistributedDataset:
-        """Splits each global batch of `dataset` over the replicas and puts it on the device."""
+        """Each replica gets its share of every global batch (AutoShardPolicy DATA: every sample once)."""
         if isinstance(dataset, DistributedDataset):
             return dataset
+        policy = AutoShardPolicy.AUTO
+        if hasattr(dataset, "options"):
+            policy = AutoShardPolicy(dataset.options().experimental_distribute.auto_shard_policy)
+        if policy is AutoShardPolicy.FILE and self.num_replicas_in_sync > 1:
+            raise ValueError("AutoShardPolicy.FILE shards by input files, and this dataset is not read from files. "
+                             "Use AutoShardPolicy.DATA (or AUTO), or build per-worker datasets with "
+                             "strategy.distribute_datasets_from_function.")
+        shared = self.num_processes > 1 and policy is not AutoShardPolicy.OFF
+        if shared and hasattr(dataset, "get_state"):
+            # torch seeds each process differently, so unseeded shuffles would differ between replicas:
+            # every replica takes rank 0's pipeline random state (seeds, pass counters) instead.
+            dataset.set_state(self.broadcast(dataset.get_state(), src=0))
+        uneven = getattr(options, "experimental_allow_uneven_split", None)
         return DistributedDataset(dataset, self._input_context(), self._device, split_global_batch=True,
-                                  options=options)
+                                  options=options, replica_ids=self.local_replica_ids,
+                                  verify=self._verify_same_batches if shared else None, combine=_per_replica,
+                                  allow_uneven_split=self._allow_uneven_split if uneven is None else uneven)
 
     def distribute_datasets_from_function(self, dataset_fn: Callable, options: Any = None) -> DistributedDataset:
-        """Calls `dataset_fn(InputContext)` for this worker; its batches are per-replica batches."""
+        """Calls `dataset_fn(InputContext)` once for this process; its batches are per-replica batches."""
         context = self._input_context()
         return DistributedDataset(dataset_fn(context), context, self._device, split_global_batch=False,
-                                  options=options)
+                                  options=options, replica_ids=self.local_replica_ids, combine=_per_replica)
 
     def experimental_distribute_values_from_function(self, value_fn: Callable) -> Any:
-        return value_fn(ReplicaContext(self, self._replica_id))
+        values = [value_fn(ReplicaContext(self, replica)) for replica in self.local_replica_ids]
+        return values[0] if len(values) == 1 else PerReplica(values)
 
-    # ----- the trainer's hooks -------------------------------------------------------------
+    def _verify_same_batches(self, batch: Any) -> None:
+        """Slicing global batches is only right if every process's pipeline yields the same batches."""
+        leaves = [torch.as_tensor(leaf) for leaf in flatten_structure(batch) if hasattr(leaf, "shape")]
+        stats = [float(leaf.numel()) for leaf in leaves]
+        stats += [float(leaf.double().sum()) for leaf in leaves if leaf.dtype != torch.bool]
+        everyone = self.gather_objects(stats)
+        if any(len(other) != len(stats) or any(abs(a - b) > 1e-9 * max(1.0, abs(b)) for a, b in zip(other, stats))
+               for other in everyone):
+            raise ValueError(
+                "The dataset gives different batches on different replicas, so splitting each global batch "
+                "would not cover every sample exactly once. Make the input pipeline identical on every "
+                "replica (call tf.random.set_seed(...) before building it, or shuffle(..., seed=...)), or "
+                "use strategy.distribute_datasets_from_function to build per-replica datasets."
+            )
+
+    # ----- the protocol: setting up and stepping -------------------------------------------
     def setup(self, module: nn.Module, optimizer: Optional[torch.optim.Optimizer] = None) -> nn.Module:
-        """Places `module` on the device and returns what the trainer should call (maybe a wrapper)."""
-        module.to(self._device)
-        return module
+        """Places `module` and returns what the trainer calls (DDP or another wrapper, or the module)."""
+        return self._replication.setup(module)
 
-    def backward(self, loss: torch.Tensor) -> None:
-        loss.backward()
+    def init_context(self) -> ContextManager[Any]:
+        """Entered while a model builds its variables (a sharded strategy creates them sharded)."""
+        return self._replication.init_context()
 
-    def optimizer_step(self, optimizer: torch.optim.Optimizer) -> None:
-        optimizer.step()
+    def init_variable(self, tensor: torch.Tensor) -> torch.Tensor:
+        """Makes a variable created in scope equal on every replica (rank 0's value), as TF mirrors it."""
+        return self._collectives.broadcast_initial(tensor)
 
-    def barrier(self) -> None:
-        """Waits until every process reaches this point (no-op with one process)."""
+    def forward_context(self) -> ContextManager[Any]:
+        """Entered around each forward pass (precision)."""
+        return self._precision.forward_context()
+
+    def backward(self, loss: torch.Tensor, optimizer: Optional[Any] = None) -> None:
+        """Backward of one replica's share of the global loss (as `model.compute_loss` gives it: divided by
+        the replica count), so that the gradients add up over replicas; scaled as `optimizer` asks."""
+        self._precision.backward(loss, optimizer)
+
+    def optimizer_step(self, optimizer: torch.optim.Optimizer, step_fn: Optional[Callable[[], Any]] = None) -> Any:
+        """Applies the step once for all of this process's replicas (the others wait), then clears gradients."""
+        def step() -> Any:
+            result = step_fn() if step_fn is not None else optimizer.step()
+            if step_fn is None:
+                optimizer.zero_grad(set_to_none=True)
+            return result
+
+        return self._collectives.once_per_process(step)
+
+    def no_sync(self, module: nn.Module) -> ContextManager[Any]:
+        """Within it, backward does not synchronise gradients (gradient accumulation)."""
+        return self._replication.no_sync(module)
+
+    def place_batch(self, batch: Any) -> Any:
+        """Puts one batch of this process on its device(s): one value per local replica."""
+        return self._placement.place(batch)
+
+    def global_norm(self, grads: Sequence[torch.Tensor]) -> torch.Tensor:
+        """The norm of all gradients together (over every shard when a strategy shards them)."""
+        norms = torch._foreach_norm([g.detach() for g in grads])
+        return torch.linalg.vector_norm(torch.stack([norm.to(grads[0].device) for norm in norms]))
+
+    def assign_mean(self, variable: torch.Tensor, value: torch.Tensor) -> None:
+        """Sets a mirrored variable (e.g. a moving statistic) inside a step to the mean of the local
+        replicas' values, written once (TF's VariableAggregation.MEAN for replicas sharing one copy)."""
+        value = value.detach()
+        if self.num_local_replicas == 1:
+            variable.copy_(value)
+            return
+        mean = self._collectives.all_reduce(ReduceOp.MEAN, value)
+        self._collectives.once_per_process(lambda: variable.copy_(mean))
+
+    def state_dict(self, module: Any) -> dict:
+        return self._checkpoint_io.state_dict(module)
+
+    def load_state_dict(self, module: Any, state: dict) -> Any:
+        return self._checkpoint_io.load_state_dict(module, state)
+
+    # ----- the protocol: combining replicas ------------------------------------------------
+    def cross_replica_sum(self, tensor: torch.Tensor) -> torch.Tensor:
+        """Differentiable sum over all replicas, called inside a step (synchronized BatchNorm)."""
+        return self._collectives.cross_replica_sum(tensor)
+
+    def reduce_gradients(self, grads: list) -> list:
+        """Sums replicas' gradients before `optimizer.apply_gradients` updates (TF semantics); inside a step."""
+        return self._collectives.reduce_gradients(grads)
+
+    def sum_across_replicas(self, tensors: list) -> list:
+        """Element-wise sums over processes of this process's totals (metric states); outside a step."""
+        return self._collectives.sum_tensors(tensors)
+
+    def any_replica(self, flag: bool) -> bool:
+        """True on every process if `flag` is True on any (agreed stop_training, preemption)."""
+        return self._collectives.any(flag)
+
+    def gather_objects(self, value: Any) -> list:
+        """Every process's picklable `value`, in rank order."""
+        return self._collectives.gather_objects(value)
+
+    def gather_batches(self, chunks: list) -> torch.Tensor:
+        """Every process's per-batch outputs, concatenated in global batch order (predict)."""
+        return self._collectives.gather_batches(chunks)
 
     def broadcast(self, value: Any, src: int = 0) -> Any:
         """Rank `src`'s picklable `value`, on every process."""
-        return value
+        return self._collectives.broadcast(value, src)
 
-    # ----- cross-replica arithmetic (one replica: identities) ------------------------------
-    def _all_reduce(self, op: ReduceOp, value: Any) -> Any:
-        return value
+    def barrier(self) -> None:
+        """Waits until every process reaches this point (no-op with one process)."""
+        self._collectives.barrier()
 
-    def _all_gather(self, value: torch.Tensor, axis: int = 0) -> torch.Tensor:
-        return value
-
-    def _cross_replica_sum(self, tensor: torch.Tensor) -> torch.Tensor:
-        """Differentiable sum over replicas (SyncBatchNorm statistics)."""
-        return tensor
-
-    def _gather_objects(self, value: Any) -> list:
-        """Every replica's picklable `value`, in rank order (per-replica state for checkpoints)."""
-        return [value]
-
-    def _broadcast_initial(self, tensor: torch.Tensor) -> torch.Tensor:
-        """Makes a weight created in scope identical on every replica (rank 0's value)."""
-        return tensor
-
-    def _gather_batches(self, chunks: list[torch.Tensor]) -> torch.Tensor:
-        """Per-batch outputs of every replica, concatenated in global batch order (predict)."""
-        return torch.cat(chunks)
-
-    def _reduce_gradients(self, grads: list) -> list:
-        """Sums replicas' gradients before `optimizer.apply_gradients` updates (TF semantics)."""
-        return grads
-
-    def _sum_tensors(self, tensors: list[torch.Tensor]) -> list[torch.Tensor]:
-        """Element-wise sum of each tensor over replicas (metric states)."""
-        return tensors
-
-    def _any(self, flag: bool) -> bool:
-        """True on every replica if `flag` is True on any (agreed stop_training)."""
-        return bool(flag)
-
-    def _teardown(self) -> None:
-        """Releases process groups and launched processes (called at interpreter exit)."""
+    def teardown(self) -> None:
+        """Releases process groups and threads (also called at interpreter exit)."""
+        self._collectives.teardown()

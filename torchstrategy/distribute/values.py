@@ -72,8 +72,8 @@ class ReplicaContext:
     def all_reduce(self, reduce_op: Any, value: Any) -> Any:
         """Sums or averages `value` (a tensor or nest of tensors) over all replicas."""
         op = _as_reduce_op(reduce_op)
-        return self.strategy._all_reduce(op, value)
+        return self.strategy._collectives.all_reduce(op, value)
 
     def all_gather(self, value: torch.Tensor, axis: int = 0) -> torch.Tensor:
         """Concatenates every replica's `value` along `axis`, in replica order."""
-        return self.strategy._all_gather(value, axis)
+        return self.strategy._collectives.all_gather(value, axis)

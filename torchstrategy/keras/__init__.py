@@ -17,8 +17,11 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "datasets": "torchstrategy.keras.datasets",
     "backend": "torchstrategy.keras.backend",
     "utils": "torchstrategy.keras.utils",
+    "mixed_precision": "torchstrategy.keras.mixed_precision",
     "Model": "torchstrategy.keras.models:Model",
     "Sequential": "torchstrategy.keras.models:Sequential",
     "Input": "torchstrategy.keras.functional:Input",
     "InputLayer": "torchstrategy.keras.functional:InputLayer",
+    "remat": "torchstrategy.keras.rematerialization:remat",
+    "RematScope": "torchstrategy.keras.rematerialization:RematScope",
 })

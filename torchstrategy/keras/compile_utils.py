@@ -2,12 +2,15 @@
 the metrics ('accuracy' resolved on the first batch, as Keras does), and their logs."""
 from __future__ import annotations
 
+import threading
 from typing import Any, Optional
 
 import torch
 
 from torchstrategy.keras import losses as losses_module
 from torchstrategy.keras import metrics as metrics_module
+
+_BUILD_LOCK = threading.Lock()
 
 
 def _output_list(model: Any, value: Any) -> list:
@@ -17,6 +20,20 @@ def _output_list(model: Any, value: Any) -> list:
     if isinstance(value, (list, tuple)):
         return list(value)
     return [value]
+
+
+def _float32_predictions(preds: list) -> list:
+    """float16/bfloat16 predictions (mixed-precision models) as float32: Keras computes losses and
+    metrics in float32, whatever the model's compute dtype."""
+    out = []
+    for pred in preds:
+        if isinstance(pred, torch.Tensor) and pred.dtype in (torch.float16, torch.bfloat16):
+            logits = getattr(pred, "_keras_logits", None)
+            pred = pred.float()
+            if logits is not None:  # softmax/sigmoid outputs keep pointing the loss at their logits
+                pred._keras_logits = logits
+        out.append(pred)
+    return out
 
 
 def _is_config(spec: Any) -> bool:
@@ -55,20 +72,21 @@ class CompiledState:
     """Losses and metrics of a compiled model, and the per-step/epoch computations on them."""
 
     def __init__(self, model: Any, loss: Any, metrics: Any, loss_weights: Any = None,
-                 weighted_metrics: Any = None, jit_compile: bool = False) -> None:
+                 weighted_metrics: Any = None, jit_compile: bool = False, steps_per_execution: int = 1) -> None:
         self.model = model
         self.loss_spec = loss
         self.metrics_spec = metrics
         self.weighted_metrics_spec = weighted_metrics
         self.loss_weights_spec = loss_weights
         self.jit_compile = jit_compile
+        self.steps_per_execution = int(steps_per_execution)
         self.loss_tracker = metrics_module.Mean(name="loss")
         self._losses: Optional[list] = None
         self._weights: Optional[list] = None
         self._metrics: Optional[list] = None  # (output index, metric, weighted)
         self._output_names: list[str] = []
         self._output_trackers: list = []  # per-output loss means ('<output>_loss'), multi-output models only
-        self._output_values: list = []
+        self._scratch: dict = {}  # thread id -> that replica thread's last per-output losses
         self._pending_states: Optional[list] = None  # metric states restored before the metrics exist
         if loss is not None:  # resolve eagerly so a bad name fails at compile time
             flat = list(loss.values()) if isinstance(loss, dict) and not _is_config(loss) else (
@@ -132,26 +150,28 @@ class CompiledState:
     def compute_loss(self, y: Any, y_pred: Any, sample_weight: Any, regularization: list) -> torch.Tensor:
         """The total loss: weighted sum over outputs plus regularization penalties."""
         if self._losses is None:
-            self._build(y, y_pred)
+            with _BUILD_LOCK:  # replica threads of one process share this state: build it once
+                if self._losses is None:
+                    self._build(y, y_pred)
         if all(loss is None for loss in self._losses):
             raise ValueError("No loss to compute: pass loss= to compile(), e.g. compile(loss='mse').")
         if y is None:
             raise ValueError("The model has a loss but the data gives no targets: pass y, or a dataset of "
                              "(x, y) tuples.")
         trues = _output_list(self.model, y)
-        preds = _output_list(self.model, y_pred)
+        preds = _float32_predictions(_output_list(self.model, y_pred))
         weights = _output_list(self.model, sample_weight) if isinstance(sample_weight, (list, dict)) \
             else [sample_weight] * len(preds)
         if len(trues) != len(preds):
             raise ValueError(f"The model has {len(preds)} output(s) but the data has {len(trues)} target(s).")
         total: Optional[torch.Tensor] = None
-        self._output_values = []
+        self._scratch[threading.get_ident()] = outputs = []
         for loss_fn, weight, y_true, pred, sw in zip(self._losses, self._weights, trues, preds, weights):
             if loss_fn is None:
-                self._output_values.append(None)
+                outputs.append(None)
                 continue
             value = loss_fn(y_true, pred, sample_weight=sw)
-            self._output_values.append(value)
+            outputs.append(value)
             value = value if weight == 1.0 else value * weight
             total = value if total is None else total + value
         for penalty in regularization:
@@ -159,16 +179,26 @@ class CompiledState:
         return total
 
     def update_metrics(self, y: Any, y_pred: Any, sample_weight: Any, loss: torch.Tensor, batch_size: int) -> None:
-        if self._metrics is None:
-            self._build(y, y_pred)
+        self.update_loss_trackers(loss, batch_size)
+        self.update_compiled_metrics(y, y_pred, sample_weight)
+
+    def update_loss_trackers(self, loss: torch.Tensor, batch_size: int) -> None:
+        """The 'loss' mean and, for several outputs, each output's loss (from the last compute_loss)."""
         self.loss_tracker.update_state(loss.detach(), sample_weight=batch_size)
-        for tracker, value in zip(self._output_trackers, self._output_values):
+        for tracker, value in zip(self._output_trackers, self._scratch.get(threading.get_ident(), [])):
             if tracker is not None:
                 tracker.update_state(value.detach(), sample_weight=batch_size)
+
+    def update_compiled_metrics(self, y: Any, y_pred: Any, sample_weight: Any) -> None:
+        """The metrics given to compile() (not the loss trackers)."""
+        if self._metrics is None:
+            with _BUILD_LOCK:
+                if self._metrics is None:
+                    self._build(y, y_pred)
         if not self._metrics:
             return
         trues = _output_list(self.model, y)
-        preds = _output_list(self.model, y_pred)
+        preds = _float32_predictions(_output_list(self.model, y_pred))
         for index, metric, weighted in self._metrics:
             metric.update_state(trues[index], preds[index].detach(), sample_weight=sample_weight if weighted else None)
 
@@ -212,7 +242,7 @@ class CompiledState:
             return
         metrics = self.all_metrics()
         states = [metric._state_tensors() for metric in metrics]
-        summed = strategy._sum_tensors([t for group in states for t in group])
+        summed = strategy.sum_across_replicas([t for group in states for t in group])
         offset = 0
         for metric, group in zip(metrics, states):
             metric._load_state_tensors(summed[offset:offset + len(group)])

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+import warnings
+
 import torch
 
 from torchstrategy import _context
 from torchstrategy.data.distribute import flatten_structure
-from torchstrategy.keras import compile_utils, functional, training
+from torchstrategy.keras import compile_utils, functional, steps, training
 from torchstrategy.keras.functional import InputLayer, KerasTensor
 from torchstrategy.keras.saving import load_model  # noqa: F401  (keras.models.load_model)
 from torchstrategy.keras.layers.base import Layer, _shape_of, _shape_str
@@ -25,8 +27,11 @@ class Model(Layer):
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Model":
-        if cls is Model and (len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs):
-            return super().__new__(Functional)
+        functional_args = len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs
+        if functional_args and not issubclass(cls, Functional):
+            # Keras: `Model(inputs, outputs)` is functional, and so is `CustomModel(inputs, outputs)` for a
+            # subclass that only overrides steps: it becomes that subclass on top of the functional model.
+            return super().__new__(Functional if cls is Model else _functional_subclass(cls))
         return super().__new__(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -40,6 +45,7 @@ class Model(Layer):
         self._compiled: Optional[compile_utils.CompiledState] = None
         self._strategy = _context.get_strategy() if _context.has_strategy() else None
         self._runtime: Optional[training.Runtime] = None
+        self.run_eagerly = False
 
     # ----- facts ---------------------------------------------------------------------------
     @property
@@ -104,24 +110,79 @@ class Model(Layer):
         **kwargs: Any,
     ) -> None:
         """Configures the model for training (Keras `compile`)."""
+        for ignored in ("auto_scale_loss", "pss_evaluation_shards"):  # Keras 3 knobs with nothing to do here
+            kwargs.pop(ignored, None)
         if kwargs:
             raise TypeError(f"compile() got unexpected keyword arguments: {sorted(kwargs)}")
+        if steps_per_execution is None:
+            steps_per_execution = 1
+        if isinstance(steps_per_execution, bool) or not isinstance(steps_per_execution, int) \
+                or steps_per_execution < 1:
+            raise ValueError(f"steps_per_execution must be a positive integer; got {steps_per_execution!r}.")
+        if jit_compile not in (None, True, False, "auto"):
+            raise ValueError(f"jit_compile must be True, False or 'auto'; got {jit_compile!r}.")
+        if run_eagerly and jit_compile is True:
+            warnings.warn("run_eagerly=True turns jit_compile off (as Keras does).", stacklevel=2)
+            jit_compile = False
         if _context.has_strategy():
             current = _context.get_strategy()
-            if self._strategy is None and self.built and current._needs_model_in_scope:
+            if self._strategy is None and self.built and getattr(current, "needs_model_in_scope", False):
                 raise ValueError(
                     f"Model '{self.name}' was created outside strategy.scope(), but {type(current).__name__} "
                     f"needs its variables created inside it. Build the model (and its optimizer) within "
                     f"`with strategy.scope():`, then compile it there."
                 )
             self._strategy = self._strategy or current
-        from torchstrategy.keras import optimizers
+        from torchstrategy.keras import mixed_precision, optimizers
 
-        self.optimizer = optimizers.get(optimizer)
+        self.optimizer = mixed_precision._wrap_for_policy(self.dtype_policy, optimizers.get(optimizer))
+        # 'auto' (Keras 3's default) runs eagerly here: torch.compile only when asked with True
         self._compiled = compile_utils.CompiledState(self, loss, metrics, loss_weights, weighted_metrics,
-                                                jit_compile=bool(jit_compile))
+                                                jit_compile=jit_compile is True,
+                                                steps_per_execution=steps_per_execution)
+        self.run_eagerly = bool(run_eagerly)
         self._runtime = None
         self.stop_training = False
+
+    # ----- Keras's overridable steps (steps.py): called once per replica and batch ----------
+    def train_step(self, data: Any) -> dict:
+        """One training step on a batch `(x, y[, sample_weight])`; returns the logs. Override it to
+        customise `fit()` (GradientTape, `self.compute_loss`, `self.optimizer.apply_gradients`)."""
+        return steps.train_step(self, data)
+
+    def test_step(self, data: Any) -> dict:
+        """One evaluation step; returns the logs. Override it to customise `evaluate()`."""
+        return steps.test_step(self, data)
+
+    def predict_step(self, data: Any) -> Any:
+        """The outputs for one batch. Override it to customise `predict()`."""
+        return steps.predict_step(self, data)
+
+    def compute_loss(self, x: Any = None, y: Any = None, y_pred: Any = None, sample_weight: Any = None,
+                     training: bool = True) -> torch.Tensor:
+        """The compiled loss of a batch plus the regularization losses (Keras `compute_loss`)."""
+        return steps.compute_loss(self, x, y, y_pred, sample_weight, training)
+
+    def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict:
+        """Updates the compiled metrics and returns every metric's current result."""
+        return steps.compute_metrics(self, x, y, y_pred, sample_weight)
+
+    def get_metrics_result(self) -> dict:
+        return {metric.name: metric.result() for metric in self.metrics}
+
+    @property
+    def compiled_loss(self) -> steps.CompiledLoss:
+        """Keras 2's callable compiled loss (`self.compiled_loss(y, y_pred, regularization_losses=...)`)."""
+        return steps.CompiledLoss(self)
+
+    @property
+    def compiled_metrics(self) -> steps.CompiledMetrics:
+        """Keras 2's compiled metrics (`self.compiled_metrics.update_state(y, y_pred)`)."""
+        return steps.CompiledMetrics(self)
+
+    @property
+    def steps_per_execution(self) -> int:
+        return self._compiled.steps_per_execution if self._compiled else 1
 
     def _require_compiled(self, what: str) -> compile_utils.CompiledState:
         if self._compiled is None:
@@ -210,6 +271,7 @@ class Sequential(Model):
 
     def __init__(self, layers: Optional[Sequence[Layer]] = None, name: Optional[str] = None, **kwargs: Any) -> None:
         super().__init__(name=name, **kwargs)
+        self.autocast = False  # as Keras 3: a model's layers cast their own inputs, each to its own policy
         self._stack = torch.nn.ModuleList()
         self._input_layer: Optional[InputLayer] = None
         for layer in layers or []:
@@ -287,6 +349,7 @@ class Functional(Model):
 
     def __init__(self, inputs: Any, outputs: Any, name: Optional[str] = None, **kwargs: Any) -> None:
         super().__init__(name=name, **kwargs)
+        self.autocast = False  # as Keras 3: a model's layers cast their own inputs, each to its own policy
         self._input_structure = inputs
         self._inputs = [t for t in flatten_structure(inputs)]
         for tensor in self._inputs:
@@ -364,3 +427,14 @@ def clone_model(model: Model) -> Model:
     from torchstrategy.keras import saving
 
     return saving.model_from_config(saving.serialize_layer(model))
+
+
+_FUNCTIONAL_SUBCLASSES: dict = {}
+
+
+def _functional_subclass(cls: type) -> type:
+    """`cls` with the functional model underneath (one class per subclass, made once)."""
+    if cls not in _FUNCTIONAL_SUBCLASSES:
+        _FUNCTIONAL_SUBCLASSES[cls] = type(cls.__name__, (cls, Functional), {"__module__": cls.__module__,
+                                                                            "__qualname__": cls.__qualname__})
+    return _FUNCTIONAL_SUBCLASSES[cls]

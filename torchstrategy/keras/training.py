@@ -3,15 +3,17 @@ only the Strategy interface: setup, distribute the data, backward, optimizer_ste
 from __future__ import annotations
 
 import contextlib
+import itertools
 import warnings
-from typing import Any, Iterator, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 import torch
 
 from torchstrategy import _context
 from torchstrategy import random as ts_random
-from torchstrategy.data.distribute import batch_size_of, flatten_structure, map_structure, to_device
+from torchstrategy.data.distribute import flatten_structure, map_structure
+from torchstrategy.distribute.values import PerReplica
 from torchstrategy.keras import callbacks as callbacks_module
 from torchstrategy.keras import data_adapter
 from torchstrategy.keras.data_adapter import unpack
@@ -19,11 +21,17 @@ from torchstrategy.nest import pack_sequence_as
 
 
 class Runtime:
-    """A model's training-time objects: its strategy, the module to call, the built optimizer."""
+    """A model's training-time objects: its strategy, the module a step calls, the built optimizer.
+
+    Setting up gives the model's strategy to every layer and to the optimizer, so that none of them
+    looks a strategy up while a step runs (fit() may be called outside `strategy.scope()`)."""
 
     def __init__(self, model: Any, sample_x: Any) -> None:
         self.strategy = model.distribute_strategy
         _build_if_needed(model, sample_x)
+        model._set_distribute_strategy(self.strategy)
+        if model.optimizer is not None and hasattr(model.optimizer, "_set_distribute_strategy"):
+            model.optimizer._set_distribute_strategy(self.strategy)
         self.module = self.strategy.setup(model, model.optimizer)
         if model._compiled is not None and model._compiled.jit_compile:
             self.module = torch.compile(self.module)
@@ -39,12 +47,14 @@ def _build_if_needed(model: Any, sample_x: Any) -> None:
     if sample_x is None:
         raise ValueError(f"Model '{model.name}' is not built and there is no batch to build it from: give its first "
                          f"layer input_shape=, or call model.build(input_shape) before fit().")
+    if isinstance(sample_x, PerReplica):
+        sample_x = sample_x.values[0]
     params = list(model.parameters())
     device = params[0].device if params else torch.device("cpu")
     one_row = map_structure(lambda t: t[:1].to(device) if isinstance(t, torch.Tensor) else t, sample_x)
     strategy = model.distribute_strategy
     scope = contextlib.nullcontext() if _context.get_strategy() is strategy else strategy.scope()
-    with torch.no_grad(), scope:  # weights created here are mirrored like ones created in scope
+    with torch.no_grad(), scope, strategy.init_context():  # weights created here are mirrored like in scope
         model(one_row, training=False)
 
 
@@ -52,6 +62,49 @@ def _runtime(model: Any, sample_x: Any) -> Runtime:
     if model._runtime is None or model._runtime.strategy is not model.distribute_strategy:
         model._runtime = Runtime(model, sample_x)
     return model._runtime
+
+
+def _first_replica(value: Any) -> Any:
+    """Replica 0's part of a per-replica value (what logs and model building look at)."""
+    return value.values[0] if isinstance(value, PerReplica) else value
+
+
+class _Placed:
+    """A Python iterator of batches (a generator) with each batch put on the strategy's device(s)."""
+
+    def __init__(self, iterator: Iterator[Any], place: Callable[[Any], Any]) -> None:
+        self._iterator, self._place = iterator, place
+
+    def __iter__(self) -> "_Placed":
+        return self
+
+    def __next__(self) -> Any:
+        return self._place(next(self._iterator))
+
+
+def _distributed(strategy: Any, data: data_adapter.EpochData) -> data_adapter.EpochData:
+    """fit, evaluate and predict all read their batches this way: a dataset (or DataLoader) is
+    distributed by the strategy, whatever `steps` says; a plain iterator is placed batch by batch."""
+    source = data.source
+    if hasattr(source, "__next__"):
+        source = _Placed(source, strategy.place_batch)
+    else:
+        source = strategy.experimental_distribute_dataset(source)
+    return data_adapter.EpochData(source, data.steps, data.persistent)
+
+
+def _executions(iterator: Iterator[Any], steps: Optional[int], per_execution: int) -> Iterator[list]:
+    """Batches grouped `per_execution` at a time (fewer at the end), at most `steps` batches in all."""
+    taken = 0
+    while steps is None or taken < steps:
+        size = per_execution if steps is None else min(per_execution, steps - taken)
+        group = list(itertools.islice(iterator, size))
+        if not group:
+            return
+        taken += len(group)
+        yield group
+        if len(group) < size:
+            return
 
 
 def _verbosity(verbose: Any) -> int:
@@ -88,26 +141,32 @@ def _class_weights(table: torch.Tensor, y: Any, sample_weight: Any) -> torch.Ten
     return weights if sample_weight is None else weights * torch.as_tensor(sample_weight).reshape(weights.shape)
 
 
-def _train_step(model: Any, runtime: Runtime, batch: Any, class_weights: Optional[torch.Tensor] = None) -> None:
+def _with_class_weights(table: Optional[torch.Tensor], batch: Any) -> Any:
+    if table is None:
+        return batch
     x, y, sample_weight = unpack(batch)
-    if class_weights is not None:
-        sample_weight = _class_weights(class_weights, y, sample_weight)
-    compiled = model._compiled
-    y_pred = runtime.module(x, training=True)
-    loss = compiled.compute_loss(y, y_pred, sample_weight, model.losses)
-    model.optimizer.zero_grad(set_to_none=True)
-    runtime.strategy.backward(loss)
-    runtime.strategy.optimizer_step(model.optimizer)
-    compiled.update_metrics(y, y_pred, sample_weight, loss, batch_size_of(x))
+    return x, y, _class_weights(table, y, sample_weight)
 
 
-def _test_step(model: Any, runtime: Runtime, batch: Any) -> None:
-    x, y, sample_weight = unpack(batch)
-    compiled = model._compiled
+def _train_logs(model: Any, runtime: Runtime, batch: Any, class_weights: Optional[torch.Tensor] = None) -> dict:
+    """One training step on every local replica (`model.train_step`, maybe overridden); replica 0's logs."""
+    step = model.train_step if class_weights is None else \
+        (lambda data: model.train_step(_with_class_weights(class_weights, data)))
+    return _first_replica(runtime.strategy.run(step, args=(batch,)))
+
+
+def _test_logs(model: Any, runtime: Runtime, batch: Any) -> dict:
     with torch.no_grad():
-        y_pred = runtime.module(x, training=False)
-        loss = compiled.compute_loss(y, y_pred, sample_weight, model.losses)
-        compiled.update_metrics(y, y_pred, sample_weight, loss, batch_size_of(x))
+        return _first_replica(runtime.strategy.run(model.test_step, args=(batch,)))
+
+
+def _epoch_logs(compiled: Any, strategy: Any, step_logs: Any) -> dict:
+    """Metric results reduced over replicas; a custom step's own logs when they are not the metrics (Keras)."""
+    compiled.reduce_across_replicas(strategy)
+    results = compiled.results()
+    if isinstance(step_logs, dict) and step_logs and set(step_logs) != set(results):
+        return _float_logs(step_logs)
+    return _float_logs(results)
 
 
 def _first_batch(iterator: Iterator[Any]) -> tuple[Any, Iterator[Any]]:
@@ -158,10 +217,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = data_adapter.split_validation(x, y, sample_weight, validation_split)
     strategy = model.distribute_strategy
-    data = data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch)
-    distributed = strategy.experimental_distribute_dataset(data.source) if not hasattr(data.source, "__next__") \
-        else data.source
-    data = data_adapter.EpochData(distributed, data.steps, data.persistent)
+    data = _distributed(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch))
     val_data = None
     if validation_data is not None:
         val_data = unpack(validation_data) if isinstance(validation_data, (tuple, list)) \
@@ -171,6 +227,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
                                         verbose=verbose, epochs=epochs, steps=data.steps)
     model.stop_training = False
     compiled = model._compiled
+    per_execution = compiled.steps_per_execution
     runtime: Optional[Runtime] = None
     logs: dict = {}
     progress = TrainingProgress()
@@ -200,20 +257,23 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
         cbs.on_epoch_begin(epoch)
         batch_hooks = cbs._should_call_train_batch_hooks  # else skip per-step host syncs
         limit = None if data.steps is None else data.steps - first_step
-        for offset, batch in _steps(iterator, limit):
-            step = first_step + offset
+        step, step_logs = first_step, None
+        # Keras: callbacks see each execution of `steps_per_execution` steps as one batch,
+        # begin with its first step index and end with its last
+        for execution in _executions(iterator, limit, per_execution):
             if batch_hooks:
                 cbs.on_train_batch_begin(step)
-            _train_step(model, runtime, batch, class_weights)
-            progress.finish_step()
+            for batch in execution:
+                step_logs = _train_logs(model, runtime, batch, class_weights)
+                progress.finish_step()
+            step += len(execution)
             if batch_hooks:
-                cbs.on_train_batch_end(step, compiled.results())
+                cbs.on_train_batch_end(step - 1, step_logs)
                 # a callback may stop one replica mid-epoch: all must agree, or the others hang
-                model.stop_training = runtime.strategy._any(model.stop_training)
+                model.stop_training = runtime.strategy.any_replica(model.stop_training)
             if model.stop_training:
                 break
-        compiled.reduce_across_replicas(runtime.strategy)
-        logs = _float_logs(compiled.results())
+        logs = _epoch_logs(compiled, runtime.strategy, step_logs)
         if val_data is not None and _should_validate(epoch, validation_freq):
             val_logs = evaluate(model, x=val_data[0], y=val_data[1], sample_weight=val_data[2],
                                 batch_size=validation_batch_size or batch_size, verbose=0,
@@ -221,7 +281,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
             logs.update({f"val_{key}": value for key, value in val_logs.items()})
         progress.finish_epoch(data)
         cbs.on_epoch_end(epoch, logs)
-        model.stop_training = runtime.strategy._any(model.stop_training)
+        model.stop_training = runtime.strategy.any_replica(model.stop_training)
         if model.stop_training:
             break
     cbs.on_train_end(logs)
@@ -264,12 +324,12 @@ class TrainingProgress:
 
 def _apply_resume_point(model: Any, runtime: Runtime, resume: dict, progress: TrainingProgress) -> None:
     """Puts back the weights, optimizer state, this replica's RNG and metric states of a backup."""
-    model.load_state_dict(resume["model"])
+    runtime.strategy.load_state_dict(model, resume["model"])
     if resume.get("optimizer") is not None:
-        model.optimizer.load_state_dict(resume["optimizer"])
-    replica = runtime.strategy._replica_id
-    ts_random.set_rng_state(resume["rng"][replica])
-    model._compiled.load_metric_states(resume["metrics"][replica])
+        runtime.strategy.load_state_dict(model.optimizer, resume["optimizer"])
+    process = runtime.strategy.process_rank
+    ts_random.set_rng_state(resume["rng"][process])
+    model._compiled.load_metric_states(resume["metrics"][process])
     progress.global_step = resume["global_step"]
 
 
@@ -286,35 +346,52 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     if kwargs:
         raise TypeError(f"evaluate() got unexpected keyword arguments: {sorted(kwargs)}")
     strategy = model.distribute_strategy
-    data = data_adapter.adapt(x, y, sample_weight, batch_size, False, steps)
+    data = _distributed(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, False, steps))
     verbose = _verbosity(verbose)
     cbs = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else callbacks_module.CallbackList(
         callbacks, add_progbar=verbose != 0, model=model, verbose=verbose, epochs=1, steps=data.steps)
     compiled = model._compiled
     compiled.reset()
     cbs.on_test_begin()
-    source = data.source if data.persistent else strategy.experimental_distribute_dataset(data.source)
-    iterator = data_adapter.EpochData(source, data.steps, data.persistent).epoch_iterator()
     try:
-        first, iterator = _first_batch(iterator)
+        first, iterator = _first_batch(data.epoch_iterator())
     except StopIteration:
         raise ValueError("evaluate() got no data: the dataset is empty.") from None
     runtime = _runtime(model, unpack(first)[0])
     batch_hooks = cbs._should_call_test_batch_hooks
+    step, step_logs = 0, None
     with _eval_mode(model):
-        for step, batch in _steps(iterator, data.steps):
+        for execution in _executions(iterator, data.steps, compiled.steps_per_execution):
             if batch_hooks:
                 cbs.on_test_batch_begin(step)
-            _test_step(model, runtime, batch)
+            for batch in execution:
+                step_logs = _test_logs(model, runtime, batch)
+            step += len(execution)
             if batch_hooks:
-                cbs.on_test_batch_end(step, compiled.results())
-    compiled.reduce_across_replicas(runtime.strategy)
-    logs = _float_logs(compiled.results())
+                cbs.on_test_batch_end(step - 1, step_logs)
+    logs = _epoch_logs(compiled, runtime.strategy, step_logs)
     cbs.on_test_end(logs)
     if return_dict:
         return logs
     values = list(logs.values())
     return values[0] if len(values) == 1 else values
+
+
+def _to_numpy(tensor: torch.Tensor) -> np.ndarray:
+    """Host copy; half-precision outputs of mixed-precision models come back as float32 (NumPy has no bfloat16)."""
+    tensor = tensor.detach()
+    if tensor.dtype in (torch.float16, torch.bfloat16):
+        tensor = tensor.float()
+    return tensor.cpu().numpy()
+
+
+def _local_rows(strategy: Any, result: Any) -> tuple[Any, list]:
+    """A predict step's outputs: their structure and, per output, this process's rows in replica order."""
+    parts = strategy.experimental_local_results(result)
+    leaves = [flatten_structure(part) for part in parts]
+    columns = [torch.cat([leaf[i].detach() for leaf in leaves]) if len(leaves) > 1 else leaves[0][i].detach()
+               for i in range(len(leaves[0]))]
+    return parts[0], columns
 
 
 def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any = "auto", steps: Optional[int] = None,
@@ -323,28 +400,27 @@ def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any =
     if kwargs:
         raise TypeError(f"predict() got unexpected keyword arguments: {sorted(kwargs)}")
     strategy = model.distribute_strategy
-    data = data_adapter.adapt(x, None, None, batch_size, False, steps)
+    data = _distributed(strategy, data_adapter.adapt(x, None, None, batch_size, False, steps))
     verbose = _verbosity(verbose)
     cbs = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=model, verbose=verbose,
                                         epochs=1, steps=data.steps)
     cbs.on_predict_begin()
     outputs: list = []
     runtime: Optional[Runtime] = None
+    structure: Any = None
     with torch.no_grad(), _eval_mode(model):
-        for step, batch in _steps(iter(strategy.experimental_distribute_dataset(data.source)), data.steps):
-            inputs = unpack(batch)[0]
+        for step, batch in _steps(data.epoch_iterator(), data.steps):
             if runtime is None:
-                runtime = _runtime(model, inputs)
+                runtime = _runtime(model, unpack(_first_replica(batch))[0])
             cbs.on_predict_batch_begin(step)
-            result = runtime.module(inputs, training=False)
-            structure = result
-            outputs.append([t.detach() for t in flatten_structure(result)])
-            cbs.on_predict_batch_end(step, {"outputs": result})
+            result = runtime.strategy.run(model.predict_step, args=(batch,))
+            structure, columns = _local_rows(runtime.strategy, result)
+            outputs.append(columns)
+            cbs.on_predict_batch_end(step, {"outputs": structure})
     cbs.on_predict_end()
     if not outputs:
         raise ValueError("predict() got no data: the input is empty.")
-    columns = [runtime.strategy._gather_batches([row[i] for row in outputs]).cpu().numpy()
-               for i in range(len(outputs[0]))]
+    columns = [_to_numpy(runtime.strategy.gather_batches([row[i] for row in outputs])) for i in range(len(outputs[0]))]
     return pack_sequence_as(structure, columns)
 
 
@@ -371,8 +447,8 @@ def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics
     if reset_metrics:
         model._compiled.reset()
     model.train()
-    _train_step(model, runtime, to_device(batch, runtime.device), _class_weight_table(class_weight))
-    return _batch_logs(model._compiled.results(), return_dict)
+    logs = _train_logs(model, runtime, runtime.strategy.place_batch(batch), _class_weight_table(class_weight))
+    return _batch_logs(logs, return_dict)
 
 
 def test_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool) -> Any:
@@ -380,14 +456,16 @@ def test_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics:
     runtime = _runtime(model, batch[0])
     if reset_metrics:
         model._compiled.reset()
-    _test_step(model, runtime, to_device(batch, runtime.device))
-    return _batch_logs(model._compiled.results(), return_dict)
+    with _eval_mode(model):
+        logs = _test_logs(model, runtime, runtime.strategy.place_batch(batch))
+    return _batch_logs(logs, return_dict)
 
 
 def predict_on_batch(model: Any, x: Any) -> Any:
-    inputs = _one_batch(x, None, None)[0]
-    runtime = _runtime(model, inputs)
-    with torch.no_grad():
-        result = runtime.module(to_device(inputs, runtime.device), training=False)
-    outs = [t.detach().cpu().numpy() for t in flatten_structure(result)]
+    inputs = _one_batch(x, None, None)
+    runtime = _runtime(model, inputs[0])
+    with torch.no_grad(), _eval_mode(model):
+        result = runtime.strategy.run(model.predict_step, args=(runtime.strategy.place_batch(inputs),))
+    structure, columns = _local_rows(runtime.strategy, result)
+    outs = [_to_numpy(column) for column in columns]
     return outs[0] if len(outs) == 1 else outs

@@ -31,10 +31,10 @@ class LearningRateOptimizer:
 
 
 class ChiefFlag:
-    """What a strategy exposes for output decisions: `_is_chief`."""
+    """What a strategy exposes for output decisions: `is_chief`."""
 
     def __init__(self, is_chief: bool) -> None:
-        self._is_chief = is_chief
+        self.is_chief = is_chief
 
 
 class TinyModel:

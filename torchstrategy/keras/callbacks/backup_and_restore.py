@@ -48,7 +48,7 @@ class BackupAndRestore(Callback):
     # ----- start: lock the folder, hand a backup to fit() ----------------------------------
     def on_train_begin(self, logs: Optional[dict] = None) -> None:
         strategy = self.model.distribute_strategy
-        if strategy._is_chief:
+        if strategy.is_chief:
             self._prepare_folder()
         strategy.barrier()
         if os.path.exists(self._path):
@@ -94,7 +94,7 @@ class BackupAndRestore(Callback):
                 self._save()
         if self.save_before_preemption:
             strategy = self.model.distribute_strategy
-            if strategy._any(self._preempted.is_set()):  # every replica stops at this same batch
+            if strategy.any_replica(self._preempted.is_set()):  # every replica stops at this same batch
                 if last_of_epoch:
                     self._exit_at_epoch_end = True
                 else:
@@ -119,8 +119,8 @@ class BackupAndRestore(Callback):
         model = self.model
         strategy = model.distribute_strategy
         snapshot = model._progress.snapshot(model)
-        replicas = strategy._gather_objects({"rng": snapshot.pop("rng"), "metrics": snapshot.pop("metrics")})
-        if strategy._is_chief:
+        replicas = strategy.gather_objects({"rng": snapshot.pop("rng"), "metrics": snapshot.pop("metrics")})
+        if strategy.is_chief:
             import torchstrategy
 
             backup = dict(snapshot, format=_FORMAT, version=torchstrategy.__version__,
@@ -134,7 +134,7 @@ class BackupAndRestore(Callback):
     # ----- end -----------------------------------------------------------------------------
     def on_train_end(self, logs: Optional[dict] = None) -> None:
         strategy = self.model.distribute_strategy
-        if self.delete_checkpoint and strategy._is_chief and os.path.exists(self._path):
+        if self.delete_checkpoint and strategy.is_chief and os.path.exists(self._path):
             os.unlink(self._path)
         self._release()
 

@@ -17,7 +17,7 @@ _BATCH_HOOKS = {
 
 def _is_chief(model: Any) -> bool:
     """True when this process should write output: the strategy's chief, or no strategy at all."""
-    flag = getattr(getattr(model, "distribute_strategy", None), "_is_chief", True)
+    flag = getattr(getattr(model, "distribute_strategy", None), "is_chief", True)
     return bool(flag() if callable(flag) else flag)
 
 

@@ -1,14 +1,16 @@
 """The Keras TensorBoard callback on torch.utils.tensorboard.SummaryWriter (imported lazily):
-epoch scalars under log_dir/train and log_dir/validation, optional batch scalars and histograms."""
+epoch scalars under log_dir/train and log_dir/validation, batch scalars, histograms, batch profiles."""
 from __future__ import annotations
 
 import os
 import time
+import warnings
 from typing import Any, Optional, Union
 
 import numpy as np
 import torch
 
+from torchstrategy import _context, profiler
 from torchstrategy.keras.callbacks.base import Callback, _is_chief, _to_python
 
 
@@ -30,6 +32,30 @@ def _scalar(value: Any) -> Optional[float]:
     return None  # non-scalar log entries are not scalars in TensorBoard either
 
 
+def _profile_range(profile_batch: Any) -> tuple[int, int]:
+    """Keras's `profile_batch` forms (N, (start, stop), 'start,stop'; 0 is off) as (start, stop)."""
+    accepted = ("profile_batch must be 0 (no profiling), a positive int N (profile batch N), or a pair of positive "
+                "ints (start, stop) with start <= stop, as a tuple/list or a 'start,stop' string (batches count "
+                f"from 1 over the whole fit); got {profile_batch!r}.")
+    value = profile_batch
+    if isinstance(value, str):
+        try:
+            value = [int(part) for part in value.split(",")]
+        except ValueError:
+            raise ValueError(accepted) from None
+        if len(value) == 1:
+            value = value[0]
+    if isinstance(value, int):
+        start = stop = value
+    elif isinstance(value, (tuple, list)) and len(value) == 2 and all(isinstance(v, int) for v in value):
+        start, stop = value
+    else:
+        raise ValueError(accepted)
+    if (start, stop) != (0, 0) and (start < 1 or stop < start):
+        raise ValueError(accepted)
+    return int(start), int(stop)
+
+
 class TensorBoard(Callback):
     """Writes logs for TensorBoard: `tensorboard --logdir=log_dir`.
 
@@ -37,8 +63,12 @@ class TensorBoard(Callback):
     prefix) to `log_dir/validation`, tagged `epoch_<name>` at step `epoch`, with the optimizer's
     `epoch_learning_rate`. `update_freq='batch'` or an integer N also writes `batch_<name>`
     every N training steps. `histogram_freq=N` writes a histogram of every weight every N
-    epochs. `write_graph`, `write_images`, `profile_batch` and the embeddings arguments are
-    accepted for compatibility and do nothing yet. Only the chief process writes.
+    epochs. `profile_batch=(start, stop)` (or N, or 'start,stop'; 0 is off) records a
+    `tf.profiler` trace of training batches start..stop, counted from 1 over the whole fit as
+    Keras does, under `log_dir/train/plugins/profile/<timestamp>/`; each profiled batch is a
+    `Trace("Profiled batch", step_num=N)` (so a `ProfilerStep#N` event) with N that same count.
+    `write_graph`, `write_images` and the embeddings arguments are accepted for compatibility
+    and do nothing yet. Only the chief process writes (and profiles).
 
     >>> tensorboard = TensorBoard(log_dir="logs", histogram_freq=1)  # doctest: +SKIP
     """
@@ -72,6 +102,11 @@ class TensorBoard(Callback):
         self.write_steps_per_second = write_steps_per_second
         self.update_freq = update_freq
         self.profile_batch = profile_batch
+        self._start_batch, self._stop_batch = _profile_range(profile_batch)
+        self._should_profile = self._stop_batch > 0
+        self._profiles_here = False  # decided once per fit: is this the chief?
+        self._profiler_started = False
+        self._batch_trace: Optional[profiler.Trace] = None
         self.embeddings_freq = embeddings_freq
         self.embeddings_metadata = embeddings_metadata
         self._writers: dict[str, Any] = {}
@@ -86,18 +121,38 @@ class TensorBoard(Callback):
         return self._writers[kind]
 
     def _implements_train_batch_hooks(self) -> bool:
-        return self.update_freq != "epoch" or self.write_steps_per_second
+        # The same answer on every replica (the loop syncs replicas per step when hooks run); once the
+        # profiled range is behind, profiling needs no more hooks.
+        profile_pending = self._should_profile and self._global_train_batch < self._stop_batch
+        return self.update_freq != "epoch" or self.write_steps_per_second or profile_pending
 
     def on_train_begin(self, logs: Optional[dict] = None) -> None:
         self._global_train_batch = 0
+        if self._should_profile:
+            strategy = getattr(self.model, "distribute_strategy", None) or _context.get_strategy()
+            self._profiles_here = bool(getattr(strategy, "is_chief", True))
 
     def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
         self._epoch_start_time = time.time()
         self._epoch_batches = 0
 
+    def on_train_batch_begin(self, batch: int, logs: Optional[dict] = None) -> None:
+        self._global_train_batch += 1  # Keras counts here, from 1, across epochs
+        if not self._profiles_here:
+            return
+        if self._global_train_batch == self._start_batch:
+            self._start_profiler()
+        if self._profiler_started:
+            self._batch_trace = profiler.Trace("Profiled batch", step_num=self._global_train_batch)
+            self._batch_trace.__enter__()
+
     def on_train_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
-        self._global_train_batch += 1
         self._epoch_batches += 1
+        if self._batch_trace is not None:
+            self._batch_trace.__exit__(None, None, None)
+            self._batch_trace = None
+        if self._profiler_started and self._global_train_batch >= self._stop_batch:
+            self._stop_profiler()
         if self.update_freq == "epoch" or not _is_chief(self.model) or not logs:
             return
         if self._global_train_batch % self.update_freq == 0:
@@ -128,9 +183,27 @@ class TensorBoard(Callback):
             writer.flush()
 
     def on_train_end(self, logs: Optional[dict] = None) -> None:
+        if self._profiler_started:  # fit ended inside the profiled range
+            self._stop_profiler()
         for writer in self._writers.values():
             writer.close()
         self._writers = {}
+
+    # As in Keras, a profiler that cannot start or stop is reported, not fatal to training.
+    def _start_profiler(self) -> None:
+        try:
+            # this callback already chose the chief, so the session records here whatever scope is entered
+            profiler.start(os.path.join(self.log_dir, "train"), all_replicas=True)
+            self._profiler_started = True
+        except (profiler.AlreadyExistsError, OSError) as error:
+            warnings.warn(f"TensorBoard could not start the profiler: {error}", stacklevel=2)
+
+    def _stop_profiler(self) -> None:
+        self._profiler_started = False
+        try:
+            profiler.stop(save=True)
+        except (profiler.UnavailableError, OSError) as error:
+            warnings.warn(f"TensorBoard could not save the profile: {error}", stacklevel=2)
 
     def _log_epoch_metrics(self, epoch: int, logs: dict) -> None:
         train_logs = {name: value for name, value in logs.items() if not name.startswith("val_")}

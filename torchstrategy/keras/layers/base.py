@@ -11,9 +11,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from torchstrategy import _context
+from torchstrategy import _context, precision
 from torchstrategy.nest import flatten, map_structure
-from torchstrategy.keras import backend
+from torchstrategy.keras import backend, mixed_precision
 
 
 def _snake_case(name: str) -> str:
@@ -65,18 +65,23 @@ class Layer(nn.Module):
         input_shape: Optional[Sequence[Optional[int]]] = None,
         batch_input_shape: Optional[Sequence[Optional[int]]] = None,
         input_dim: Optional[int] = None,
+        autocast: bool = True,
         **kwargs: Any,
     ) -> None:
         super().__init__()
         if kwargs:
             raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}")
         self.name = name or _context._unique_name(_snake_case(type(self).__name__))
-        self._dtype_name = backend.floatx() if dtype is None else str(dtype).replace("torch.", "")
+        self._no_autocast: set[str] = set()  # weights read as stored even in a mixed call (add_weight(autocast=False))
+        self.dtype_policy = dtype
+        self.autocast = bool(autocast)
         self._trainable = trainable
         self.built = False
         self.input_spec: Optional[InputSpec] = None
         self.supports_masking = False
         self._weight_order: list[tuple[str, bool]] = []  # (attribute name, created trainable)
+        # recorded now, not looked up during a step (the model's setup may replace it)
+        self._distribute_strategy = _context.get_strategy() if _context.has_strategy() else None
         if input_dim is not None and input_shape is None:
             input_shape = (input_dim,)
         if batch_input_shape is not None:
@@ -90,15 +95,55 @@ class Layer(nn.Module):
             p.kind is inspect.Parameter.VAR_KEYWORD for p in call_params.values()
         )
         self._build_input_shape: Optional[Any] = None
+        self._remat_mode = _context._current_remat_mode()  # keras.RematScope in force at creation (Keras 3)
 
-    # ----- weights -------------------------------------------------------------------------
+    # ----- dtype policy --------------------------------------------------------------------
+    _float_policy_only = True  # layers that compute refuse integer policies; InputLayer passes any dtype
+
+    @property
+    def dtype_policy(self) -> mixed_precision.DTypePolicy:
+        """The layer's policy (`dtype=` at construction, else the global policy then)."""
+        return self._dtype_policy
+
+    @dtype_policy.setter
+    def dtype_policy(self, value: Any) -> None:
+        policy = mixed_precision._policy_from(value)
+        if self._float_policy_only and not policy._policy.is_floating:
+            raise ValueError(
+                f"Layer '{self.name}' ({type(self).__name__}) computes in floating point, so its dtype must be a "
+                f"float policy, but got dtype={value!r}. Pass one of {list(precision.POLICY_NAMES)}; integer "
+                "inputs need no dtype here (declare them with Input(dtype='int32') if you like).")
+        self._dtype_policy = policy
+        self._precision = policy._policy
+
     @property
     def dtype(self) -> str:
-        return self._dtype_name
+        """The dtype of the layer's weights (Keras: the policy's variable dtype)."""
+        return self._dtype_policy.variable_dtype
 
     @property
-    def compute_dtype(self) -> torch.dtype:
-        return backend.to_torch_dtype(self._dtype_name)
+    def variable_dtype(self) -> str:
+        return self._dtype_policy.variable_dtype
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype the layer computes in and casts float inputs to, e.g. 'bfloat16' for 'mixed_bfloat16'."""
+        return self._dtype_policy.compute_dtype
+
+    @property
+    def _compute_torch_dtype(self) -> torch.dtype:
+        return self._precision.compute_dtype
+
+    def __getattr__(self, name: str) -> Any:
+        # Keras reads float weights in the compute dtype inside a mixed-policy call (AutoCastVariable);
+        # torch looks Parameters up here, so the cast happens on read and gradients reach the original.
+        value = super().__getattr__(name)
+        if _context._autocast.dtype is not None and isinstance(value, nn.Parameter) \
+                and name not in self.__dict__.get("_no_autocast", ()):
+            return precision.cast_on_read(value)
+        return value
+
+    # ----- weights -------------------------------------------------------------------------
 
     def add_weight(
         self,
@@ -109,28 +154,42 @@ class Layer(nn.Module):
         dtype: Any = None,
         regularizer: Any = None,
         constraint: Any = None,
+        autocast: bool = True,
     ) -> torch.Tensor:
-        """Creates a weight (a Parameter if trainable, else a buffer) and returns it."""
+        """Creates a weight (a Parameter if trainable, else a buffer) in the policy's variable dtype unless
+        `dtype` is given, and returns it. Trainable float weights are read in the compute dtype inside a
+        mixed-policy call unless `autocast=False` (Keras 3's argument)."""
         from torchstrategy.keras import initializers
 
+        dtype = backend.to_torch_dtype(dtype or self.variable_dtype)
         if initializer is None:  # Keras: glorot_uniform for float weights, zeros otherwise
-            is_float = backend.to_torch_dtype(dtype or self._dtype_name).is_floating_point
-            initializer = "glorot_uniform" if is_float else "zeros"
+            initializer = "glorot_uniform" if dtype.is_floating_point else "zeros"
         init = initializers.get(initializer)
-        value = init(tuple(int(d) for d in shape), dtype=backend.to_torch_dtype(dtype or self._dtype_name))
-        value = backend.to_tensor(value).to(backend.to_torch_dtype(dtype or self._dtype_name))
-        value = _context.get_strategy()._broadcast_initial(value)  # mirrored: every replica starts equal
+        value = init(tuple(int(d) for d in shape), dtype=dtype)
+        value = backend.to_tensor(value).to(dtype)
+        value = self._strategy_for_weights().init_variable(value)  # mirrored: every replica starts equal
         attr = name.replace("/", "_")
         if trainable:
             setattr(self, attr, nn.Parameter(value, requires_grad=self._trainable))
         else:
             self.register_buffer(attr, value)
         self._weight_order.append((attr, trainable))
+        if not autocast:
+            self._no_autocast.add(attr)
         if regularizer is not None:
             from torchstrategy.keras import regularizers
 
             self._regularizers = getattr(self, "_regularizers", []) + [(attr, regularizers.get(regularizer))]
-        return getattr(self, attr)
+        return self._parameters[attr] if trainable else self._buffers[attr]  # as stored, even inside a mixed call
+
+    def _strategy_for_weights(self) -> Any:
+        """The strategy this layer's variables belong to: the one it was created (or set up) under."""
+        return self._distribute_strategy or _context.get_strategy()
+
+    def _set_distribute_strategy(self, strategy: Any) -> None:
+        """Called when the model is set up: every nested layer then uses the model's strategy."""
+        for layer in self._flatten_layers():
+            layer.__dict__["_distribute_strategy"] = strategy
 
     @property
     def trainable(self) -> bool:
@@ -281,19 +340,23 @@ class Layer(nn.Module):
         shapes = map_structure(lambda t: _shape_of(t) if hasattr(t, "shape") else None, inputs)
         if not self.built:
             self._build_input_shape = shapes
-            self.build(shapes)
+            if self._precision.is_low_precision:
+                devices = [t.device.type for t in flatten(inputs) if isinstance(t, torch.Tensor)]
+                precision.check_device_support(self._precision, devices[0] if devices else "cpu")
+            with precision.no_autocast():  # a build inside a mixed call must initialise the weights themselves
+                self.build(shapes)
             self.built = True
         elif self._build_input_shape is None:
             self._build_input_shape = shapes
 
     def _cast_inputs(self, inputs: Any) -> Any:
-        target = self.compute_dtype
+        target = self._compute_torch_dtype if self.autocast else None
 
         def cast(value: Any) -> Any:
             if isinstance(value, np.ndarray):
                 value = backend.to_tensor(value)
             if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != target:
-                if target.is_floating_point:
+                if target is not None and target.is_floating_point:
                     return value.to(target)
             return value
 
@@ -312,16 +375,25 @@ class Layer(nn.Module):
         if self._call_takes_training:
             kwargs["training"] = bool(training)
         with _context._training_scope(bool(training)):
+            if self._remat_mode is not None and torch.is_grad_enabled():
+                from torchstrategy.keras.rematerialization import _call_with_remat
+
+                return _call_with_remat(self, super().__call__, inputs, *args, **kwargs)
             return super().__call__(inputs, *args, **kwargs)
 
     def forward(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        # The dtype scope is entered here, inside nn.Module.__call__, so recomputation (remat) re-enters it;
+        # a float32 layer outside any mixed call (the common case) skips it.
+        if self._precision.is_mixed or _context._autocast.dtype is not None:
+            with precision.compute_context(self._precision, self.autocast):
+                return self.call(inputs, *args, **kwargs)
         return self.call(inputs, *args, **kwargs)
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         """Output shape (batch None) found by running the layer on a one-row zero input."""
 
         def zeros(shape: Any) -> torch.Tensor:
-            return torch.zeros((1,) + tuple(shape[1:]), dtype=self.compute_dtype)
+            return torch.zeros((1,) + tuple(shape[1:]), dtype=self._compute_torch_dtype)
 
         is_shape = lambda s: isinstance(s, tuple) and all(d is None or isinstance(d, int) for d in s)
         dummy = zeros(input_shape) if is_shape(input_shape) else [zeros(s) for s in input_shape]
@@ -332,7 +404,7 @@ class Layer(nn.Module):
     # ----- config --------------------------------------------------------------------------
     def get_config(self) -> dict:
         """Constructor arguments that rebuild this layer (Keras's get_config)."""
-        config: dict = {"name": self.name, "trainable": self._trainable, "dtype": self._dtype_name}
+        config: dict = {"name": self.name, "trainable": self._trainable, "dtype": self._dtype_policy.name}
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = list(self._batch_input_shape)
         return config

@@ -324,15 +324,16 @@ class Embedding(Layer):
         self.supports_masking = self.mask_zero
 
     def build(self, input_shape: Any) -> None:
+        # autocast=False as in Keras: look rows up in the stored dtype, then cast only those (not the table)
         self.embeddings = self.add_weight(
             "embeddings", shape=(self.input_dim, self.output_dim), initializer=self.embeddings_initializer,
-            regularizer=self.embeddings_regularizer, constraint=self.embeddings_constraint)
+            regularizer=self.embeddings_regularizer, constraint=self.embeddings_constraint, autocast=False)
         self.built = True
 
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
         if inputs.is_floating_point() or inputs.dtype != torch.int64:
             inputs = inputs.to(torch.int64)
-        outputs = F.embedding(inputs, self.embeddings)
+        outputs = F.embedding(inputs, self.embeddings).to(self._compute_torch_dtype)
         _record_activity(self, outputs)
         return outputs
 

@@ -53,9 +53,12 @@ class Node:
 class InputLayer(Layer):
     """The layer behind `Input`: passes its input through (casting to its dtype)."""
 
+    _float_policy_only = False  # integer inputs (Input(dtype='int32')) are fine
+
     def __init__(self, input_shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[int] = None,
                  dtype: Any = None, name: Optional[str] = None, batch_input_shape: Any = None,
                  **kwargs: Any) -> None:
+        dtype = backend.floatx() if dtype is None else dtype  # the input's dtype, not the global policy (Keras)
         if batch_input_shape is None:
             batch_input_shape = (batch_size,) + tuple(input_shape or ())
         super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
@@ -69,7 +72,7 @@ class InputLayer(Layer):
 
     def _cast_inputs(self, inputs: Any) -> Any:
         value = backend.to_tensor(inputs)
-        target = self.compute_dtype
+        target = self._compute_torch_dtype
         return value if value.dtype == target else value.to(target)
 
     def get_config(self) -> dict:

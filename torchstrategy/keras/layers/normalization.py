@@ -8,7 +8,6 @@ from typing import Any, Optional, Sequence, Union
 import torch
 import torch.nn.functional as F
 
-from torchstrategy import _context
 from torchstrategy.keras import initializers, regularizers
 from torchstrategy.keras.layers.base import InputSpec, Layer
 from torchstrategy.keras.layers.core import _require_defined
@@ -32,10 +31,10 @@ def _normalize_axes(layer: Layer, axis: Union[int, Sequence[int]], input_shape: 
     return sorted(out)
 
 
-def _cross_replica_sum(tensor: torch.Tensor) -> torch.Tensor:
-    """Differentiable sum over the replicas of the current strategy (identity with one replica)."""
-    strategy = _context.get_strategy()
-    reduce = getattr(strategy, "_cross_replica_sum", None)
+def _cross_replica_sum(layer: Layer, tensor: torch.Tensor) -> torch.Tensor:
+    """Differentiable sum over the replicas of the layer's strategy (identity with one replica)."""
+    strategy = layer._strategy_for_weights()
+    reduce = getattr(strategy, "cross_replica_sum", None)
     if reduce is None:
         if strategy.num_replicas_in_sync == 1:
             return tensor
@@ -81,9 +80,9 @@ class BatchNormalization(Layer):
         self._broadcast_shape = [input_shape[i] if i in axes else 1 for i in range(ndim)]
         # Keras: one axis -> (C,); several -> full-rank shape with 1 on the other axes.
         param_shape = (input_shape[axes[0]],) if len(axes) == 1 else tuple(self._broadcast_shape)
-        self.gamma = self.add_weight("gamma", shape=param_shape, initializer=self.gamma_initializer,
+        self.gamma = self.add_weight("gamma", shape=param_shape, initializer=self.gamma_initializer, autocast=False,
                                      regularizer=self.gamma_regularizer, constraint=self.gamma_constraint) if self.scale else None
-        self.beta = self.add_weight("beta", shape=param_shape, initializer=self.beta_initializer,
+        self.beta = self.add_weight("beta", shape=param_shape, initializer=self.beta_initializer, autocast=False,
                                     regularizer=self.beta_regularizer, constraint=self.beta_constraint) if self.center else None
         self.add_weight("moving_mean", shape=param_shape, initializer=self.moving_mean_initializer, trainable=False)
         self.add_weight("moving_variance", shape=param_shape, initializer=self.moving_variance_initializer,
@@ -95,27 +94,35 @@ class BatchNormalization(Layer):
         training = bool(training) and self.trainable
         per_channel = inputs.numel() // max(1, math.prod(inputs.shape[a] for a in self._axes))
         fused_ok = len(self._axes) == 1 and not (training and (self.synchronized or per_channel < 2))
-        if fused_ok:
-            return self._fused(inputs, training, per_channel)
-        return self._explicit(inputs, training)
+        # As Keras: float16/bfloat16 statistics overflow or lose precision, so they run in float32
+        # (weights read as stored), and the result comes back in the layer's compute dtype.
+        x = inputs.float() if inputs.dtype in (torch.float16, torch.bfloat16) else inputs
+        outputs = self._fused(x, training, per_channel) if fused_ok else self._explicit(x, training)
+        return outputs.to(self._compute_torch_dtype)
 
     def _fused(self, inputs: torch.Tensor, training: bool, count: int) -> torch.Tensor:
         axis = self._axes[0]
         # For NHWC this is the free channels_last view; F.batch_norm keeps that layout.
         x = inputs.movedim(axis, 1) if axis != 1 else inputs
+        dtype = x.dtype  # float32 even for a float16-policy layer, whose weights are float16
+        gamma = None if self.gamma is None else self.gamma.to(dtype)
+        beta = None if self.beta is None else self.beta.to(dtype)
         if not training:
-            y = F.batch_norm(x, self.moving_mean, self.moving_variance, self.gamma, self.beta, False, 0.0, self.epsilon)
+            y = F.batch_norm(x, self.moving_mean.to(dtype), self.moving_variance.to(dtype), gamma, beta, False, 0.0,
+                             self.epsilon)
             return y.movedim(1, axis) if axis != 1 else y
         m = self.momentum
         # F.batch_norm updates the running stats in place and autograd saves them, so it gets copies.
-        new_mean, new_variance = self.moving_mean.clone(), self.moving_variance.clone()
-        y = F.batch_norm(x, new_mean, new_variance, self.gamma, self.beta, True, 1.0 - m, self.epsilon)
+        new_mean, new_variance = self.moving_mean.to(dtype, copy=True), self.moving_variance.to(dtype, copy=True)
+        y = F.batch_norm(x, new_mean, new_variance, gamma, beta, True, 1.0 - m, self.epsilon)
         with torch.no_grad():
             # PyTorch blended in the unbiased batch variance v*n/(n-1); Keras blends the biased v.
             # new - m*old = (1-m)*v*n/(n-1), so rescale that part by (n-1)/n.
             old_variance = self.moving_variance
-            self.moving_variance.copy_(m * old_variance + (new_variance - m * old_variance) * ((count - 1) / count))
-            self.moving_mean.copy_(new_mean)
+            strategy = self._strategy_for_weights()
+            strategy.assign_mean(self.moving_variance,
+                                 m * old_variance + (new_variance - m * old_variance) * ((count - 1) / count))
+            strategy.assign_mean(self.moving_mean, new_mean)
         return y.movedim(1, axis) if axis != 1 else y
 
     def _explicit(self, inputs: torch.Tensor, training: bool) -> torch.Tensor:
@@ -130,9 +137,11 @@ class BatchNormalization(Layer):
             with torch.no_grad():
                 m = self.momentum
                 param_shape = self.moving_mean.shape
-                self.moving_mean.mul_(m).add_(mean.detach().reshape(param_shape).to(self.moving_mean.dtype), alpha=1 - m)
-                self.moving_variance.mul_(m).add_(
-                    variance.detach().reshape(param_shape).to(self.moving_variance.dtype), alpha=1 - m)
+                strategy = self._strategy_for_weights()
+                strategy.assign_mean(self.moving_mean, self.moving_mean * m + mean.detach().reshape(
+                    param_shape).to(self.moving_mean.dtype) * (1 - m))
+                strategy.assign_mean(self.moving_variance, self.moving_variance * m + variance.detach().reshape(
+                    param_shape).to(self.moving_variance.dtype) * (1 - m))
         else:
             mean, variance = self.moving_mean.reshape(shape), self.moving_variance.reshape(shape)
         scale = torch.rsqrt(variance + self.epsilon)
@@ -149,7 +158,7 @@ class BatchNormalization(Layer):
         local_squares = x.square().sum(dim=reduce_axes, keepdim=True)
         count = torch.full((1,), float(math.prod(x.shape[i] for i in reduce_axes)), dtype=x.dtype, device=x.device)
         packed = torch.cat([local_sum.reshape(-1), local_squares.reshape(-1), count])
-        total = _cross_replica_sum(packed)
+        total = _cross_replica_sum(self, packed)
         channels = local_sum.numel()
         n = total[-1].clamp_min(1.0)
         mean = (total[:channels] / n).reshape(local_sum.shape)

@@ -24,7 +24,7 @@ class Rescaling(Layer):
         self.scale, self.offset = scale, offset
 
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
-        x = inputs.to(self.compute_dtype)
+        x = inputs.to(self._compute_torch_dtype)
         scale = torch.as_tensor(self.scale, dtype=x.dtype, device=x.device)
         offset = torch.as_tensor(self.offset, dtype=x.dtype, device=x.device)
         return x * scale + offset
@@ -63,7 +63,7 @@ class Normalization(Layer):
         stats_shape = tuple(input_shape[a] for a in kept)
         if self.input_mean is not None:
             for name, value in (("mean", self.input_mean), ("variance", self.input_variance)):
-                tensor = backend.to_tensor(np.asarray(value, dtype=np.float32)).to(self.compute_dtype)
+                tensor = backend.to_tensor(np.asarray(value, dtype=np.float32)).to(self._compute_torch_dtype)
                 self.register_buffer(name, torch.broadcast_to(tensor, stats_shape).clone(), persistent=False)
         else:
             self.add_weight("mean", shape=stats_shape, initializer="zeros", trainable=False)
@@ -82,7 +82,7 @@ class Normalization(Layer):
                 break
             x = backend.to_tensor(np.asarray(batch) if not isinstance(batch, torch.Tensor) else batch).double()
             if not self.built:
-                self._maybe_build(x.to(self.compute_dtype))
+                self._maybe_build(x.to(self._compute_torch_dtype))
             reduce = [i for i in range(x.dim()) if i not in self._kept(x.dim())]
             n = int(np.prod([x.shape[i] for i in reduce]))
             var_b, mean_b = torch.var_mean(x, dim=reduce, correction=0)
@@ -102,9 +102,10 @@ class Normalization(Layer):
             self.count.fill_(count)
 
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
-        x = inputs.to(self.compute_dtype)
-        mean = self.mean.reshape(self._broadcast_shape)
-        std = torch.sqrt(self.variance.reshape(self._broadcast_shape)).clamp_min(backend.epsilon())
+        x = inputs.to(self._compute_torch_dtype)
+        # statistics are stored in the variable dtype; the arithmetic runs in the compute dtype
+        mean = self.mean.reshape(self._broadcast_shape).to(x.dtype)
+        std = torch.sqrt(self.variance.reshape(self._broadcast_shape)).clamp_min(backend.epsilon()).to(x.dtype)
         return mean + x * std if self.invert else (x - mean) / std
 
     def get_config(self) -> dict:
@@ -140,7 +141,7 @@ class Resizing(Layer):
         if x.dim() != 4:
             raise ValueError(f"Layer '{self.name}' expects (batch, H, W, C) or (H, W, C) images, got shape "
                              f"{tuple(inputs.shape)}.")
-        x = x.to(self.compute_dtype)
+        x = x.to(self._compute_torch_dtype)
         if self.crop_to_aspect_ratio:
             h, w = x.shape[1], x.shape[2]
             crop_h = min(h, int(w * self.height / self.width))

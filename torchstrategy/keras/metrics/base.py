@@ -2,7 +2,9 @@
 and the reduction metrics built on it: `Sum`, `Mean` and `MeanMetricWrapper`."""
 from __future__ import annotations
 
+import functools
 import re
+import threading
 from typing import Any, Callable, Optional, Sequence
 
 import torch
@@ -24,6 +26,21 @@ def _device_of(*values: Any) -> torch.device:
     return torch.device("cpu")
 
 
+# Replica threads of one process update the same metric objects (TF sums per-replica states on read;
+# one shared state updated under a lock is the same sum).
+_UPDATE_LOCK = threading.RLock()
+
+
+def _locked(update: Callable) -> Callable:
+    @functools.wraps(update)
+    def locked_update(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with _UPDATE_LOCK:
+            return update(self, *args, **kwargs)
+
+    locked_update._locked = True  # type: ignore[attr-defined]
+    return locked_update
+
+
 class Metric:
     """Base of Keras metrics: `update_state` accumulates, `result` reads, `reset_state` zeroes.
 
@@ -42,6 +59,12 @@ class Metric:
     >>> Count()([1, 2, 3])
     tensor(3.)
     """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        update = cls.__dict__.get("update_state")
+        if update is not None and not getattr(update, "_locked", False):
+            cls.update_state = _locked(update)
 
     def __init__(self, name: Optional[str] = None, dtype: Any = None) -> None:
         # unnamed metrics get unique Keras-style names ('auc', 'auc_1', ...), as Keras 2 does

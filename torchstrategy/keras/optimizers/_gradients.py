@@ -7,8 +7,6 @@ from typing import Any, Iterable, Optional, Sequence
 
 import torch
 
-from torchstrategy import _context
-
 
 def _same_device(tensors: Sequence[torch.Tensor]) -> bool:
     first = tensors[0].device
@@ -49,10 +47,10 @@ def check_pairs(grads: Sequence[Any], variables: Sequence[Any]) -> None:
             )
 
 
-def reduce_across_replicas(grads: list) -> list:
-    """Sums/averages gradients over replicas as the current strategy decides (tf.distribute semantics);
-    the default one-replica strategy hands them back unchanged. None entries stay None."""
-    reduce = getattr(_context.get_strategy(), "_reduce_gradients", None)
+def reduce_across_replicas(strategy: Any, grads: list) -> list:
+    """Sums gradients over the replicas of `strategy` (tf.distribute semantics); a one-replica strategy
+    hands them back unchanged. None entries stay None."""
+    reduce = getattr(strategy, "reduce_gradients", None)
     return grads if reduce is None else list(reduce(grads))
 
 
@@ -69,15 +67,17 @@ def clip_gradients(
     clipnorm: Optional[float],
     global_clipnorm: Optional[float],
     clipvalue: Optional[float],
+    norm_of: Optional[Any] = None,
 ) -> list[torch.Tensor]:
-    """Keras's clipping rules; returns new tensors (the `.grad` attributes are left untouched)."""
+    """Keras's clipping rules; returns new tensors (the `.grad` attributes are left untouched).
+    `norm_of(grads)` gives the global norm (the strategy's: over every shard when it shards them)."""
     if clipnorm and clipnorm > 0:
         # Each gradient: g * c / max(||g||, c); a zero gradient stays zero.
         norms = torch._foreach_norm(grads)
         denominators = torch._foreach_clamp_min(norms, float(clipnorm))
         return [grad * clipnorm / denom.to(grad.dtype) for grad, denom in zip(grads, denominators)]
     if global_clipnorm and global_clipnorm > 0:
-        total = global_norm(grads)
+        total = (norm_of or global_norm)(grads).to(grads[0].device)
         # Keras: c * min(1/n, 1/c), plus (n - n) so that an inf/NaN norm poisons every gradient.
         scale = torch.clamp(1.0 / total, max=1.0 / global_clipnorm) * global_clipnorm + (total - total)
         if _same_device(grads):

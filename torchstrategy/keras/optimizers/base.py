@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 import torch
 
+from torchstrategy import _context
 from torchstrategy.keras.optimizers import _gradients, _learning_rate
 from torchstrategy.keras.optimizers import schedules as _schedules
 from torchstrategy.keras.optimizers._learning_rate import LearningRate
@@ -73,6 +74,8 @@ class Optimizer(torch.optim.Optimizer):
         self._decay_filter = _gradients.WeightDecayFilter()
         self._pending_state: Optional[dict] = None
         self._warned_missing_grads = False
+        # the strategy whose replicas this optimizer updates: recorded here, replaced when a model sets it up
+        self._distribute_strategy = _context.get_strategy() if _context.has_strategy() else None
         # torch refuses an empty parameter list, so initialise its machinery on a placeholder and drop it.
         torch.optim.Optimizer.__init__(self, [torch.zeros(0, requires_grad=True)], {"lr": self._initial_lr_value()})
         self.param_groups.clear()
@@ -195,7 +198,8 @@ class Optimizer(torch.optim.Optimizer):
             raise RuntimeError(f"Optimizer '{self.name}' needs dense gradients; got a sparse one.")
         if self.loss_scale_factor is not None:
             grads = list(torch._foreach_div(grads, float(self.loss_scale_factor)))
-        grads = _gradients.clip_gradients(grads, self.clipnorm, self.global_clipnorm, self.clipvalue)
+        grads = _gradients.clip_gradients(grads, self.clipnorm, self.global_clipnorm, self.clipvalue,
+                                          norm_of=getattr(self._distribute_strategy, "global_norm", None))
         step_index = int(self._iterations)
         if not isinstance(self._learning_rate, float):
             current = self._scheduled_lr(step_index)
@@ -265,8 +269,9 @@ class Optimizer(torch.optim.Optimizer):
                     f"Unknown variable of shape {tuple(variable.shape)}: optimizer '{self.name}' can only update "
                     "the variables it was built with. Create a new optimizer for new variables."
                 )
+        strategy = self.distribute_strategy
         if not skip_gradients_aggregation:
-            grads = _gradients.reduce_across_replicas(grads)
+            grads = _gradients.reduce_across_replicas(strategy, grads)
         present = [(g, v) for g, v in zip(grads, variables) if g is not None]
         if not present:
             raise ValueError("No gradients provided for any variable.")
@@ -274,8 +279,23 @@ class Optimizer(torch.optim.Optimizer):
             self._warned_missing_grads = True
             missing = [self._variable_names.get(v, f"#{i}") for i, (g, v) in enumerate(zip(grads, variables)) if g is None]
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss.", stacklevel=3)
-        _gradients.step_with(self, present)
+        step = getattr(strategy, "optimizer_step", None)
+        if step is None:
+            _gradients.step_with(self, present)
+        else:  # replicas sharing one copy of the variables update it once
+            step(self, lambda: _gradients.step_with(self, present))
         return self._iterations
+
+    @property
+    def distribute_strategy(self) -> Any:
+        """The strategy this optimizer was created in (or set up with by a model); else the current one."""
+        if self._distribute_strategy is not None:
+            return self._distribute_strategy
+        replica = _context._current_replica()
+        return replica.strategy if replica is not None else _context.get_strategy()
+
+    def _set_distribute_strategy(self, strategy: Any) -> None:
+        self._distribute_strategy = strategy
 
     def minimize(self, loss: Any, var_list: Any, tape: Any = None) -> torch.Tensor:
         """Computes the gradients of `loss` (a tensor with `tape`, or a zero-argument callable) and applies them."""

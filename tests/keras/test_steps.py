@@ -1,0 +1,151 @@
+"""Keras's overridable steps: custom `train_step`/`test_step`/`predict_step` (also on a subclass built
+from a functional graph), Keras 2's compiled_loss/compiled_metrics, steps_per_execution and compile's
+argument checks."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import torchstrategy as tf
+
+
+def _data(n: int = 96, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 6)).astype(np.float32)
+    return x, (x @ rng.normal(size=(6, 1))).astype(np.float32)
+
+
+class GuideModel(tf.keras.Model):
+    """The train_step of Keras's "Customizing what happens in fit()" guide."""
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(y=y, y_pred=y_pred)
+        gradients = tape.gradient(loss, self.trainable_variables)
+        self.optimizer.apply_gradients(zip(gradients, self.trainable_variables))
+        for metric in self.metrics:
+            if metric.name == "loss":
+                metric.update_state(loss)
+            else:
+                metric.update_state(y, y_pred)
+        return {m.name: m.result() for m in self.metrics}
+
+
+class Keras2Model(tf.keras.Model):
+    """The Keras 2 spelling: compiled_loss and compiled_metrics."""
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compiled_loss(y, y_pred, regularization_losses=self.losses)
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, self.trainable_variables), self.trainable_variables))
+        self.compiled_metrics.update_state(y, y_pred)
+        return {m.name: m.result() for m in self.metrics}
+
+
+def _functional(cls=tf.keras.Model, seed: int = 3):
+    tf.random.set_seed(seed)
+    inputs = tf.keras.Input(shape=(6,))
+    hidden = tf.keras.layers.Dense(8, activation="relu")(inputs)
+    model = cls(inputs, tf.keras.layers.Dense(1)(hidden))
+    model.compile(optimizer="adam", loss="mse", metrics=["mae"])
+    return model
+
+
+@pytest.mark.parametrize("cls", [GuideModel, Keras2Model])
+def test_custom_train_step_on_a_functional_subclass_equals_the_built_in_step(cls):
+    x, y = _data()
+    reference = _functional()
+    expected = reference.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0).history
+    model = _functional(cls)
+    assert isinstance(model, cls) and model.built
+    got = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0).history
+    for ours, theirs in zip(model.get_weights(), reference.get_weights()):
+        np.testing.assert_allclose(ours, theirs, atol=1e-6)
+    assert set(got) == set(expected)
+    for key in expected:
+        np.testing.assert_allclose(got[key], expected[key], rtol=1e-6)
+
+
+def test_custom_test_and_predict_steps_are_what_evaluate_and_predict_run():
+    class Shifted(tf.keras.Model):
+        def test_step(self, data):
+            x, y = data
+            return {"gap": torch.mean(self(x, training=False) - y)}
+
+        def predict_step(self, data):
+            return self(data[0] if isinstance(data, tuple) else data, training=False) + 100.0
+
+    x, y = _data(32)
+    model = _functional(Shifted)
+    plain = _functional()
+    assert model.evaluate(x, y, batch_size=32, verbose=0, return_dict=True) == pytest.approx(
+        {"gap": float(np.mean(plain.predict(x, verbose=0) - y))}, rel=1e-5)
+    np.testing.assert_allclose(model.predict(x, batch_size=8, verbose=0), plain.predict(x, verbose=0) + 100.0,
+                               atol=1e-5)
+    np.testing.assert_allclose(model.predict_on_batch(x[:4]), plain.predict(x[:4], verbose=0) + 100.0, atol=1e-5)
+
+
+class BatchCalls(tf.keras.callbacks.Callback):
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list = []
+
+    def on_train_batch_begin(self, batch, logs=None):
+        self.calls.append(("begin", batch))
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.calls.append(("end", batch))
+
+
+def test_steps_per_execution_gives_the_same_weights_and_calls_batch_callbacks_once_per_execution():
+    x, y = _data(160)  # 10 batches of 16: executions of 4, 4 and 2 steps
+    reference = _functional()
+    reference.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+    model = _functional()
+    model.compile(optimizer="adam", loss="mse", metrics=["mae"], steps_per_execution=4)
+    assert model.steps_per_execution == 4
+    calls = BatchCalls()
+    model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0, callbacks=[calls])
+    for ours, theirs in zip(model.get_weights(), reference.get_weights()):
+        np.testing.assert_allclose(ours, theirs, atol=1e-6)
+    one_epoch = [("begin", 0), ("end", 3), ("begin", 4), ("end", 7), ("begin", 8), ("end", 9)]
+    assert calls.calls == one_epoch * 2
+    assert int(model.optimizer.iterations) == 20
+
+
+def test_compile_refuses_what_it_cannot_honour():
+    model = _functional()
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(ValueError, match="steps_per_execution must be a positive integer"):
+            model.compile(optimizer="adam", loss="mse", steps_per_execution=bad)
+    with pytest.raises(ValueError, match="jit_compile must be True, False or 'auto'"):
+        model.compile(optimizer="adam", loss="mse", jit_compile="xla")
+    with pytest.raises(TypeError, match="unexpected keyword arguments"):
+        model.compile(optimizer="adam", loss="mse", experimental_run_tf_function=False)
+    with pytest.warns(UserWarning, match="run_eagerly=True turns jit_compile off"):
+        model.compile(optimizer="adam", loss="mse", run_eagerly=True, jit_compile=True)
+    assert model.run_eagerly is True and model._compiled.jit_compile is False
+    model.compile(optimizer="adam", loss="mse", jit_compile="auto")
+    assert model._compiled.jit_compile is False  # 'auto' runs eagerly here
+
+
+def test_compute_loss_is_scaled_for_distribution_like_keras():
+    from tests._local_replicas import ThreadReplicaStrategy
+
+    strategy = ThreadReplicaStrategy(2)
+    try:
+        x, y = _data(8)
+        with strategy.scope():
+            model = _functional()
+        full = model._compiled.compute_loss(torch.from_numpy(y), model(torch.from_numpy(x)), None, [])
+        model._runtime = None
+        shares = strategy.run(lambda: model.compute_loss(y=torch.from_numpy(y), y_pred=model(torch.from_numpy(x))))
+        for share in strategy.experimental_local_results(shares):
+            assert float(share) == pytest.approx(float(full) / 2, rel=1e-6)
+    finally:
+        strategy.teardown()

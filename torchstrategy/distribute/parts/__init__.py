@@ -1,0 +1,100 @@
+"""The small pieces a Strategy is composed of, one job each, and the protocols they follow:
+collectives (process group or replica threads), launcher, precision, checkpoint IO, batch placement."""
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+from torchstrategy.distribute.parts.checkpoint_io import FullStateIO
+from torchstrategy.distribute.parts.collectives import ProcessGroupCollectives, SingleReplicaCollectives
+from torchstrategy.distribute.parts.launcher import RerunScriptLauncher
+from torchstrategy.distribute.parts.placement import BatchPlacement
+from torchstrategy.distribute.parts.precision import Precision
+from torchstrategy.distribute.parts.replication import DDPReplication, LocalReplication
+from torchstrategy.distribute.parts.threads import ReplicaThreads
+
+
+@runtime_checkable
+class Collectives(Protocol):
+    """Combines values over replicas. Methods marked (replica) run inside `strategy.run`, once per local
+    replica; the others run once per process, on values that already cover that process's replicas."""
+
+    num_replicas: int
+    num_local_replicas: int
+    process_rank: int
+    num_processes: int
+
+    def local_replica_ids(self) -> tuple: ...
+    def run_replicas(self, fn: Any, per_replica_args: list) -> list: ...
+    def all_reduce(self, op: Any, value: Any) -> Any: ...  # (replica)
+    def all_gather(self, value: Any, axis: int) -> Any: ...  # (replica)
+    def cross_replica_sum(self, tensor: Any) -> Any: ...  # (replica) differentiable
+    def reduce_gradients(self, grads: list) -> list: ...  # (replica)
+    def once_per_process(self, fn: Any) -> Any: ...  # (replica) fn runs once, every replica waits
+    def sum_tensors(self, tensors: list) -> list: ...
+    def any(self, flag: bool) -> bool: ...
+    def gather_objects(self, value: Any) -> list: ...
+    def gather_batches(self, chunks: list) -> Any: ...
+    def broadcast(self, value: Any, src: int) -> Any: ...
+    def broadcast_initial(self, tensor: Any) -> Any: ...
+    def barrier(self) -> None: ...
+    def teardown(self) -> None: ...
+
+
+@runtime_checkable
+class Replication(Protocol):
+    """How the trainer's module is made to train in sync (DDP, nothing, later fully_shard / xla)."""
+
+    def setup(self, module: Any) -> Any: ...
+    def no_sync(self, module: Any) -> Any: ...
+    def init_context(self) -> Any: ...
+
+
+@runtime_checkable
+class PrecisionPart(Protocol):
+    """The forward context and loss scaling of a step."""
+
+    def forward_context(self) -> Any: ...
+    def backward(self, loss: Any, optimizer: Any) -> None: ...
+
+
+@runtime_checkable
+class CheckpointIO(Protocol):
+    """How a model's and optimizer's state is read and written (full tensors, or later shards)."""
+
+    def state_dict(self, module: Any) -> dict: ...
+    def load_state_dict(self, module: Any, state: dict) -> Any: ...
+
+
+@runtime_checkable
+class Placement(Protocol):
+    """Puts a batch on the replica's device, or splits it over the local replicas."""
+
+    def place(self, batch: Any) -> Any: ...
+
+
+_PROTOCOLS = {"collectives": Collectives, "replication": Replication, "precision": PrecisionPart,
+              "checkpoint_io": CheckpointIO, "placement": Placement}
+
+
+def check_part(role: str, part: Any) -> Any:
+    """Raises when `part` lacks a method its role needs, so a broken strategy fails when it is built."""
+    protocol = _PROTOCOLS[role]
+    names = [name for name in dir(protocol) if not name.startswith("_")] + list(protocol.__annotations__)
+    missing = sorted({name for name in names if not hasattr(part, name)})
+    if missing:
+        raise TypeError(f"The {role} part {type(part).__name__} is missing {', '.join(missing)}: a strategy's "
+                        f"{role} part must implement {', '.join(sorted(set(names)))}.")
+    return part
+
+
+def one_process_per_replica(spec: Any, device: Any, backend: str, timeout: Any) -> dict:
+    """The collectives and replication parts of DDP-style data parallelism: join the process group
+    (watching our launcher, so no replica outlives it) and wrap the module in DDP."""
+    RerunScriptLauncher.start_watchdog(spec)
+    collectives = ProcessGroupCollectives(spec, device, backend, timeout)
+    return {"collectives": collectives, "replication": DDPReplication(device, active=collectives.active)}
+
+
+__all__ = ["one_process_per_replica", "Collectives", "Replication", "PrecisionPart", "CheckpointIO", "Placement", "check_part",
+           "ProcessGroupCollectives", "SingleReplicaCollectives", "ReplicaThreads", "RerunScriptLauncher",
+           "Precision", "FullStateIO", "BatchPlacement", "DDPReplication", "LocalReplication"]

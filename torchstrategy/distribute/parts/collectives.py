@@ -1,0 +1,301 @@
+"""Collectives for one replica per process: identities for a lone process, and torch.distributed
+(joining the process group, all-reduce/gather/broadcast, clean teardown) for a job of processes."""
+from __future__ import annotations
+
+import atexit
+import contextlib
+import sys
+from datetime import timedelta
+from typing import Any, Callable, Optional
+
+import torch
+import torch.distributed as dist
+from torch._utils import _flatten_dense_tensors, _unflatten_dense_tensors
+
+from torchstrategy.cluster.spec import ProcessSpec
+from torchstrategy.data.distribute import map_structure
+from torchstrategy.distribute.values import ReduceOp
+
+_TEARDOWN_TIMEOUT = timedelta(seconds=30)
+_failed = False  # set by the excepthook below: a failing process must not wait for its peers at exit
+
+
+def _note_failure(previous: Callable) -> Callable:
+    def hook(kind: type, value: BaseException, traceback: Any) -> None:
+        global _failed
+        _failed = True
+        previous(kind, value, traceback)
+
+    return hook
+
+
+class SingleReplicaCollectives:
+    """One replica in one process: every combination is the value itself."""
+
+    num_replicas = 1
+    num_local_replicas = 1
+    num_processes = 1
+
+    def __init__(self, process_rank: int = 0) -> None:
+        self.process_rank = process_rank
+
+    def local_replica_ids(self) -> tuple:
+        return (self.process_rank,)
+
+    def run_replicas(self, fn: Callable[..., Any], per_replica_args: list) -> list:
+        return [fn(self.local_replica_ids()[0], *per_replica_args[0])]
+
+    def all_reduce(self, op: ReduceOp, value: Any) -> Any:
+        return value
+
+    def all_gather(self, value: torch.Tensor, axis: int = 0) -> torch.Tensor:
+        return value
+
+    def cross_replica_sum(self, tensor: torch.Tensor) -> torch.Tensor:
+        return tensor
+
+    def reduce_gradients(self, grads: list) -> list:
+        return grads
+
+    def once_per_process(self, fn: Callable[[], Any]) -> Any:
+        return fn()
+
+    def sum_tensors(self, tensors: list) -> list:
+        return tensors
+
+    def any(self, flag: bool) -> bool:
+        return bool(flag)
+
+    def gather_objects(self, value: Any) -> list:
+        return [value]
+
+    def gather_batches(self, chunks: list) -> torch.Tensor:
+        return torch.cat(chunks)
+
+    def broadcast(self, value: Any, src: int = 0) -> Any:
+        return value
+
+    def broadcast_initial(self, tensor: torch.Tensor) -> torch.Tensor:
+        return tensor
+
+    def barrier(self) -> None:
+        """Nothing to wait for."""
+
+    def teardown(self) -> None:
+        """Nothing to release."""
+
+
+class _AllReduceSum(torch.autograd.Function):
+    """Differentiable cross-process sum: each input's gradient is the sum of every replica's output
+    gradient (every replica's loss depends on every replica's input)."""
+
+    @staticmethod
+    def forward(ctx: Any, tensor: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        out = tensor.detach().clone()
+        dist.all_reduce(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:  # type: ignore[override]
+        out = grad.detach().clone()
+        dist.all_reduce(out)
+        return out
+
+
+class ProcessGroupCollectives(SingleReplicaCollectives):
+    """One replica per process over torch.distributed (gloo on CPU, nccl on CUDA GPUs)."""
+
+    def __init__(self, spec: ProcessSpec, device: torch.device, backend: str, timeout: timedelta) -> None:
+        super().__init__(process_rank=spec.rank)
+        self.num_replicas = spec.world_size
+        self.num_processes = spec.world_size
+        self._spec = spec
+        self._device = device
+        self._backend = backend
+        self._owns_group = False
+        if spec.world_size > 1:
+            self._join(timeout)
+
+    @property
+    def backend(self) -> str:
+        return self._backend
+
+    # ----- joining and leaving -------------------------------------------------------------
+    def _join(self, timeout: timedelta) -> None:
+        spec = self._spec
+        if dist.is_initialized():
+            if dist.get_world_size() != spec.world_size or dist.get_rank() != spec.rank:
+                raise RuntimeError(
+                    f"A process group already exists with world size {dist.get_world_size()} (rank "
+                    f"{dist.get_rank()}), but this strategy was configured for world size {spec.world_size} "
+                    f"(rank {spec.rank}). Mismatched world sizes: create one strategy per process."
+                )
+            return
+        if self._device.type == "cuda":
+            torch.cuda.set_device(self._device)
+        try:
+            if spec.source == "torchrun":
+                dist.init_process_group(self._backend, store=self._elastic_store(timeout), rank=spec.rank,
+                                        world_size=spec.world_size, timeout=timeout)
+            else:
+                dist.init_process_group(self._backend, init_method=f"tcp://{spec.master_addr}:{spec.master_port}",
+                                        rank=spec.rank, world_size=spec.world_size, timeout=timeout)
+        except (RuntimeError, ValueError) as error:
+            hint = " Another program is using that port: pick a free one." if "in use" in str(error).lower() else ""
+            raise RuntimeError(
+                f"Could not join the process group of {spec.world_size} replicas at {spec.master_addr}:"
+                f"{spec.master_port} as rank {spec.rank} ({spec.source}).{hint} Underlying error: {error}"
+            ) from error
+        self._owns_group = True
+        sys.excepthook = _note_failure(sys.excepthook)
+        atexit.register(self.teardown)
+
+    def _elastic_store(self, timeout: timedelta) -> dist.Store:
+        """torchrun's rendezvous store, with keys private to this restart attempt.
+
+        After `--max-restarts` restarts the agent may serve the same store again; without a per-attempt
+        prefix, a replica can read a dead predecessor's gloo address and fail to connect."""
+        from torch.distributed.rendezvous import _create_c10d_store
+
+        spec = self._spec
+        store = _create_c10d_store(spec.master_addr, spec.master_port, spec.rank, spec.world_size, timeout)
+        return dist.PrefixStore(f"torchstrategy/attempt_{spec.restart_count}", store)
+
+    def teardown(self) -> None:
+        if not self._owns_group or not dist.is_initialized():
+            return
+        self._owns_group = False
+        with contextlib.suppress(Exception):  # a peer is gone: nothing left to wait for
+            if not _failed:  # wait for the peers so no rank tears down mid-collective (gloo aborts otherwise)
+                if self._backend == "gloo":
+                    dist.monitored_barrier(timeout=_TEARDOWN_TIMEOUT)
+                else:
+                    dist.barrier()
+        dist.destroy_process_group()
+
+    @property
+    def active(self) -> bool:
+        return self.num_replicas > 1 and dist.is_initialized()
+
+    def _home(self) -> torch.device:
+        return self._device if self._backend == "nccl" else torch.device("cpu")
+
+    # ----- per process ---------------------------------------------------------------------
+    def barrier(self) -> None:
+        if self.active:
+            dist.barrier()
+
+    def broadcast(self, value: Any, src: int = 0) -> Any:
+        if not self.active:
+            return value
+        box = [value]
+        dist.broadcast_object_list(box, src=src)
+        return box[0]
+
+    def gather_objects(self, value: Any) -> list:
+        if not self.active:
+            return [value]
+        gathered: list = [None] * self.num_replicas
+        dist.all_gather_object(gathered, value)
+        return gathered
+
+    def broadcast_initial(self, tensor: torch.Tensor) -> torch.Tensor:
+        """Makes a freshly created weight equal rank 0's (TF mirrors variables created in scope)."""
+        if self.active:
+            with torch.no_grad():
+                staged = tensor.to(self._home())
+                dist.broadcast(staged, src=0)
+                tensor.copy_(staged)
+        return tensor
+
+    def sum_tensors(self, tensors: list) -> list:
+        if not self.active or not tensors:
+            return tensors
+        out: list[Optional[torch.Tensor]] = [None] * len(tensors)
+        for dtype in {t.dtype for t in tensors}:  # one collective per dtype
+            indices = [i for i, t in enumerate(tensors) if t.dtype == dtype]
+            group = [tensors[i].detach().reshape(-1).to(self._home()) for i in indices]
+            flat = _flatten_dense_tensors(group)
+            dist.all_reduce(flat)
+            for i, part in zip(indices, _unflatten_dense_tensors(flat, group)):
+                out[i] = part.reshape(tensors[i].shape).to(tensors[i].device)
+        return out
+
+    def any(self, flag: bool) -> bool:
+        if not self.active:
+            return bool(flag)
+        value = torch.tensor([1.0 if flag else 0.0], device=self._home())
+        dist.all_reduce(value, op=dist.ReduceOp.MAX)
+        return bool(value.item())
+
+    def gather_padded(self, local: torch.Tensor) -> list:
+        """Every process's `local` (their first dimensions may differ), in rank order."""
+        if not self.active:
+            return [local]
+        device = self._home()
+        size = torch.tensor([local.shape[0]], device=device)
+        sizes = [torch.zeros_like(size) for _ in range(self.num_replicas)]
+        dist.all_gather(sizes, size)
+        longest = int(max(int(s) for s in sizes))
+        padded = torch.zeros((longest,) + tuple(local.shape[1:]), dtype=local.dtype, device=device)
+        padded[: local.shape[0]] = local.detach().to(device)
+        gathered = [torch.empty_like(padded) for _ in range(self.num_replicas)]
+        dist.all_gather(gathered, padded)
+        return [part[: int(n)].to(local.device) for part, n in zip(gathered, sizes)]
+
+    def gather_batches(self, chunks: list) -> torch.Tensor:
+        """All replicas' per-batch outputs put back in the order of the global batches (predict)."""
+        local = torch.cat(chunks) if chunks else torch.empty(0)
+        if not self.active:
+            return local
+        counts = torch.tensor([chunk.shape[0] for chunk in chunks], dtype=torch.long)
+        all_counts = self.gather_padded(counts.unsqueeze(1))
+        parts = self.gather_padded(local)
+        cursors = [0] * self.num_replicas
+        ordered = []
+        for batch in range(len(chunks)):
+            for rank in range(self.num_replicas):
+                rows = int(all_counts[rank][batch])
+                ordered.append(parts[rank][cursors[rank]:cursors[rank] + rows])
+                cursors[rank] += rows
+        return torch.cat(ordered)
+
+    # ----- per replica (one per process, so the same calls) --------------------------------
+    def all_reduce(self, op: ReduceOp, value: Any) -> Any:
+        if not self.active:
+            return value
+
+        def reduce(leaf: Any) -> torch.Tensor:
+            tensor = torch.as_tensor(leaf)
+            home = tensor.device
+            if tensor.requires_grad:
+                out = _AllReduceSum.apply(tensor.to(self._home()))
+            else:
+                out = tensor.detach().to(self._home()).clone()
+                dist.all_reduce(out)
+            if op is ReduceOp.MEAN:
+                out = out / self.num_replicas
+            return out.to(home)
+
+        return map_structure(reduce, value)
+
+    def cross_replica_sum(self, tensor: torch.Tensor) -> torch.Tensor:
+        if not self.active:
+            return tensor
+        return _AllReduceSum.apply(tensor.to(self._home())).to(tensor.device)
+
+    def all_gather(self, value: torch.Tensor, axis: int = 0) -> torch.Tensor:
+        if not self.active:
+            return value
+        parts = self.gather_padded(value.movedim(axis, 0))
+        return torch.cat(parts, dim=0).movedim(0, axis)
+
+    def reduce_gradients(self, grads: list) -> list:
+        present = [i for i, g in enumerate(grads) if g is not None]
+        if not self.active or not present:
+            return grads
+        summed = self.sum_tensors([grads[i] for i in present])
+        out = list(grads)
+        for i, g in zip(present, summed):
+            out[i] = g
+        return out

@@ -1,0 +1,41 @@
+"""How a strategy's processes come to exist: join the ones torchrun (or SLURM, TF_CONFIG) started,
+or re-run this script for the other local replicas of a plain `python train.py`."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from torchstrategy import cluster
+from torchstrategy.cluster.spec import ProcessSpec
+
+
+@dataclass(frozen=True)
+class RerunScriptLauncher:
+    """Gives this process its place among `num_local` local replicas, starting the others if needed."""
+
+    num_local: int
+    threads_per_replica: Optional[int] = None
+
+    def start(self) -> ProcessSpec:
+        spec = cluster.process_spec()
+        if spec.launched:
+            if spec.local_world_size != self.num_local:
+                raise ValueError(
+                    f"The strategy was given {self.num_local} device(s), but the launcher started "
+                    f"{spec.local_world_size} process(es) on this machine (LOCAL_WORLD_SIZE). Mismatched world "
+                    f"sizes: use --nproc_per_node={self.num_local} or pass {spec.local_world_size} devices."
+                )
+            return spec
+        if self.num_local > 1:
+            from torchstrategy.launch import launch_local_replicas
+
+            return launch_local_replicas(self.num_local, threads_per_replica=self.threads_per_replica)
+        return ProcessSpec()
+
+    @staticmethod
+    def start_watchdog(spec: ProcessSpec) -> None:
+        """A replica started by our launcher exits when the launcher dies (no orphans)."""
+        if spec.launcher_pid is not None:
+            from torchstrategy.launch import start_parent_watchdog
+
+            start_parent_watchdog(spec.launcher_pid)

@@ -1,0 +1,49 @@
+"""The replication part: how the module the trainer calls is kept in sync across replicas (DDP
+with its overlapped gradient all-reduce, or a plain local module when there is nothing to sync)."""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, ContextManager
+
+import torch
+from torch import nn
+
+
+class LocalReplication:
+    """One copy of the module in this process: move it to the device, nothing to synchronise."""
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = torch.device(device)
+
+    def setup(self, module: nn.Module) -> nn.Module:
+        module.to(self.device)
+        return module
+
+    def no_sync(self, module: nn.Module) -> ContextManager[None]:
+        return contextlib.nullcontext()
+
+    def init_context(self) -> ContextManager[None]:
+        return contextlib.nullcontext()
+
+
+class DDPReplication(LocalReplication):
+    """One replica per process: the module is wrapped in DistributedDataParallel (once per module)."""
+
+    def __init__(self, device: torch.device, active: bool) -> None:
+        super().__init__(device)
+        self._active = active
+        self._wrapped: dict[int, nn.Module] = {}
+
+    def setup(self, module: nn.Module) -> nn.Module:
+        module.to(self.device)
+        if not self._active or not any(p.requires_grad for p in module.parameters()):
+            return module
+        if id(module) not in self._wrapped:
+            device_ids = [self.device.index] if self.device.type == "cuda" else None
+            self._wrapped[id(module)] = nn.parallel.DistributedDataParallel(module, device_ids=device_ids)
+        return self._wrapped[id(module)]
+
+    def no_sync(self, module: Any) -> ContextManager[None]:
+        wrapped = self._wrapped.get(id(module), module)
+        return wrapped.no_sync() if isinstance(wrapped, nn.parallel.DistributedDataParallel) \
+            else contextlib.nullcontext()
