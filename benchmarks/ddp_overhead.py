@@ -1,7 +1,7 @@
 """MirroredStrategy's fit() against a hand-written DDP loop (DistributedSampler + DataLoader) in the
 same 2-replica job, interleaved; and the launch cost of `python train.py` against torchrun.
 
-    python benchmarks/ddp_overhead.py [--steps 10] [--rounds 8]
+    python benchmarks/ddp_overhead.py [--steps 10] [--rounds 12]
 
 On CPU the replicas are 2 gloo processes with 1 thread each; with 2+ CUDA GPUs, every GPU (NCCL).
 """
@@ -156,7 +156,7 @@ def _launch_seconds(torchrun: bool) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=10, help="global batches of 256 per timed run")
-    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=12)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--launch-probe", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -101,7 +101,7 @@ def main() -> None:
         optimizer = torch.optim.Adam(reference.parameters(), lr=1e-3, eps=1e-7)
 
         def keras_step(b):
-            training._train_step(twin, runtime, b)
+            training._train_logs(twin, runtime, b)
 
         def torch_step(b):
             loss = F.cross_entropy(reference(b[0], training=True), b[1].long().squeeze(-1))

@@ -10,8 +10,7 @@ import torch
 from torch import nn
 
 from torchstrategy import _context
-from torchstrategy.data.distribute import DistributedDataset, flatten_structure, map_structure
-from torchstrategy.data.options import AutoShardPolicy
+from torchstrategy.data.distribute import DistributedDataset, map_structure
 from torchstrategy.distribute import parts as _parts
 from torchstrategy.distribute.values import InputContext, PerReplica, ReduceOp, ReplicaContext, _as_reduce_op
 from torchstrategy.nest import flatten, pack_sequence_as
@@ -54,9 +53,9 @@ class Strategy:
             float(self._collectives.num_processes)))
         self._checkpoint_io = _parts.check_part("checkpoint_io", checkpoint_io or _parts.FullStateIO())
         self._placement = _parts.check_part("placement", placement or _parts.BatchPlacement(
-            self._device, local, combine=_per_replica))
+            self._device, local, combine=_per_replica, collectives=self._collectives,
+            allow_uneven_split=allow_uneven_split))
         self._resolver = cluster_resolver
-        self._allow_uneven_split = allow_uneven_split
         #: True for strategies whose variables must be created inside `scope()` (mirrored, sharded).
         self.needs_model_in_scope = needs_model_in_scope
 
@@ -198,50 +197,17 @@ class Strategy:
 
     def experimental_distribute_dataset(self, dataset: Any, options: Any = None) -> DistributedDataset:
         """Each replica gets its share of every global batch (AutoShardPolicy DATA: every sample once)."""
-        if isinstance(dataset, DistributedDataset):
-            return dataset
-        policy = AutoShardPolicy.AUTO
-        if hasattr(dataset, "options"):
-            policy = AutoShardPolicy(dataset.options().experimental_distribute.auto_shard_policy)
-        if policy is AutoShardPolicy.FILE and self.num_replicas_in_sync > 1:
-            raise ValueError("AutoShardPolicy.FILE shards by input files, and this dataset is not read from files. "
-                             "Use AutoShardPolicy.DATA (or AUTO), or build per-worker datasets with "
-                             "strategy.distribute_datasets_from_function.")
-        shared = self.num_processes > 1 and policy is not AutoShardPolicy.OFF
-        if shared and hasattr(dataset, "get_state"):
-            # torch seeds each process differently, so unseeded shuffles would differ between replicas:
-            # every replica takes rank 0's pipeline random state (seeds, pass counters) instead.
-            dataset.set_state(self.broadcast(dataset.get_state(), src=0))
-        uneven = getattr(options, "experimental_allow_uneven_split", None)
-        return DistributedDataset(dataset, self._input_context(), self._device, split_global_batch=True,
-                                  options=options, replica_ids=self.local_replica_ids,
-                                  verify=self._verify_same_batches if shared else None, combine=_per_replica,
-                                  allow_uneven_split=self._allow_uneven_split if uneven is None else uneven)
+        return self._placement.distribute_dataset(dataset, self._input_context(), self.local_replica_ids, options)
 
     def distribute_datasets_from_function(self, dataset_fn: Callable, options: Any = None) -> DistributedDataset:
         """Calls `dataset_fn(InputContext)` once for this process; its batches are per-replica batches."""
         context = self._input_context()
-        return DistributedDataset(dataset_fn(context), context, self._device, split_global_batch=False,
-                                  options=options, replica_ids=self.local_replica_ids, combine=_per_replica)
+        return self._placement.distribute_per_replica_batches(dataset_fn(context), context, self.local_replica_ids,
+                                                              options)
 
     def experimental_distribute_values_from_function(self, value_fn: Callable) -> Any:
         values = [value_fn(ReplicaContext(self, replica)) for replica in self.local_replica_ids]
         return values[0] if len(values) == 1 else PerReplica(values)
-
-    def _verify_same_batches(self, batch: Any) -> None:
-        """Slicing global batches is only right if every process's pipeline yields the same batches."""
-        leaves = [torch.as_tensor(leaf) for leaf in flatten_structure(batch) if hasattr(leaf, "shape")]
-        stats = [float(leaf.numel()) for leaf in leaves]
-        stats += [float(leaf.double().sum()) for leaf in leaves if leaf.dtype != torch.bool]
-        everyone = self.gather_objects(stats)
-        if any(len(other) != len(stats) or any(abs(a - b) > 1e-9 * max(1.0, abs(b)) for a, b in zip(other, stats))
-               for other in everyone):
-            raise ValueError(
-                "The dataset gives different batches on different replicas, so splitting each global batch "
-                "would not cover every sample exactly once. Make the input pipeline identical on every "
-                "replica (call tf.random.set_seed(...) before building it, or shuffle(..., seed=...)), or "
-                "use strategy.distribute_datasets_from_function to build per-replica datasets."
-            )
 
     # ----- the protocol: setting up and stepping -------------------------------------------
     def setup(self, module: nn.Module, optimizer: Optional[torch.optim.Optimizer] = None) -> nn.Module:

@@ -67,9 +67,11 @@ class CheckpointIO(Protocol):
 
 @runtime_checkable
 class Placement(Protocol):
-    """Puts a batch on the replica's device, or splits it over the local replicas."""
+    """Puts a batch on the replica's device, or splits it over the local replicas; distributes datasets."""
 
     def place(self, batch: Any) -> Any: ...
+    def distribute_dataset(self, dataset: Any, context: Any, replica_ids: Any, options: Any) -> Any: ...
+    def distribute_per_replica_batches(self, dataset: Any, context: Any, replica_ids: Any, options: Any) -> Any: ...
 
 
 _PROTOCOLS = {"collectives": Collectives, "replication": Replication, "precision": PrecisionPart,

@@ -1,22 +1,35 @@
 """The batch-placement part: puts a batch on this process's device, or splits it over the replicas
-this process holds (rows in replica order) and hands them over as one value per replica."""
+this process holds, and turns datasets into per-replica batches (sharding, checks that replicas agree)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
 import torch
 
-from torchstrategy.data.distribute import batch_size_of, map_structure, replica_slice, to_device
+from torchstrategy.data.distribute import (DistributedDataset, batch_size_of, flatten_structure, map_structure,
+                                           replica_slice, to_device)
+from torchstrategy.data.options import AutoShardPolicy
+
+
+def _first(parts: Sequence[Any]) -> Any:
+    return parts[0]
 
 
 class BatchPlacement:
-    """`place(batch)`: the batch on `device` (one local replica), or `combine([slice per replica])`."""
+    """`place(batch)`: the batch on `device` (one local replica), or `combine([slice per replica])`;
+    `distribute_dataset`: every global batch split over all replicas (TF's AutoShardPolicy.DATA).
+
+    `collectives` (the strategy's) let processes agree on a dataset's random state and check that
+    their pipelines give the same batches; without them the process is alone."""
 
     def __init__(self, device: torch.device, num_local_replicas: int = 1,
-                 combine: Callable[[Sequence[Any]], Any] = lambda parts: parts[0]) -> None:
+                 combine: Callable[[Sequence[Any]], Any] = _first, collectives: Any = None,
+                 allow_uneven_split: bool = False) -> None:
         self.device = torch.device(device)
         self.num_local_replicas = int(num_local_replicas)
         self._combine = combine
+        self._collectives = collectives
+        self._allow_uneven_split = allow_uneven_split
 
     def place(self, batch: Any) -> Any:
         batch = to_device(batch, self.device)
@@ -29,3 +42,56 @@ class BatchPlacement:
             parts.append(map_structure(lambda leaf: leaf[part] if hasattr(leaf, "shape") and len(leaf.shape)
                                        else leaf, batch))
         return self._combine(parts)
+
+    @property
+    def _processes(self) -> int:
+        return self._collectives.num_processes if self._collectives is not None else 1
+
+    def distribute_dataset(self, dataset: Any, context: Any, replica_ids: Sequence[int],
+                           options: Any = None) -> DistributedDataset:
+        """`dataset`'s global batches, each replica of this process getting its rows."""
+        if isinstance(dataset, DistributedDataset):
+            return dataset
+        policy = AutoShardPolicy.AUTO
+        if hasattr(dataset, "options"):
+            policy = AutoShardPolicy(dataset.options().experimental_distribute.auto_shard_policy)
+        if policy is AutoShardPolicy.FILE and context.num_replicas_in_sync > 1:
+            raise ValueError("AutoShardPolicy.FILE shards by input files, and this dataset is not read from files. "
+                             "Use AutoShardPolicy.DATA (or AUTO), or build per-worker datasets with "
+                             "strategy.distribute_datasets_from_function.")
+        shared = self._processes > 1 and policy is not AutoShardPolicy.OFF
+        if shared and hasattr(dataset, "get_state"):
+            # torch seeds each process differently, so unseeded shuffles would differ between replicas:
+            # every replica takes rank 0's pipeline random state (seeds, pass counters) instead.
+            dataset.set_state(self._collectives.broadcast(dataset.get_state(), 0))
+        uneven = getattr(options, "experimental_allow_uneven_split", None)
+        return DistributedDataset(dataset, context, self.device, split_global_batch=True, options=options,
+                                  replica_ids=replica_ids, verify=self._verify_same_batches if shared else None,
+                                  combine=self._combine,
+                                  allow_uneven_split=self._allow_uneven_split if uneven is None else uneven)
+
+    def distribute_per_replica_batches(self, dataset: Any, context: Any, replica_ids: Sequence[int],
+                                       options: Any = None) -> DistributedDataset:
+        """A dataset function's batches: each local replica takes the next one."""
+        return DistributedDataset(dataset, context, self.device, split_global_batch=False, options=options,
+                                  replica_ids=replica_ids, combine=self._combine)
+
+    def _verify_same_batches(self, batch: Any) -> None:
+        """Slicing global batches is only right if every process's pipeline yields the same batches."""
+        leaves = [torch.as_tensor(leaf) for leaf in flatten_structure(batch) if hasattr(leaf, "shape")]
+        stats = [float(leaf.numel()) for leaf in leaves]
+        # a fingerprint of evenly spaced elements (all of them for small leaves): a different order or
+        # different data shows in it, at a fraction of a full pass over a large image batch
+        samples = [leaf.reshape(-1)[:: max(1, leaf.numel() // 8192)] for leaf in leaves if leaf.dtype != torch.bool]
+        stats += [float(sample.double().sum()) for sample in samples]
+        stats += [float((sample.double() * torch.arange(1, len(sample) + 1, dtype=torch.float64)).sum())
+                  for sample in samples]  # position-weighted: a reordering within the sample shows too
+        everyone = self._collectives.gather_objects(stats)
+        if any(len(other) != len(stats) or any(abs(a - b) > 1e-9 * max(1.0, abs(b)) for a, b in zip(other, stats))
+               for other in everyone):
+            raise ValueError(
+                "The dataset gives different batches on different replicas, so splitting each global batch "
+                "would not cover every sample exactly once. Make the input pipeline identical on every "
+                "replica (call tf.random.set_seed(...) before building it, or shuffle(..., seed=...)), or "
+                "use strategy.distribute_datasets_from_function to build per-replica datasets."
+            )
