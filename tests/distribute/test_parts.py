@@ -51,3 +51,40 @@ def test_placement_splits_a_batch_over_local_replicas_in_row_order():
     first, second = placement.place((x, y))
     assert first[0].tolist() == [0.0, 1.0, 2.0] and second[1].tolist() == [3, 4]
     assert parts.BatchPlacement(torch.device("cpu")).place(x) is x
+
+
+class _RecordingStateIO(parts.FullStateIO):
+    """Full-state IO that notes what it reads and writes (a sharded part would convert here)."""
+
+    def __init__(self) -> None:
+        self.calls: list = []
+
+    def state_dict(self, module):
+        self.calls.append(("save", type(module).__name__))
+        return super().state_dict(module)
+
+    def load_state_dict(self, module, state):
+        self.calls.append(("load", type(module).__name__))
+        return super().load_state_dict(module, state)
+
+
+def test_checkpoints_and_backups_read_and_write_state_through_the_checkpoint_io_part(tmp_path):
+    io = _RecordingStateIO()
+    strategy = Strategy("cpu", checkpoint_io=io)
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+        model.compile(optimizer="sgd", loss="mse")
+        checkpoint = tf.train.Checkpoint(model=model)
+    saved = [w.copy() for w in model.get_weights()]
+    path = checkpoint.write(str(tmp_path / "ckpt"))
+    assert ("save", "Sequential") in io.calls
+    model.set_weights([w * 0 for w in saved])
+    checkpoint.read(path).assert_consumed()
+    assert ("load", "Sequential") in io.calls
+    for restored, expected in zip(model.get_weights(), saved):
+        assert (restored == expected).all()
+    io.calls.clear()
+    x = torch.zeros(4, 3).numpy()
+    model.fit(x, x[:, :2], epochs=1, verbose=0,
+              callbacks=[tf.keras.callbacks.BackupAndRestore(str(tmp_path / "backup"), save_freq=1)])
+    assert ("save", "Sequential") in io.calls and ("save", "SGD") in io.calls

@@ -73,9 +73,23 @@ def children_of(obj: Any, kind: str) -> list:
     return []
 
 
-def _capture_state(obj: Any, kind: str) -> Any:
+class PlainStateIO:
+    """How module state is read and written when no strategy says otherwise: `state_dict` as it is.
+    A strategy's checkpoint-IO part (e.g. a sharded one) takes its place (same two methods)."""
+
+    def state_dict(self, module: nn.Module) -> dict:
+        return module.state_dict()
+
+    def load_state_dict(self, module: nn.Module, state: dict) -> Any:
+        return module.load_state_dict(state, strict=True)
+
+
+_PLAIN = PlainStateIO()
+
+
+def _capture_state(obj: Any, kind: str, io: Any) -> Any:
     if kind == "module":
-        return {key: value.detach() for key, value in obj.state_dict().items()}
+        return {key: value.detach() for key, value in io.state_dict(obj).items()}
     if kind == "tensor":
         return obj.detach()
     if kind in ("optimizer", "stateful"):
@@ -83,16 +97,17 @@ def _capture_state(obj: Any, kind: str) -> Any:
     return None
 
 
-def capture(obj: Any, path: str, seen: dict) -> dict:
-    """The saved form of `obj` and everything it tracks; an object reached twice is stored once."""
+def capture(obj: Any, path: str, seen: dict, io: Any = _PLAIN) -> dict:
+    """The saved form of `obj` and everything it tracks; an object reached twice is stored once.
+    Module state comes from `io.state_dict(module)` (the strategy's checkpoint IO)."""
     if id(obj) in seen:
         return {"kind": "alias", "target": seen[id(obj)]}
     seen[id(obj)] = path
     kind = kind_of(obj)
     node = {"kind": kind, "type": type(obj).__name__, "per_replica": bool(getattr(obj, "_checkpoint_per_replica", False)),
-            "state": _capture_state(obj, kind), "children": {}}
+            "state": _capture_state(obj, kind, io), "children": {}}
     for name, child in children_of(obj, kind):
-        node["children"][name] = capture(child, _join(path, name), seen)
+        node["children"][name] = capture(child, _join(path, name), seen, io)
     return node
 
 
@@ -110,8 +125,9 @@ def _lookup(root: dict, path: str) -> dict:
 class RestorePlan:
     """Matches saved nodes to live objects, checks shapes before anything changes, then applies."""
 
-    def __init__(self, file_path: str, root_node: dict, skip: tuple = ()) -> None:
+    def __init__(self, file_path: str, root_node: dict, skip: tuple = (), io: Any = _PLAIN) -> None:
         self.file_path = file_path
+        self.io = io  # module state goes in through io.load_state_dict (the strategy's checkpoint IO)
         self.root_node = root_node
         self.skip = skip  # top-level names neither side must match (save_counter for read())
         self.matched: list[str] = []
@@ -180,8 +196,8 @@ class RestorePlan:
             self.matched.append(path)
             self._actions.append((0, lambda: _defer_until_built(module, _owned(state), path, self.file_path, entry)))
             return
-        check_module(module, state, path, self.file_path)
-        self._add(0, path, lambda: _load_module(module, state))
+        check_module(module, state, path, self.file_path, current=self.io.state_dict(module))
+        self._add(0, path, lambda: self.io.load_state_dict(module, state))
 
     def apply(self) -> None:
         for _, action in sorted(self._actions, key=lambda item: item[0]):
@@ -198,9 +214,9 @@ def _variable_label(module: nn.Module, key: str) -> str:
     return f"'{key}' (weight '{attr}' of layer '{name}')" if isinstance(name, str) else f"'{key}'"
 
 
-def check_module(module: nn.Module, saved: dict, path: str, file_path: str) -> None:
+def check_module(module: nn.Module, saved: dict, path: str, file_path: str, current: Optional[dict] = None) -> None:
     """ValueError naming the first variable whose presence or shape differs (another architecture)."""
-    current = module.state_dict()
+    current = module.state_dict() if current is None else current
     problem = None
     for key, value in current.items():
         if key not in saved:
@@ -240,10 +256,6 @@ def _owned(value: Any) -> Any:
 def _copy_into(obj: torch.Tensor, saved: torch.Tensor) -> None:
     with torch.no_grad():
         torch.Tensor.copy_(obj, saved)
-
-
-def _load_module(module: nn.Module, state: dict) -> None:
-    module.load_state_dict(state, strict=True)
 
 
 def _load_with_context(obj: Any, state: Any, path: str, file_path: str) -> None:

@@ -28,6 +28,17 @@ class Coordinator:
         return bool(self._strategy.extended.should_checkpoint)
 
     @property
+    def state_io(self) -> Any:
+        """How module state is read and written: the strategy's (its checkpoint-IO part), else as stored."""
+        from torchstrategy.checkpoint._objects import PlainStateIO
+
+        strategy = self._strategy
+        if strategy is not None and callable(getattr(strategy, "state_dict", None)) \
+                and callable(getattr(strategy, "load_state_dict", None)):
+            return strategy
+        return PlainStateIO()
+
+    @property
     def world_size(self) -> int:
         return dist.get_world_size() if self._strategy is None else int(self._strategy.num_replicas_in_sync)
 

@@ -184,7 +184,7 @@ class Checkpoint:
             "metadata": {"library": "torchstrategy", "library_version": torchstrategy.__version__,
                          "world_size": coordinator.world_size, "strategy": coordinator.strategy_name,
                          "time": time.time()},
-            "objects": _objects.capture(self, "", {}),
+            "objects": _objects.capture(self, "", {}, coordinator.state_io),
         }
 
     def _owning_strategy(self) -> Any:
@@ -240,7 +240,8 @@ class Checkpoint:
             raise ValueError(f"'{save_path}' is not a tf.train.Checkpoint file (written by something else, e.g. "
                              f"model.save or save_weights; load those with the Keras loaders).")
         metadata = payload["metadata"]
-        plan = _objects.RestorePlan(save_path, payload["objects"], skip=skip)
+        plan = _objects.RestorePlan(save_path, payload["objects"], skip=skip,
+                                    io=Coordinator(self._owning_strategy()).state_io)
         plan.match(payload["objects"], self, "")
         self._check_world_size(save_path, plan.per_replica, metadata)
         plan.apply()

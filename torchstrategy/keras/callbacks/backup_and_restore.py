@@ -120,13 +120,15 @@ class BackupAndRestore(Callback):
         strategy = model.distribute_strategy
         snapshot = model._progress.snapshot(model)
         replicas = strategy.gather_objects({"rng": snapshot.pop("rng"), "metrics": snapshot.pop("metrics")})
+        # through the strategy's checkpoint IO, on every rank (a sharded strategy collects state collectively)
+        model_state = strategy.state_dict(model)
+        optimizer_state = strategy.state_dict(model.optimizer) if model.optimizer is not None else None
         if strategy.is_chief:
             import torchstrategy
 
             backup = dict(snapshot, format=_FORMAT, version=torchstrategy.__version__,
                           world_size=strategy.num_replicas_in_sync, strategy=type(strategy).__name__,
-                          model={k: v.detach().cpu() for k, v in model.state_dict().items()},
-                          optimizer=model.optimizer.state_dict() if model.optimizer is not None else None,
+                          model={k: v.detach().cpu() for k, v in model_state.items()}, optimizer=optimizer_state,
                           rng=[r["rng"] for r in replicas], metrics=[r["metrics"] for r in replicas])
             save_state(backup, self._path)
         strategy.barrier()  # nobody moves on before the backup is complete
