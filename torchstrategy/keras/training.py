@@ -258,17 +258,19 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
         batch_hooks = cbs._should_call_train_batch_hooks  # else skip per-step host syncs
         limit = None if data.steps is None else data.steps - first_step
         step, step_logs = first_step, None
-        # Keras: callbacks see each execution of `steps_per_execution` steps as one batch,
-        # begin with its first step index and end with its last
+        # Keras: callbacks see each execution of `steps_per_execution` steps as one batch, beginning at its
+        # first step index and ending at first + steps_per_execution - 1 (TF 2.21 reports that even for a
+        # shorter last execution: 10 steps in 4s end at 3, 7 and 11)
         for execution in _executions(iterator, limit, per_execution):
             if batch_hooks:
                 cbs.on_train_batch_begin(step)
             for batch in execution:
                 step_logs = _train_logs(model, runtime, batch, class_weights)
                 progress.finish_step()
+            if batch_hooks:
+                cbs.on_train_batch_end(step + per_execution - 1, step_logs)
             step += len(execution)
             if batch_hooks:
-                cbs.on_train_batch_end(step - 1, step_logs)
                 # a callback may stop one replica mid-epoch: all must agree, or the others hang
                 model.stop_training = runtime.strategy.any_replica(model.stop_training)
             if model.stop_training:
@@ -366,9 +368,9 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
                 cbs.on_test_batch_begin(step)
             for batch in execution:
                 step_logs = _test_logs(model, runtime, batch)
-            step += len(execution)
             if batch_hooks:
-                cbs.on_test_batch_end(step - 1, step_logs)
+                cbs.on_test_batch_end(step + compiled.steps_per_execution - 1, step_logs)
+            step += len(execution)
     logs = _epoch_logs(compiled, runtime.strategy, step_logs)
     cbs.on_test_end(logs)
     if return_dict:

@@ -288,8 +288,8 @@ class ProgbarLogger(Callback):
 
     def _update_progbar(self, batch: int, logs: Optional[dict]) -> None:
         progbar = self._maybe_init_progbar()
-        if self.use_steps:
-            self.seen = batch + 1
+        if self.use_steps:  # steps_per_execution may report a last batch past the end (as Keras does)
+            self.seen = batch + 1 if self.target is None else min(batch + 1, self.target)
         else:
             self.seen += int((logs or {}).get("size", 0)) * int((logs or {}).get("num_steps", 1))
         if self.verbose == 1:
