@@ -146,3 +146,26 @@ def test_custom_loop_with_gradient_tape_on_thread_replicas_equals_one_replica(st
     for ours, theirs in zip(model.get_weights(), reference.get_weights()):
         np.testing.assert_allclose(ours, theirs, atol=1e-6)
     assert int(model.optimizer.iterations) == 2  # one update per step, not one per replica
+
+
+def test_mixed_bfloat16_on_thread_replicas_equals_one_replica(strategy):
+    # each replica thread keeps its own cast scope: a race there would mix dtypes or miss casts
+    from torchstrategy.keras import mixed_precision
+
+    x, y = _data()
+    mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        reference = _model(tf.distribute.OneDeviceStrategy("/cpu:0"), optimizer="sgd")
+        expected = reference.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0).history
+        model = _model(strategy, optimizer="sgd")
+        got = model.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0).history
+        assert model.layers[0].compute_dtype == "bfloat16" and model.layers[0].kernel.dtype == torch.float32
+        halves = PerReplica([torch.from_numpy(x[:4]), torch.from_numpy(x[4:8])])
+        outputs = strategy.run(lambda rows: model(rows, training=False), args=(halves,))
+        assert [t.dtype for t in strategy.experimental_local_results(outputs)] == [torch.bfloat16] * 2
+    finally:
+        mixed_precision.set_global_policy(None)
+    # bfloat16 keeps ~3 digits, and half batches round their sums differently: bfloat16-level agreement
+    np.testing.assert_allclose(got["loss"], expected["loss"], rtol=2e-3)
+    for ours, theirs in zip(model.get_weights(), reference.get_weights()):
+        np.testing.assert_allclose(ours, theirs, atol=2e-3)
