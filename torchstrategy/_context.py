@@ -194,3 +194,7 @@ def _restored_call_context(snapshot: tuple) -> Iterator[None]:
     finally:
         _state.training_stack = saved_stack
         _set_autocast_dtype(saved_dtype)
+
+
+# The code the last sys.exit asked for (torchstrategy.launch.exits notes it); None when there was none.
+_exit_request: Any = None

@@ -138,9 +138,10 @@ def die(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-real_replace = os.replace
+real_replace, real_fsync = os.replace, os.fsync
 if phase == "temp_written":  # every byte is in the temp file; it was neither fsynced nor renamed
-    os.fsync = die
+    # (only the temp file's fsync: the manager's save lock file is fsynced before it)
+    os.fsync = lambda fd: die() if os.readlink(f"/proc/self/fd/{fd}").endswith(".tmp") else real_fsync(fd)
 elif phase == "before_rename":  # fsynced, about to be renamed into place
     os.replace = die
 elif phase == "before_index":  # data file complete and in place; the index update is cut

@@ -173,3 +173,54 @@ def test_two_jobs_sharing_a_backup_dir_are_refused(tmp_path):
     assert "lock" in second.stderr.lower() and str(os.getpid()) in second.stderr
     after = mp.run_python([script, str(backup_dir)], timeout=120)  # released: the folder is usable again
     assert after.returncode == 0 and "trained" in after.stdout, after.stderr
+
+
+ORPHAN = r'''
+import json, os, sys, time
+import numpy as np
+import torchstrategy as tf
+out, backup = sys.argv[1], sys.argv[2]
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+rank = strategy.process_rank
+
+class Started(tf.keras.callbacks.Callback):
+    def on_train_batch_end(self, batch, logs=None):
+        if batch == 2:
+            with open(os.path.join(out, f"worker_{rank}.json"), "w") as f:
+                json.dump({"pid": os.getpid(), "ppid": os.getppid()}, f)
+        time.sleep(0.05)
+
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    model.compile(optimizer="sgd", loss="mse")
+x, y = np.ones((40000, 3), np.float32), np.ones((40000, 1), np.float32)
+callbacks = [Started()]
+if backup != "none":
+    callbacks.append(tf.keras.callbacks.BackupAndRestore(backup, save_freq="epoch", save_before_preemption=True))
+model.fit(x, y, batch_size=8, epochs=1, verbose=0, callbacks=callbacks)
+print("finished", flush=True)
+'''
+
+
+@pytest.mark.parametrize("with_backup", [True, False])
+def test_workers_of_a_sigkilled_torchrun_agent_stop_within_seconds(tmp_path, with_backup):
+    script = mp.write_script(tmp_path, ORPHAN, name="orphan.py")
+    backup = str(tmp_path / "backup") if with_backup else "none"
+    agent = mp.start_python(["-m", "torch.distributed.run", "--nproc_per_node=2", "--rdzv-backend=c10d",
+                             f"--rdzv-endpoint={mp.LOOPBACK}:{mp.free_port()}", "--local-addr", mp.LOOPBACK,
+                             script, str(tmp_path), backup], cwd=str(tmp_path))
+    try:
+        files = [str(tmp_path / f"worker_{rank}.json") for rank in (0, 1)]
+        assert mp.wait_for_files(files, timeout=60), agent.stderr.read() if agent.poll() is not None else ""
+        workers = [mp.read_json(path) for path in files]
+        assert all(worker["ppid"] == agent.pid for worker in workers)  # torchrun's agent started them
+        os.kill(agent.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        assert mp.wait_until(lambda: not any(mp.process_alive(w["pid"]) for w in workers), timeout=40), \
+            "orphaned torchrun workers kept training"
+        assert time.monotonic() - killed < (35 if with_backup else 10)
+        if with_backup:  # both replicas agreed on a batch and saved before stopping
+            saved = [name for name in os.listdir(backup) if not name.startswith(".")]
+            assert saved, "no backup was written before the orphaned workers stopped"
+    finally:
+        mp.kill_process_group(agent)

@@ -203,3 +203,133 @@ def test_device_errors():
     else:
         with pytest.raises(ValueError, match="0 usable CUDA GPU"):
             tf.distribute.MirroredStrategy(["/gpu:0", "/gpu:1"])
+
+
+OUTSIDE = r'''
+import numpy as np
+import torchstrategy as tf
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])  # outside strategy.scope()
+model.compile(optimizer="sgd", loss="mse")
+x, y = np.ones((8, 3), np.float32), np.ones((8, 1), np.float32)
+ds = strategy.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices((x, y)).batch(4))
+model.fit(ds, epochs=1, verbose=0)
+print("trained", flush=True)
+'''
+
+
+def test_model_outside_the_scope_fed_a_distributed_dataset_is_refused_on_two_replicas(tmp_path):
+    script = mp.write_script(tmp_path, OUTSIDE, name="outside.py")
+    result = mp.run_python([script], timeout=120)
+    assert result.returncode != 0 and "trained" not in result.stdout
+    assert "distributed by MirroredStrategy (2 replicas)" in result.stderr
+    assert "inside `with strategy.scope():`" in result.stderr
+
+
+def test_duplicate_and_unsupported_devices_are_refused_with_what_to_pass():
+    import torchstrategy as tf
+
+    # TF 2.21 raises "No duplicates allowed in `devices` argument" (an AssertionError) for these
+    with pytest.raises(ValueError, match=r"No duplicates allowed in `devices` argument.*\['/cpu:0', '/cpu:1'\]"):
+        tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:0"])
+    # TF accepts a TPU it does not have and fails later; here the error says what exists
+    with pytest.raises(ValueError, match=r"asked for \['/tpu:0'\].*not on XLA devices. This machine has: CPU"):
+        tf.distribute.MirroredStrategy(["/tpu:0"])
+
+
+HANG = r'''
+import os, sys, time
+import numpy as np
+import torchstrategy as tf
+options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=4)
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"], communication_options=options)
+rank = strategy.process_rank
+
+class HangOnReplica1(tf.keras.callbacks.Callback):
+    def on_train_batch_begin(self, batch, logs=None):
+        if rank == 1 and batch == 3:
+            time.sleep(120)  # blocked in user code
+
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    model.compile(optimizer="sgd", loss="mse")
+x, y = np.ones((64, 3), np.float32), np.ones((64, 1), np.float32)
+model.fit(x, y, batch_size=8, epochs=1, verbose=0, callbacks=[HangOnReplica1()])
+print("finished", flush=True)
+'''
+
+
+@pytest.mark.parametrize("launcher", ["python", "torchrun"])
+def test_a_hung_replica_is_named_with_the_batch_where_it_stopped_answering(tmp_path, launcher):
+    script = mp.write_script(tmp_path, HANG, name="hang.py")
+    start = time.monotonic()
+    if launcher == "python":
+        result = mp.run_python([script], timeout=100)
+    else:  # torchrun's own summary names whichever rank failed first; our line names the one that hung
+        result = mp.run_torchrun(["--nproc_per_node=2", "--rdzv-backend=c10d",
+                                  f"--rdzv-endpoint={mp.LOOPBACK}:{mp.free_port()}", "--local-addr", mp.LOOPBACK],
+                                 [script], timeout=100)
+    elapsed = time.monotonic() - start
+    assert result.returncode != 0 and "finished" not in result.stdout
+    assert "replica 1 stopped answering at epoch 1, batch 3" in result.stderr, result.stderr[-3000:]
+    assert "CommunicationOptions(timeout_seconds=...)" in result.stderr
+    assert elapsed < 60  # 4 s collective timeout + 3 s probe + teardown, not torch's 30 minutes
+
+
+def test_communication_options_must_be_the_tf_class():
+    import torchstrategy as tf
+
+    with pytest.raises(TypeError, match="communication_options must be a tf.distribute.experimental"):
+        tf.distribute.MirroredStrategy(["/cpu:0"], communication_options={"timeout_seconds": 5})
+
+
+FAULT = r'''
+import os, signal, sys, time
+import numpy as np
+import torchstrategy as tf
+how = sys.argv[1]
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+rank = strategy.process_rank
+
+class Fault(tf.keras.callbacks.Callback):
+    def on_train_batch_begin(self, batch, logs=None):
+        if batch != 3:
+            return
+        if how == "sigkill" and rank == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        if how == "sigterm" and rank == 1:
+            os.kill(os.getpid(), signal.SIGTERM)
+        if how == "exit0" and rank == 0:
+            sys.exit(3)
+        if how == "exit1" and rank == 1:
+            sys.exit(4)
+
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
+    model.compile(optimizer="sgd", loss="mse")
+x, y = np.ones((4096, 3), np.float32), np.ones((4096, 1), np.float32)
+model.fit(x, y, batch_size=8, epochs=1, verbose=0, callbacks=[Fault()])
+print("finished", flush=True)
+'''
+
+
+@pytest.mark.parametrize("how, signal_name", [("sigkill", "SIGKILL"), ("sigterm", "SIGTERM")])
+def test_a_killed_replica_is_named_with_its_signal_in_every_run(tmp_path, how, signal_name):
+    script = mp.write_script(tmp_path, FAULT, name="fault.py")
+    for _ in range(3 if how == "sigkill" else 1):  # the message must not depend on which thread of rank 0 notices first
+        start = time.monotonic()
+        result = mp.run_python([script, how], timeout=60)
+        assert result.returncode != 0 and "finished" not in result.stdout
+        assert "replica 1 (pid" in result.stderr and f"was killed by {signal_name}" in result.stderr, \
+            result.stderr[-2000:]
+        assert time.monotonic() - start < 30
+
+
+@pytest.mark.parametrize("how, code", [("exit0", 3), ("exit1", 4)])
+def test_a_non_zero_sys_exit_on_any_replica_ends_the_job_at_once_with_its_code(tmp_path, how, code):
+    script = mp.write_script(tmp_path, FAULT, name="fault.py")
+    start = time.monotonic()
+    result = mp.run_python([script, how], timeout=90)
+    assert result.returncode == code, result.stderr[-2000:]
+    assert "finished" not in result.stdout
+    assert time.monotonic() - start < 30  # not the 60 s grace a cleanly finishing rank 0 gives the others

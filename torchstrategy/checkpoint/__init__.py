@@ -2,14 +2,15 @@
 tf.train.Checkpoint / CheckpointManager / latest_checkpoint, and the directory lock."""
 from __future__ import annotations
 
-from torchstrategy.checkpoint._io import CheckpointCorruptedError, load_state, save_state, write_atomically
+from torchstrategy.checkpoint._io import (CheckpointCorruptedError, check_directory_path, load_state, save_state,
+                                         write_atomically)
 from torchstrategy.checkpoint.checkpoint import (Checkpoint, CheckpointLoadStatus, InitializationOnlyStatus,
                                                  checkpoint_metadata)
 from torchstrategy.checkpoint.lock import DirectoryLock, DirectoryLockedError
 from torchstrategy.checkpoint.manager import (CheckpointManager, CheckpointState, get_checkpoint_state,
                                               latest_checkpoint, update_checkpoint_state)
 
-__all__ = ["write_atomically", "save_state", "load_state", "CheckpointCorruptedError", "Checkpoint",
-           "CheckpointLoadStatus", "InitializationOnlyStatus", "checkpoint_metadata", "DirectoryLock",
+__all__ = ["write_atomically", "save_state", "load_state", "CheckpointCorruptedError", "check_directory_path",
+           "Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "checkpoint_metadata", "DirectoryLock",
            "DirectoryLockedError", "CheckpointManager", "CheckpointState", "get_checkpoint_state",
            "latest_checkpoint", "update_checkpoint_state"]

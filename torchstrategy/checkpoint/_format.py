@@ -149,8 +149,8 @@ def _crc(buffer: Any, value: int = 0) -> int:
 
 
 # ----- writing --------------------------------------------------------------------------------
-def write(handle: BinaryIO, value: Any) -> None:
-    """Writes `value` to the (seekable) binary file `handle` in this format."""
+def write(handle: BinaryIO, value: Any) -> int:
+    """Writes `value` to the (seekable) binary file `handle` in this format; returns the file's size."""
     split = _Splitter()
     tree = split(value)
     views = [_as_bytes(t) for t in split.tensors]
@@ -162,17 +162,23 @@ def write(handle: BinaryIO, value: Any) -> None:
         torch.save({"tree": tree, "tensors": table}, buffer)
         encoding, structure = _TORCH_SAVE, buffer.getvalue()
     lead = _pad(HEADER_SIZE + len(structure))
-    handle.write(b"\0" * HEADER_SIZE)  # the real header goes in last, once the checksums are known
-    handle.write(structure)
     total = sum(len(v) + _pad(len(v)) for v in views) + lead
     crc = _ThreadedCrc() if total >= _THREADED_CRC_BYTES else _InlineCrc()
-    for view in [b"\0" * lead] + [part for v in views for part in (v, b"\0" * _pad(len(v)))]:
-        if len(view):
-            crc.add(view)
-            handle.write(view)
+    try:
+        handle.write(b"\0" * HEADER_SIZE)  # the real header goes in last, once the checksums are known
+        handle.write(structure)
+        for view in [b"\0" * lead] + [part for v in views for part in (v, b"\0" * _pad(len(v)))]:
+            if len(view):
+                crc.add(view)
+                handle.write(view)
+    except OSError as error:  # e.g. a full disk: the caller reports the size the file needed
+        crc.result()  # stop the helper thread
+        error.bytes_needed = HEADER_SIZE + len(structure) + total
+        raise
     fields = _FIELDS.pack(MAGIC, FORMAT_VERSION, encoding, len(structure), total, zlib.crc32(structure), crc.result())
     handle.seek(0)
     handle.write(fields + _HEADER_CRC.pack(zlib.crc32(fields)))
+    return HEADER_SIZE + len(structure) + total
 
 
 # ----- reading --------------------------------------------------------------------------------

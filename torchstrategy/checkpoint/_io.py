@@ -2,10 +2,12 @@
 and loading objects in the checksummed format of `_format`, naming the file on any error."""
 from __future__ import annotations
 
+import errno
 import glob
 import os
+import shutil
 import tempfile
-from typing import Any, Callable, Optional
+from typing import Any, BinaryIO, Callable, Optional
 
 import torch
 
@@ -13,6 +15,7 @@ from torchstrategy.checkpoint import _format
 from torchstrategy.checkpoint._format import CheckpointCorruptedError
 
 _ZIP_MAGIC = b"PK\x03\x04"  # a plain torch.save file (written before this format existed)
+_NO_SPACE = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC))  # a full disk, or a full quota
 
 
 def _fsync_directory(directory: str) -> None:
@@ -32,20 +35,41 @@ def _temp_prefix(path: str) -> str:
     return "." + os.path.basename(path) + "."
 
 
-def write_atomically(path: str, write: Callable[[Any], None]) -> None:
+def _open_temp(fd: int) -> BinaryIO:
+    """The temp file's writable handle (a seam: tests wrap it to pause a writer or fill the disk)."""
+    return os.fdopen(fd, "wb")
+
+
+def write_atomically(path: str, write: Callable[[Any], Any]) -> None:
     """Calls `write(file)` on a temp file next to `path`, fsyncs it, then renames it over `path`.
 
     A reader sees either the old file or the complete new one, never a partial write. Temp files a
-    killed writer left for the same `path` are removed after the rename.
+    killed writer left for the same `path` are removed after the rename. A full disk raises
+    OSError(ENOSPC) naming `path` and the bytes the file needed (`write` may return the file's size
+    for that message); `path` itself is left as it was.
     """
     directory = os.path.dirname(os.path.abspath(path)) or "."
+    check_directory_path(directory, "checkpoint directory")
     os.makedirs(directory, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
+        handle = _open_temp(fd)
+        size = None
+        try:
+            size = write(handle)
             handle.flush()
-            os.fsync(handle.fileno())
+            os.fsync(handle.fileno())  # a full disk may show only here (delayed allocation, network filesystems)
+            handle.close()
+        except OSError as error:
+            known = size if isinstance(size, int) and not isinstance(size, bool) else None
+            restated = _no_space_error(path, error, handle, known) if error.errno in _NO_SPACE else None
+            _close_quietly(handle)  # closing flushes what is buffered: on a full disk that fails again
+            if restated is None:
+                raise
+            raise restated from error
+        except BaseException:
+            _close_quietly(handle)
+            raise
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -53,6 +77,55 @@ def write_atomically(path: str, write: Callable[[Any], None]) -> None:
         raise
     _fsync_directory(directory)  # make the rename itself durable
     _remove_stale_temps(path)
+
+
+def _close_quietly(handle: Any) -> None:
+    try:
+        handle.close()
+    except OSError:
+        pass
+
+
+def _no_space_error(path: str, error: OSError, handle: Any, size: Optional[int]) -> OSError:
+    """ENOSPC/EDQUOT restated with the file, the bytes it needed and the bytes that were free."""
+    needed, written = size if size is not None else getattr(error, "bytes_needed", None), None
+    if needed is None:  # a writer that does not know its size: say how far it got
+        try:
+            written = handle.tell()
+        except (OSError, ValueError):
+            pass
+    try:
+        free = shutil.disk_usage(os.path.dirname(os.path.abspath(path)) or ".").free
+    except OSError:
+        free = None
+    what = "no space left on device" if error.errno == errno.ENOSPC else "disk quota exceeded"
+    size = f"it needs {_bytes(needed)}" if needed is not None else \
+        f"{_bytes(written)} were written when the disk filled" if written is not None else "its size is unknown"
+    room = f", and {_bytes(free)} are free there" if free is not None else ""
+    return OSError(error.errno, f"Could not write '{path}': {what} ({size}{room}). The previous file at that "
+                                f"path, if any, is kept unchanged. Free some space (e.g. lower max_to_keep or "
+                                f"delete old checkpoints) or write to another disk.")
+
+
+def _bytes(count: int) -> str:
+    return f"{count} bytes ({count / 2 ** 20:.1f} MiB)" if count >= 2 ** 20 else f"{count} bytes"
+
+
+def check_directory_path(directory: str, what: str) -> None:
+    """Raises NotADirectoryError, naming it, when `directory` (or the closest of its parents that exists)
+    is an existing non-directory, so it could never hold files; a missing folder is fine (made later)."""
+    directory = os.path.abspath(os.fspath(directory))
+    probe = directory
+    while not os.path.lexists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return
+        probe = parent
+    if os.path.isdir(probe):
+        return
+    where = "it is an existing file" if probe == directory else f"its parent '{probe}' is an existing file"
+    raise NotADirectoryError(errno.ENOTDIR, f"The {what} '{directory}' cannot hold files: {where}, not a directory. "
+                                            f"Choose another path, or move that file away.")
 
 
 def _remove_stale_temps(path: str) -> None:

@@ -2,9 +2,10 @@
 checksummed file (every rank waits for it), restores them on every rank with TF's status checks."""
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from typing import Any, Callable, Optional
+from typing import Any, Callable, ContextManager, Optional
 
 import torch
 
@@ -203,17 +204,20 @@ class Checkpoint:
                 return obj._strategy
         return None
 
-    def _write(self, path: str, after_write: Optional[Callable[[str], None]] = None) -> str:
-        """Chief: capture, write atomically, then `after_write(path)`; all ranks wait for the result."""
+    def _write(self, path: str, after_write: Optional[Callable[[str], None]] = None,
+               guard: Optional[Callable[[], ContextManager[Any]]] = None) -> str:
+        """Chief: capture, write atomically, then `after_write(path)`, all inside `guard()` if given (e.g. a
+        lock); all ranks wait for the result."""
         coordinator = Coordinator(self._owning_strategy())
         if os.path.isdir(path):
             raise IsADirectoryError(f"Cannot write checkpoint '{path}': it is a directory. Pass a file prefix "
                                     f"such as '{os.path.join(path, 'ckpt')}'.")
 
         def write() -> None:
-            _io.save_state(self._payload(coordinator), path)
-            if after_write is not None:
-                after_write(path)
+            with guard() if guard is not None else contextlib.nullcontext():
+                _io.save_state(self._payload(coordinator), path)
+                if after_write is not None:
+                    after_write(path)
 
         coordinator.run_on_writer(write)
         return path

@@ -91,6 +91,15 @@ class DirectoryLock:
         start = info.get("process_start")
         return start is not None and _process_start(pid) not in (None, start)  # pid recycled
 
+    def live_holder(self) -> Optional[dict]:
+        """What the lock file says about its holder when that is another job that may still be running
+        (alive on this host, or on another host where it cannot be checked); None when the lock is free,
+        stale, or this process's own. An empty dict is a lock file still being written."""
+        info = self._read()
+        if info is None or self._is_stale(info):
+            return None
+        return info
+
     def acquire(self) -> "DirectoryLock":
         """Takes the lock or raises DirectoryLockedError naming the live holder."""
         if self.held:

@@ -2,6 +2,7 @@
 (text-proto lines such as `model_checkpoint_path: "ckpt-3"`), written atomically after the data."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -9,12 +10,15 @@ import time
 import warnings
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 from torchstrategy.checkpoint import _io
+from torchstrategy.checkpoint._sync import Coordinator
+from torchstrategy.checkpoint.lock import DirectoryLock, DirectoryLockedError
 
 _INDEX = "checkpoint"
 _LINE = re.compile(r'^\s*(\w+)\s*:\s*(.+?)\s*$')
+_SAVE_LOCK_WAIT_S = 60.0  # how long a save waits for another live job's save of the same prefix
 
 
 @dataclass
@@ -108,6 +112,9 @@ class CheckpointManager:
 
     Its list survives restarts through the directory's 'checkpoint' index. Only the chief writes or
     deletes files; every rank returns from `save()` once the file and the index are complete.
+    While it saves, the chief holds the lock file `.{checkpoint_name}.torchstrategy.lock`; hidden temp
+    files that killed saves of this prefix left are removed by the next save and by a new manager,
+    unless another live job is saving under the prefix or holds the directory's own lock.
 
     >>> manager = CheckpointManager(Checkpoint(model=model), "/tmp/run", max_to_keep=3)  # doctest: +SKIP
     >>> manager.restore_or_initialize()  # None on a fresh directory  # doctest: +SKIP
@@ -129,6 +136,7 @@ class CheckpointManager:
             raise ValueError("`step_counter` should be passed if `checkpoint_interval` is not None.")
         self._checkpoint = checkpoint
         self._directory = os.fspath(directory)
+        _io.check_directory_path(self._directory, "CheckpointManager directory")
         self._max_to_keep = max_to_keep
         self._keep_every_n_hours = keep_checkpoint_every_n_hours
         self._prefix = os.path.join(self._directory, checkpoint_name)
@@ -152,6 +160,8 @@ class CheckpointManager:
                 stamp = min(stamp, now)
                 if stamp > self._last_preserved_timestamp:
                     self._maybe_delete[path] = stamp
+        if Coordinator(checkpoint._owning_strategy()).is_writer:
+            self._clear_temps_of_dead_writers()
 
     # ----- facts -----------------------------------------------------------------------------
     @property
@@ -199,10 +209,78 @@ class CheckpointManager:
             self._record_and_sweep(save_path, on_disk=True)
             wrote.append(save_path)
 
-        self._checkpoint._write(path, after_write=record_on_chief)
+        self._checkpoint._write(path, after_write=record_on_chief, guard=self._saving)
         if not wrote:  # the other ranks keep the same list in memory; only the chief touches files
             self._record_and_sweep(path, on_disk=False)
         return path
+
+    # ----- temp files of killed saves -----------------------------------------------------
+    def _save_lock(self) -> DirectoryLock:
+        """Held by whichever job is saving under this prefix, so others know its temp files are in use."""
+        folder, name = os.path.split(self._prefix)
+        return DirectoryLock(folder or ".", purpose=f"CheckpointManager saving '{self._prefix}-N'",
+                             lock_name=f".{name}.torchstrategy.lock")
+
+    def _own_temps(self) -> list:
+        """Temp files of unfinished writes of `{prefix}-N` (as `_io.write_atomically` names them)."""
+        folder, name = os.path.split(self._prefix)
+        folder = folder or "."
+        pattern = re.compile(r"\." + re.escape(name) + r"-\d+\.[a-z0-9_]+\.tmp\Z")
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            return []
+        return [os.path.join(folder, entry) for entry in names if pattern.match(entry)]
+
+    def _remove_own_temps(self) -> None:
+        """Deletes this prefix's temp files; call with the save lock held. Skipped while another live job
+        holds the directory's own lock (e.g. its BackupAndRestore): the folder is that job's."""
+        if DirectoryLock(self._directory).live_holder() is not None:
+            return
+        for temp in self._own_temps():
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+
+    def _clear_temps_of_dead_writers(self) -> None:
+        """At start: removes temps a killed save left, unless a live job is saving under this prefix now."""
+        if not self._own_temps():
+            return  # nothing to do: do not touch (or create) lock files
+        lock = self._save_lock()
+        try:
+            lock.acquire()
+        except DirectoryLockedError:
+            return  # a live job is writing: its temp file is in use
+        try:
+            self._remove_own_temps()
+        finally:
+            lock.release()
+
+    @contextlib.contextmanager
+    def _saving(self) -> Iterator[None]:
+        """The chief's save: waits for another live job's save of this prefix, takes the save lock, removes
+        temps that killed saves left, then writes."""
+        lock = self._save_lock()
+        deadline = time.monotonic() + _SAVE_LOCK_WAIT_S
+        while True:
+            try:
+                lock.acquire()
+                break
+            except DirectoryLockedError:
+                if time.monotonic() >= deadline:
+                    holder = lock.live_holder()
+                    who = f" ({lock._describe(holder)})" if holder else ""
+                    raise DirectoryLockedError(
+                        f"Cannot save '{self._prefix}-N': another live job{who} has been saving checkpoints with this "
+                        f"prefix for over {_SAVE_LOCK_WAIT_S:g} s (its lock file is '{lock.path}'). Give each job its "
+                        f"own directory or checkpoint_name; if that job is gone, delete the lock file.") from None
+                time.sleep(0.05)
+        try:
+            self._remove_own_temps()
+            yield
+        finally:
+            lock.release()
 
     def _record_and_sweep(self, save_path: str, on_disk: bool) -> None:
         self._maybe_delete.pop(save_path, None)  # an overwritten checkpoint moves to the end

@@ -187,29 +187,43 @@ class GeneratorDataset(Dataset):
         self._signature = output_signature
         self._specs = None if output_signature is None else _structure.flatten(output_signature)
 
-    def _conform(self, value: Any) -> Any:
+    def _conform(self, value: Any, index: int) -> Any:
+        """Element number `index` of a pass as tensors of the signature's dtypes, or a TypeError (as tf's,
+        which TF 2.21 raises inside the iterator) naming the element, the expected spec and what came."""
         if self._signature is None:
             return _structure.normalize_element(value)
+        where = f"Dataset.from_generator: `generator` yielded element {index} (counting from 0)"
         try:
             leaves = _structure.flatten_up_to(self._signature, value)
-        except ValueError as error:
-            raise TypeError(f"Dataset.from_generator: `generator` yielded {value!r}, whose structure does not "
-                            f"match output_signature {self._signature!r} ({error}).") from None
+        except (TypeError, ValueError) as error:
+            raise TypeError(f"{where}, {value!r}, which does not match the expected structure "
+                            f"{self._signature!r} ({error}). Yield that structure, or fix output_signature.") from None
         tensors = []
         for leaf, spec in zip(leaves, self._specs):
-            tensor = _structure.to_tensor(leaf, spec.dtype)
-            if not spec.shape.is_compatible_with(tensor.shape):
-                raise ValueError(f"Dataset.from_generator: `generator` yielded an element of shape "
-                                     f"{tuple(tensor.shape)} where {tuple(spec.shape)} was expected by the "
-                                     f"output signature. Fix the generator or the signature (None = any size).")
-            tensors.append(tensor)
+            tensors.append(self._conform_leaf(leaf, spec, where))
         return _structure.pack_as(self._signature, tensors)
+
+    @staticmethod
+    def _conform_leaf(leaf: Any, spec: TensorSpec, where: str) -> Any:
+        if isinstance(spec.dtype, np.dtype):  # a string spec: kept as NumPy, as from_tensor_slices does
+            return np.asarray(leaf)
+        try:
+            tensor = _structure.to_tensor(leaf, spec.dtype)
+        except (TypeError, ValueError, RuntimeError):
+            tensor = None
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError(f"{where} with a component {leaf!r} that cannot be converted to the expected type: "
+                            f"expected {spec!r}. Yield values of dtype {spec.dtype}, or fix output_signature.")
+        if not spec.shape.is_compatible_with(tensor.shape):
+            raise TypeError(f"{where} with a component of shape {tuple(tensor.shape)} where {spec!r} was "
+                            f"expected. Fix the generator or the signature (None = any size).")
+        return tensor
 
     def _iterate_elements(self) -> Iterator[Any]:
         iterator = iter(self._generator(*self._args))
         try:
-            for value in iterator:
-                yield self._conform(value)
+            for index, value in enumerate(iterator):
+                yield self._conform(value, index)
         finally:
             close = getattr(iterator, "close", None)
             if close is not None:
@@ -272,21 +286,59 @@ class ZipDataset(Dataset):
         return None if any(spec is None for spec in specs) else _structure.pack_as(self._structure, specs)
 
 
+def _dtype_kind(dtype: Any) -> Any:
+    """What concatenate compares: the dtype, with every NumPy string/object dtype as one 'string' kind."""
+    return "string" if isinstance(dtype, np.dtype) and dtype.kind in "OSUV" else dtype
+
+
+def _compatible_elements(first: Any, second: Any) -> bool:
+    """tf.data's rule for concatenate: same nesting and the same dtype per component; shapes may differ
+    (even in rank: the result's spec then has unknown sizes)."""
+    if not _structure.same_structure(first, second):
+        return False
+    return all(_dtype_kind(a.dtype) == _dtype_kind(b.dtype)
+               for a, b in zip(_structure.flatten(first), _structure.flatten(second)))
+
+
+def _check_concatenable(first: Any, second: Any) -> None:
+    if not _compatible_elements(first, second):
+        raise TypeError(f"Dataset.concatenate: incompatible dataset elements (different element structures or "
+                        f"dtypes):\n  {first!r} vs.\n  {second!r}\n"
+                        f"Both datasets need the same structure and the same dtype per component (shapes may "
+                        f"differ); convert one of them first, e.g. with `.map(lambda x: tf.cast(x, ...))`.")
+
+
 class ConcatenateDataset(Dataset):
-    """`a.concatenate(b)`: a's elements then b's."""
+    """`a.concatenate(b)`: a's elements then b's. Their element specs must be compatible (TypeError, as tf)."""
 
     def __init__(self, first: Dataset, second: Dataset):
         if not isinstance(second, Dataset):
             raise TypeError(f"Dataset.concatenate expects a Dataset, got {type(second).__name__}.")
         super().__init__((first, second))
         specs = [first._spec(), second._spec()]
-        if None not in specs and not _structure.same_structure(*specs):
-            raise TypeError(f"Dataset.concatenate: the datasets have different element structures "
-                            f"({specs[0]!r} vs {specs[1]!r}); make them match (e.g. with map).")
+        if None not in specs:
+            _check_concatenable(*specs)
+        # a spec known only from the elements (map, generators without a signature) is checked on the first
+        # element of the second dataset, against the first dataset's spec or first element
+        self._known_spec = None if None in specs else specs[0]
+
+    def _checked_second(self, elements: Iterator[Any], first_spec: Any) -> Iterator[Any]:
+        """The second input's elements, the first one checked against `first_spec` (None: unknown)."""
+        checked = first_spec is None or self._known_spec is not None
+        for element in elements:
+            if not checked:
+                _check_concatenable(first_spec, _structure.spec_of(element))
+                checked = True
+            yield element
 
     def _iterate_elements(self) -> Iterator[Any]:
-        for ds in self._inputs:
-            yield from ds._iterate()
+        first, second = self._inputs
+        first_spec = self._known_spec if self._known_spec is not None else first._spec()
+        for element in first._iterate():
+            if first_spec is None:
+                first_spec = _structure.spec_of(element)
+            yield element
+        yield from self._checked_second(second._iterate(), first_spec)
 
     def _elements_from(self, skip: int) -> Iterator[Any]:
         first, second = self._inputs
@@ -296,12 +348,11 @@ class ConcatenateDataset(Dataset):
         if count == INFINITE_CARDINALITY or skip <= count:
             return self._chained(first._iterate_from(skip), second)
         _state.finish_pass(first._iterate_from(count), "the first dataset of concatenate")
-        return second._iterate_from(skip - count)
+        return self._checked_second(second._iterate_from(skip - count), first._spec())
 
-    @staticmethod
-    def _chained(rest_of_first: Iterator, second: Dataset) -> Iterator[Any]:
+    def _chained(self, rest_of_first: Iterator, second: Dataset) -> Iterator[Any]:
         yield from rest_of_first
-        yield from second._iterate()
+        yield from self._checked_second(second._iterate(), self._inputs[0]._spec())
 
     def _cardinality(self) -> int:
         first, second = (ds._cardinality() for ds in self._inputs)

@@ -201,7 +201,8 @@ class TensorSpec:
         return hash((self.shape, str(self.dtype)))
 
     def __repr__(self) -> str:
-        return f"TensorSpec(shape={tuple(self.shape)}, dtype={self.dtype}, name={self.name!r})"
+        shape = tuple(self.shape) if self.shape.rank is not None else "<unknown>"
+        return f"TensorSpec(shape={shape}, dtype={self.dtype}, name={self.name!r})"
 
 
 def spec_of(element: Any) -> Any:

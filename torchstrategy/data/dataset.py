@@ -39,6 +39,13 @@ def _check_int(value: Any, op: str, name: str, minimum: int, hint: str, allow: S
     return number
 
 
+def _count_or_all(value: Any, op: str, hint: str) -> int:
+    """A take/skip/repeat count as an int; every negative count means "all"/"forever" (-1), as in tf.data
+    (TF 2.21: take(-2) yields everything, repeat(-5) repeats forever with INFINITE cardinality)."""
+    number = _check_int(value, op, "count", -(2**63), hint)
+    return -1 if number < 0 else number
+
+
 class Dataset:
     """A lazy, streaming pipeline of elements with tf.data semantics.
 
@@ -193,7 +200,8 @@ class Dataset:
         return _sources.ZipDataset(args)
 
     def concatenate(self, dataset: "Dataset", name: Optional[str] = None) -> "Dataset":
-        """This dataset's elements followed by `dataset`'s (structures must match)."""
+        """This dataset's elements followed by `dataset`'s. Both need the same structure and dtypes (shapes
+        may differ); otherwise a TypeError naming both element specs, as tf.data raises."""
         return _sources.ConcatenateDataset(self, dataset)
 
     # ------------------------------------------------------------ element-wise ops
@@ -272,19 +280,20 @@ class Dataset:
 
     # ------------------------------------------------------------ counting ops
     def repeat(self, count: Optional[int] = None, name: Optional[str] = None) -> "Dataset":
-        """Repeats the dataset `count` times (None or -1: forever); each pass re-iterates the input."""
-        times = -1 if count is None else _check_int(count, "repeat", "count", 0,
-                                                     "Pass a count >= 0, or None/-1 to repeat forever.", allow=(-1,))
+        """Repeats the dataset `count` times (None or any negative count: forever); each pass re-iterates
+        the input."""
+        times = -1 if count is None else _count_or_all(count, "repeat",
+                                                       "Pass a count >= 0, or None/-1 to repeat forever.")
         return _ops.RepeatDataset(self, times)
 
     def take(self, count: int, name: Optional[str] = None) -> "Dataset":
-        """At most the first `count` elements (-1: all)."""
-        number = _check_int(count, "take", "count", 0, "Pass a count >= 0, or -1 for all elements.", allow=(-1,))
+        """At most the first `count` elements (-1, or any negative count: all)."""
+        number = _count_or_all(count, "take", "Pass a count >= 0, or -1 for all elements.")
         return _ops.TakeDataset(self, number)
 
     def skip(self, count: int, name: Optional[str] = None) -> "Dataset":
-        """All but the first `count` elements (-1: skip everything)."""
-        number = _check_int(count, "skip", "count", 0, "Pass a count >= 0, or -1 to skip every element.", allow=(-1,))
+        """All but the first `count` elements (-1, or any negative count: skip everything)."""
+        number = _count_or_all(count, "skip", "Pass a count >= 0, or -1 to skip every element.")
         return _ops.SkipDataset(self, number)
 
     def shard(self, num_shards: int, index: int, name: Optional[str] = None) -> "Dataset":

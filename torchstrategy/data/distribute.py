@@ -43,6 +43,60 @@ def replica_slice(batch_rows: int, num_replicas: int, replica_id: int) -> slice:
     return slice(start, start + base + (1 if replica_id < extra else 0))
 
 
+def check_distributable(dataset: Any) -> None:
+    """A TypeError unless `dataset` is what experimental_distribute_dataset splits: a tf.data-style Dataset
+    of global batches, or a torch DataLoader (TF 2.21 fails on a list with an AttributeError about
+    `_variant_tensor`; this says what to pass instead)."""
+    from torchstrategy.data.dataset import Dataset
+
+    if isinstance(dataset, (Dataset, torch.utils.data.DataLoader)):
+        return
+    raise TypeError(
+        f"experimental_distribute_dataset expects a tf.data.Dataset (or a torch DataLoader) of global batches, "
+        f"got {type(dataset).__name__}. Make one from arrays or lists with "
+        f"`tf.data.Dataset.from_tensor_slices((x, y)).batch(global_batch_size)`.")
+
+
+def _no_batch_dimension(shapes: Sequence[Any]) -> Optional[str]:
+    """Why elements with these component shapes cannot be global batches (None when they can be):
+    a scalar component has no row to split, and the components of a batch share their first size."""
+    known = [tuple(shape) for shape in shapes if shape is not None]
+    if any(len(shape) == 0 for shape in known):
+        return "a component is a scalar"
+    firsts = {shape[0] for shape in known if shape[0] is not None}
+    if len(firsts) > 1:
+        return f"the components' first sizes differ ({sorted(firsts)})"
+    return None
+
+
+def _has_batch_op(dataset: Any) -> Optional[bool]:
+    """Whether the pipeline ends in batches: True after batch/padded_batch, False when no batch op is
+    upstream (or unbatch came after it), None where it cannot tell (datasets made inside flat_map)."""
+    from torchstrategy.data._batching import BatchDataset, UnbatchDataset
+    from torchstrategy.data._ops import FlatMapDataset
+
+    if isinstance(dataset, BatchDataset):
+        return True
+    if isinstance(dataset, UnbatchDataset):
+        return False
+    if isinstance(dataset, FlatMapDataset):
+        return None
+    answers = [_has_batch_op(source) for source in getattr(dataset, "_inputs", ())]
+    if any(answer is None for answer in answers):
+        return None
+    return any(answers)
+
+
+def _spec_of(element: Any) -> Any:
+    from torchstrategy.data._structure import spec_of
+
+    return spec_of(element)
+
+
+def _spec_shapes(spec: Any) -> list:
+    return [None if leaf.shape.rank is None else tuple(leaf.shape) for leaf in flatten_structure(spec)]
+
+
 class DistributedDataset:
     """Iterable of this replica's batches, already on its device.
 
@@ -78,6 +132,32 @@ class DistributedDataset:
         self._options = options
         self._verify = verify
         self._allow_uneven = allow_uneven_split
+        # an unbatched pipeline is refused now when its spec shows it, else on its first element
+        self._check_first_for_batch_dim = self._split and self._unbatched_pipeline()
+
+    def _unbatched_pipeline(self) -> bool:
+        """True when the Dataset has no batch op but its spec is unknown until an element comes; raises the
+        unbatched-dataset error now when the spec already shows elements without a batch dimension."""
+        from torchstrategy.data.dataset import Dataset
+
+        if not isinstance(self._dataset, Dataset) or _has_batch_op(self._dataset) is not False:
+            return False
+        spec = self._dataset._spec()
+        if spec is None:
+            return True
+        self._refuse_unbatched(_spec_shapes(spec), spec)
+        return False
+
+    def _refuse_unbatched(self, shapes: Sequence[Any], described: Any) -> None:
+        reason = _no_batch_dimension(shapes)
+        if reason is None:
+            return
+        replicas = self._context.num_replicas_in_sync
+        raise ValueError(
+            f"The dataset is not batched: its elements ({described!r}) have no batch dimension to split over the "
+            f"{replicas} replicas in sync ({reason}). experimental_distribute_dataset and fit under a strategy "
+            f"read a dataset of GLOBAL batches: add `.batch(global_batch_size)` to the pipeline, e.g. "
+            f"`dataset.batch({32 * replicas})` gives each of the {replicas} replicas 32 rows per step.")
 
     @property
     def dataset(self) -> Any:
@@ -211,6 +291,10 @@ class DistributedDataset:
             if first is _MISSING:
                 return
             follower = _MISSING
+            if self._check_first_for_batch_dim:
+                batch = global_batch(first)
+                self._refuse_unbatched([tuple(leaf.shape) if hasattr(leaf, "shape") else None
+                                        for leaf in flatten_structure(batch)], _spec_of(batch))
             if self._split:
                 # Only the first global batch must divide: a smaller final batch is the remainder. A resumed
                 # pass may start at that final batch, so look one batch ahead before checking it.

@@ -11,6 +11,9 @@ import torch
 
 #: torch.distributed's own default collective timeout; TF has no timeout unless one is given.
 DEFAULT_TIMEOUT = timedelta(minutes=30)
+#: MirroredStrategy's (one machine): long enough for a chief writing a big checkpoint while the others
+#: wait, short enough that a replica stuck in user code does not stall the job for half an hour.
+LOCAL_TIMEOUT = timedelta(minutes=10)
 
 
 class CommunicationImplementation(enum.Enum):

@@ -197,13 +197,20 @@ class Strategy:
 
     def experimental_distribute_dataset(self, dataset: Any, options: Any = None) -> DistributedDataset:
         """Each replica gets its share of every global batch (AutoShardPolicy DATA: every sample once)."""
-        return self._placement.distribute_dataset(dataset, self._input_context(), self.local_replica_ids, options)
+        return self._owned(self._placement.distribute_dataset(dataset, self._input_context(), self.local_replica_ids,
+                                                              options))
 
     def distribute_datasets_from_function(self, dataset_fn: Callable, options: Any = None) -> DistributedDataset:
         """Calls `dataset_fn(InputContext)` once for this process; its batches are per-replica batches."""
         context = self._input_context()
-        return self._placement.distribute_per_replica_batches(dataset_fn(context), context, self.local_replica_ids,
-                                                              options)
+        return self._owned(self._placement.distribute_per_replica_batches(dataset_fn(context), context,
+                                                                          self.local_replica_ids, options))
+
+    def _owned(self, distributed: Any) -> Any:
+        """Marks which strategy split the batches (fit refuses them for a model of another strategy)."""
+        if getattr(distributed, "distribute_strategy", None) is None:
+            distributed.distribute_strategy = self
+        return distributed
 
     def experimental_distribute_values_from_function(self, value_fn: Callable) -> Any:
         values = [value_fn(ReplicaContext(self, replica)) for replica in self.local_replica_ids]
@@ -302,6 +309,20 @@ class Strategy:
     def barrier(self) -> None:
         """Waits until every process reaches this point (no-op with one process)."""
         self._collectives.barrier()
+
+    def explain_failure(self, error: BaseException, where: str) -> Optional[BaseException]:
+        """A clearer error for a collective that timed out (naming the replicas that stopped answering, seen
+        from the chief), or None when `error` is something else. `where` says at which point of training."""
+        unanswered = self._collectives.unanswered_replicas(error)
+        if unanswered is None:
+            return None
+        who = (f"replica {', '.join(map(str, unanswered))} stopped answering" if unanswered else
+               f"another replica stopped answering (seen from replica {self.process_rank})")
+        return RuntimeError(
+            f"{type(self).__name__}: {who} {where}: a collective timed out waiting for it. It may be blocked in "
+            f"user code or far slower than the others; if steps legitimately take that long, raise the limit with "
+            f"communication_options=tf.distribute.experimental.CommunicationOptions(timeout_seconds=...). "
+            f"Underlying error: {str(error).splitlines()[0] if str(error) else type(error).__name__}")
 
     def teardown(self) -> None:
         """Releases process groups and threads (also called at interpreter exit)."""

@@ -68,6 +68,36 @@ def _metric_leaves(spec: Any) -> list:
     return [spec]
 
 
+def _state_layout(metrics: list) -> list:
+    """Each metric's state shapes, in order (names may differ between processes; shapes must not)."""
+    return [[tuple(t.shape) for t in metric._state_tensors()] for metric in metrics]
+
+
+def _align_state_layouts(metrics: list, strategy: Any) -> None:
+    """Makes every process's metric states line up before they are summed element-wise: a metric whose
+    state is made at its first update (AUC(multi_label=True) without num_labels) and that saw no batch
+    here is built like the other processes' copy; a layout that still differs is refused, not mis-summed."""
+    layouts = strategy.gather_objects(_state_layout(metrics))
+    if all(layout == layouts[0] for layout in layouts):  # the same answer on every process: no more collectives
+        return
+    for index, metric in enumerate(metrics):
+        if metric._state_tensors() or not hasattr(metric, "_build_like"):
+            continue
+        built = [layout[index] for layout in layouts if index < len(layout) and layout[index]]
+        if built:
+            metric._build_like(built[0])
+    local = _state_layout(metrics)
+    layouts = strategy.gather_objects(local)
+    if any(layout != local for layout in layouts):
+        names = [metric.name for metric in metrics]
+        detail = "; ".join(f"process {rank}: {layout}" for rank, layout in enumerate(layouts))
+        raise ValueError(
+            f"The metric states (of {names} here) differ between processes, so they cannot be summed across "
+            f"replicas (state shapes per process: {detail}). Every replica must compute the same metrics on "
+            "outputs of the same shape; for AUC(multi_label=True) pass num_labels= so its state exists before "
+            "the first batch.")
+
+
 class CompiledState:
     """Losses and metrics of a compiled model, and the per-step/epoch computations on them."""
 
@@ -241,6 +271,8 @@ class CompiledState:
         if strategy.num_replicas_in_sync == 1:
             return
         metrics = self.all_metrics()
+        if strategy.num_processes > 1:
+            _align_state_layouts(metrics, strategy)
         states = [metric._state_tensors() for metric in metrics]
         summed = strategy.sum_across_replicas([t for group in states for t in group])
         offset = 0

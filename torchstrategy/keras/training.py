@@ -86,6 +86,15 @@ def _distributed(strategy: Any, data: data_adapter.EpochData) -> data_adapter.Ep
     """fit, evaluate and predict all read their batches this way: a dataset (or DataLoader) is
     distributed by the strategy, whatever `steps` says; a plain iterator is placed batch by batch."""
     source = data.source
+    owner = getattr(source, "distribute_strategy", None)
+    if owner is not None and owner is not strategy and max(owner.num_replicas_in_sync,
+                                                           strategy.num_replicas_in_sync) > 1:
+        raise ValueError(
+            f"This dataset was distributed by {type(owner).__name__} ({owner.num_replicas_in_sync} replicas), but "
+            f"the model belongs to {type(strategy).__name__} ({strategy.num_replicas_in_sync} replica(s)): it was "
+            f"built and compiled outside that strategy's scope, so each replica would train its own copy on part of "
+            f"the data and the copies would drift apart. Create and compile the model inside "
+            f"`with strategy.scope():` (as TF requires), then call fit/evaluate/predict.")
     if hasattr(source, "__next__"):
         source = _Placed(source, strategy.place_batch)
     else:
@@ -129,6 +138,69 @@ def _class_weight_table(class_weight: Optional[dict]) -> Optional[torch.Tensor]:
     return table
 
 
+def _check_epochs(epochs: Any, initial_epoch: Any) -> None:
+    """Keras trains nothing for a negative epoch count and counts from a negative initial_epoch; refuse both."""
+    for name, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"fit(): `{name}` must be a non-negative integer; got {value!r}. E.g. "
+                             f"fit(x, y, epochs=10) trains 10 epochs; initial_epoch=3 resumes as epoch 3 of them.")
+
+
+def _one_row(model: Any, x: Any) -> Any:
+    """`x`'s first row through the built model in inference mode (no gradients, no statistics updated)."""
+    x = _first_replica(x)
+    params = list(model.parameters())
+    device = params[0].device if params else torch.device("cpu")
+
+    def row(leaf: Any) -> Any:
+        if isinstance(leaf, np.ndarray):
+            leaf = torch.from_numpy(np.ascontiguousarray(leaf))
+        return leaf[:1].to(device) if isinstance(leaf, torch.Tensor) else leaf
+
+    strategy = model.distribute_strategy
+    scope = contextlib.nullcontext() if _context.get_strategy() is strategy else strategy.scope()
+    with torch.no_grad(), scope, _eval_mode(model):
+        return model(map_structure(row, x), training=False)
+
+
+def _check_class_weight(model: Any, table: torch.Tensor, output: Any) -> None:
+    """class_weight keys must be classes a single-output model can predict: index < its last dimension
+    (2 for one sigmoid unit); Keras would silently weigh a class that never occurs."""
+    outputs = flatten_structure(output)
+    if len(outputs) != 1 or not isinstance(outputs[0], torch.Tensor) or outputs[0].dim() < 2:
+        return
+    units = int(outputs[0].shape[-1])
+    classes = 2 if units == 1 else units
+    if len(table) > classes:  # the table ends at the largest class index given
+        raise ValueError(f"fit(): class_weight names class {len(table) - 1}, but model '{model.name}' has {classes} "
+                         f"output classes (indices 0 to {classes - 1}, from its output of shape "
+                         f"{tuple(outputs[0].shape[1:])} per sample). Give weights only for classes 0..{classes - 1}.")
+
+
+def _validation_x(validation_data: tuple) -> Any:
+    """The x of array-like validation data (None for a dataset or generator, which are not peeked)."""
+    x = validation_data[0]
+    return x if x is not None and data_adapter._is_array_like(x) else None
+
+
+def _preflight(model: Any, train_x: Any, class_weights: Optional[torch.Tensor], val_data: Optional[tuple]) -> None:
+    """Checks made once the model is built and before the first step, so bad arguments fail before
+    an epoch of training is spent: class_weight classes and the validation data's shapes."""
+    if class_weights is not None and train_x is not None:
+        _check_class_weight(model, class_weights, _one_row(model, train_x))
+    val_x = _validation_x(val_data) if val_data is not None else None
+    if val_x is not None:
+        if data_adapter._num_rows(val_x) == 0:
+            raise ValueError("fit(): validation_data has no samples; pass at least one row, or leave it out.")
+        try:
+            _one_row(model, val_x)
+        except (ValueError, RuntimeError, TypeError) as error:
+            shapes = [tuple(leaf.shape[1:]) for leaf in flatten_structure(val_x) if hasattr(leaf, "shape")]
+            raise ValueError(f"fit(): validation_data does not fit model '{model.name}' (its x has per-sample "
+                             f"shape(s) {shapes}): {error} Give validation x with the same per-sample shape as "
+                             f"the training x.") from error
+
+
 def _class_weights(table: torch.Tensor, y: Any, sample_weight: Any) -> torch.Tensor:
     """Per-sample weights from the labels (one-hot labels by argmax), times any sample_weight."""
     labels = torch.as_tensor(y)
@@ -158,6 +230,14 @@ def _train_logs(model: Any, runtime: Runtime, batch: Any, class_weights: Optiona
 def _test_logs(model: Any, runtime: Runtime, batch: Any) -> dict:
     with torch.no_grad():
         return _first_replica(runtime.strategy.run(model.test_step, args=(batch,)))
+
+
+def _raise_explained(strategy: Any, error: RuntimeError, where: str) -> None:
+    """Re-raises `error`, as the strategy's clearer error when it can say more (a replica stopped answering)."""
+    clearer = strategy.explain_failure(error, where)
+    if clearer is None:
+        raise error
+    raise clearer from error
 
 
 def _epoch_logs(compiled: Any, strategy: Any, step_logs: Any) -> dict:
@@ -213,6 +293,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     """Keras `fit`: see `Model.fit`."""
     if kwargs:
         raise TypeError(f"fit() got unexpected keyword arguments: {sorted(kwargs)}")
+    _check_epochs(epochs, initial_epoch)
     class_weights = _class_weight_table(class_weight)
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = data_adapter.split_validation(x, y, sample_weight, validation_split)
@@ -249,6 +330,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
                 break
         if runtime is None:
             runtime = _runtime(model, unpack(first)[0] if first is not None else None)
+            _preflight(model, unpack(first)[0] if first is not None else None, class_weights, val_data)
             runtime.module.train()
         if resuming:
             _apply_resume_point(model, runtime, resume, progress)
@@ -265,7 +347,10 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
             if batch_hooks:
                 cbs.on_train_batch_begin(step)
             for batch in execution:
-                step_logs = _train_logs(model, runtime, batch, class_weights)
+                try:
+                    step_logs = _train_logs(model, runtime, batch, class_weights)
+                except RuntimeError as error:
+                    _raise_explained(runtime.strategy, error, f"at epoch {epoch + 1}, batch {progress.step}")
                 progress.finish_step()
             if batch_hooks:
                 cbs.on_train_batch_end(step + per_execution - 1, step_logs)

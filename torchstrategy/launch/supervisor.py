@@ -12,6 +12,8 @@ import threading
 import time
 from typing import List, NamedTuple, Optional
 
+from torchstrategy.launch import exits
+
 POLL_INTERVAL_S = 0.2
 #: After SIGTERM, how long a replica gets before SIGKILL.
 TERMINATE_WAIT_S = 3.0
@@ -19,6 +21,9 @@ TERMINATE_WAIT_S = 3.0
 FINISH_TIMEOUT_S = 60.0
 #: After one Ctrl-C, how long rank 0 gets to unwind by itself (a second Ctrl-C ends all at once).
 INTERRUPT_GRACE_S = 10.0
+#: When rank 0 fails, how long it waits to see which replica's death caused it (a peer's kill often
+#: reaches rank 0 as "connection reset" before this thread's next poll).
+DEATH_REPORT_WAIT_S = 1.0
 EXIT_CODE_REPLICA_FAILED = 1
 EXIT_CODE_INTERRUPTED = 128 + int(signal.SIGINT)
 
@@ -36,7 +41,8 @@ class ReplicaSupervisor:
     - A replica that dies (non-zero code or a signal): one line on stderr names it, the others get
       SIGTERM (SIGKILL after TERMINATE_WAIT_S) and rank 0 ends with `os._exit(1)` (it may be stuck in
       a collective, where no Python exception can reach it). A replica that exits 0 early is fine.
-    - Rank 0's script ends (atexit): after an uncaught exception the replicas are stopped at once;
+    - Rank 0's script ends (atexit): after an uncaught exception or `sys.exit(n)` with n != 0 the
+      replicas are stopped at once, and a replica that had died first is named (its signal or code);
       otherwise they get FINISH_TIMEOUT_S to finish, then are stopped.
     - Ctrl-C: the replicas die of it quietly (see `start_parent_watchdog`); rank 0 gets
       INTERRUPT_GRACE_S to unwind; a second Ctrl-C (or the grace running out) stops all at once.
@@ -55,6 +61,7 @@ class ReplicaSupervisor:
 
     def start(self) -> None:
         self._signal_fd = _watch_signals_through_pipe()
+        exits.note_exit_codes()
         atexit.register(self._at_exit)
         threading.Thread(target=self._run, name="torchstrategy-replica-supervisor", daemon=True).start()
 
@@ -125,10 +132,14 @@ class ReplicaSupervisor:
     def _at_exit(self) -> None:
         # An uncaught exception leaves sys.last_value (3.12+: sys.last_exc) set before atexit runs.
         crashed = getattr(sys, "last_exc", None) is not None or getattr(sys, "last_value", None) is not None
-        if crashed:
+        if crashed or exits.requested_exit_code() not in (None, 0):
             with self._lock:
+                reported = self._stopping
                 self._stopping = True
+            first_dead_code = self._name_dead_replicas() if not reported else None
             self._stop_replicas()
+            if first_dead_code is not None and first_dead_code > 0:
+                _hard_exit(first_dead_code)  # the job ends with the replica's own code (e.g. 42 after a preemption save)
             return
         if self._all_exited.wait(FINISH_TIMEOUT_S):
             return
@@ -140,6 +151,24 @@ class ReplicaSupervisor:
         _say(f"torchstrategy: replica(s) {', '.join(late)} still running {FINISH_TIMEOUT_S:g} s after rank 0 "
              f"finished; stopping them")
         self._stop_replicas()
+
+    def _name_dead_replicas(self) -> Optional[int]:
+        """One line per replica that died before rank 0 failed (rank 0's error then is only a symptom);
+        returns the first such replica's exit code (negative: its signal), None if none had died."""
+        deadline = time.monotonic() + DEATH_REPORT_WAIT_S
+        while True:
+            dead = [(replica, replica.process.poll()) for replica in self._replicas]
+            dead = [(replica, code) for replica, code in dead if code not in (None, 0)]
+            if dead or time.monotonic() >= deadline:
+                break
+            time.sleep(0.05)
+        for replica, code in dead:
+            killed_by = _signal_name(code)
+            how = f"was killed by {killed_by}" if killed_by else f"exited with code {code}"
+            _say(f"torchstrategy: replica {replica.index} (pid {replica.process.pid}) {how} before rank 0 failed: "
+                 f"rank 0's error above is its consequence (the replica's own output, if it printed any, is above "
+                 f"it); stopping the other replicas")
+        return dead[0][1] if dead else None
 
     def _stop_replicas(self) -> None:
         """SIGTERM to every live replica, SIGKILL to those still there after TERMINATE_WAIT_S; reaps all."""

@@ -1,5 +1,5 @@
-"""The replica side of torchstrategy's launcher: a watchdog that ends a replica soon after the
-process that launched it (rank 0) is gone, so no replica outlives its job."""
+"""The replica side of a launcher: a watchdog that ends a replica soon after the process that launched
+it (our rank 0, or torchrun's agent) is gone, so no replica outlives its job."""
 from __future__ import annotations
 
 import ctypes
@@ -16,7 +16,8 @@ _started_for: Optional[int] = None
 _start_lock = threading.Lock()
 
 
-def start_parent_watchdog(launcher_pid: int, poll_interval: float = 0.5) -> None:
+def start_parent_watchdog(launcher_pid: int, poll_interval: float = 0.5,
+                          terminate_grace: Optional[float] = None) -> None:
     """Ends this process (exit code 1) within about `poll_interval` seconds of the launcher dying.
 
     Call it in a replica that torchstrategy's launcher started (`ProcessSpec.launcher_pid`). A daemon
@@ -26,6 +27,10 @@ def start_parent_watchdog(launcher_pid: int, poll_interval: float = 0.5) -> None
     gives SIGINT (unless the user set a handler) its default action here: Ctrl-C ends the replica at
     once, even inside a collective, and quietly (rank 0 shows the one KeyboardInterrupt and stops the
     job). Calling it again is a no-op.
+
+    With `terminate_grace` (seconds), a launcher's death first sends this process SIGTERM, so that a
+    preemption handler (BackupAndRestore(save_before_preemption=True)) can save a backup with the other
+    replicas, which are orphaned too; the process is ended anyway once the grace has passed.
 
     Example (spec: this process's ProcessSpec, read from the environment):
         if spec.launcher_pid is not None:   # TORCHSTRATEGY_LAUNCHER_PID was set
@@ -48,21 +53,34 @@ def start_parent_watchdog(launcher_pid: int, poll_interval: float = 0.5) -> None
     if in_main_thread and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, signal.SIG_DFL)  # a user's own SIGINT handler is kept
     parent_at_start = os.getppid()
-    if parent_at_start == launcher_pid:
+    if parent_at_start == launcher_pid and terminate_grace is None:
         _ask_kernel_for_parent_death_signal()
     if not _launcher_alive(launcher_pid, parent_at_start):
         _exit_because_launcher_gone(launcher_pid)
-    thread = threading.Thread(target=_watch, args=(launcher_pid, parent_at_start, poll_interval),
+    thread = threading.Thread(target=_watch, args=(launcher_pid, parent_at_start, poll_interval, terminate_grace),
                               name="torchstrategy-parent-watchdog", daemon=True)
     thread.start()
 
 
-def _watch(launcher_pid: int, parent_at_start: int, poll_interval: float) -> None:
+def _watch(launcher_pid: int, parent_at_start: int, poll_interval: float, terminate_grace: Optional[float]) -> None:
     # An Event that is never set gives an interruptible sleep without a busy loop.
     never = threading.Event()
     while _launcher_alive(launcher_pid, parent_at_start):
         never.wait(poll_interval)
+    if terminate_grace is not None:
+        _say(f"torchstrategy: the launching process (pid {launcher_pid}) is gone; stopping replica pid "
+             f"{os.getpid()} (SIGTERM: a BackupAndRestore with save_before_preemption saves first).\n")
+        os.kill(os.getpid(), signal.SIGTERM)
+        never.wait(terminate_grace)
+        _exit_because_launcher_gone(launcher_pid, who="the launcher")
     _exit_because_launcher_gone(launcher_pid)
+
+
+def _say(message: str) -> None:
+    try:
+        os.write(2, message.encode())
+    except OSError:
+        pass
 
 
 def _launcher_alive(launcher_pid: int, parent_at_start: int) -> bool:
@@ -78,8 +96,8 @@ def _launcher_alive(launcher_pid: int, parent_at_start: int) -> bool:
     return True
 
 
-def _exit_because_launcher_gone(launcher_pid: int) -> None:
-    message = (f"torchstrategy: the launching process (rank 0, pid {launcher_pid}) is gone; "
+def _exit_because_launcher_gone(launcher_pid: int, who: str = "rank 0") -> None:
+    message = (f"torchstrategy: the launching process ({who}, pid {launcher_pid}) is gone; "
                f"replica pid {os.getpid()} is exiting too.\n")
     try:
         os.write(2, message.encode())

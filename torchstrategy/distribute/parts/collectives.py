@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import re
 import sys
 from datetime import timedelta
 from typing import Any, Callable, Optional
@@ -14,9 +15,11 @@ from torch._utils import _flatten_dense_tensors, _unflatten_dense_tensors
 
 from torchstrategy.cluster.spec import ProcessSpec
 from torchstrategy.data.distribute import map_structure
+from torchstrategy.launch import exits
 from torchstrategy.distribute.values import ReduceOp
 
 _TEARDOWN_TIMEOUT = timedelta(seconds=30)
+_PROBE_TIMEOUT = timedelta(seconds=3)  # after a timed-out collective: who still answers
 _failed = False  # set by the excepthook below: a failing process must not wait for its peers at exit
 
 
@@ -84,6 +87,10 @@ class SingleReplicaCollectives:
     def teardown(self) -> None:
         """Nothing to release."""
 
+    def unanswered_replicas(self, error: BaseException) -> Optional[list]:
+        """None unless `error` is a collective timeout; then the ranks that stopped answering ([] if unknown)."""
+        return None
+
 
 class _AllReduceSum(torch.autograd.Function):
     """Differentiable cross-process sum: each input's gradient is the sum of every replica's output
@@ -148,6 +155,7 @@ class ProcessGroupCollectives(SingleReplicaCollectives):
             ) from error
         self._owns_group = True
         sys.excepthook = _note_failure(sys.excepthook)
+        exits.note_exit_codes()  # a replica leaving with sys.exit(n != 0) must not wait for its peers either
         atexit.register(self.teardown)
 
     def _elastic_store(self, timeout: timedelta) -> dist.Store:
@@ -166,7 +174,8 @@ class ProcessGroupCollectives(SingleReplicaCollectives):
             return
         self._owns_group = False
         with contextlib.suppress(Exception):  # a peer is gone: nothing left to wait for
-            if not _failed:  # wait for the peers so no rank tears down mid-collective (gloo aborts otherwise)
+            failing = _failed or exits.requested_exit_code() not in (None, 0)
+            if not failing:  # wait for the peers so no rank tears down mid-collective (gloo aborts otherwise)
                 if self._backend == "gloo":
                     dist.monitored_barrier(timeout=_TEARDOWN_TIMEOUT)
                 else:
@@ -176,6 +185,22 @@ class ProcessGroupCollectives(SingleReplicaCollectives):
     @property
     def active(self) -> bool:
         return self.num_replicas > 1 and dist.is_initialized()
+
+    def unanswered_replicas(self, error: BaseException) -> Optional[list]:
+        text = str(error).lower()
+        if not self.active or not any(word in text for word in ("timed out", "timeout", "time out")):
+            return None
+        if self.process_rank != 0 or self._backend != "gloo":
+            return []  # only the chief can ask everyone (a monitored barrier); the others just report the wait
+        try:
+            dist.monitored_barrier(timeout=_PROBE_TIMEOUT, wait_all_ranks=True)
+        except RuntimeError as probe:
+            named = re.search(r"Ranks? ([\d, ]+) failed to pass", str(probe))
+            if named:
+                return sorted(int(rank) for rank in re.findall(r"\d+", named.group(1)))
+            if "pair closure" in str(probe) and self.num_replicas == 2:
+                return [1]  # gloo closed the link to the only other replica when the collective timed out
+        return []
 
     def _home(self) -> torch.device:
         return self._device if self._backend == "nccl" else torch.device("cpu")

@@ -2,11 +2,16 @@
 or re-run this script for the other local replicas of a plain `python train.py`."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Optional
 
 from torchstrategy import cluster
 from torchstrategy.cluster.spec import ProcessSpec
+
+
+#: A torchrun worker whose agent died gets this long to save a preemption backup before it is ended.
+_ORPHAN_GRACE_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -34,8 +39,11 @@ class RerunScriptLauncher:
 
     @staticmethod
     def start_watchdog(spec: ProcessSpec) -> None:
-        """A replica started by our launcher exits when the launcher dies (no orphans)."""
-        if spec.launcher_pid is not None:
-            from torchstrategy.launch import start_parent_watchdog
+        """A replica exits when its launcher dies (no orphans): our launcher's replicas at once; torchrun's
+        workers after a SIGTERM that lets a preemption backup be saved (their agent died, e.g. SIGKILLed)."""
+        from torchstrategy.launch import start_parent_watchdog
 
+        if spec.launcher_pid is not None:
             start_parent_watchdog(spec.launcher_pid)
+        elif spec.source == "torchrun" and spec.world_size > 1 and os.getppid() > 1:
+            start_parent_watchdog(os.getppid(), terminate_grace=_ORPHAN_GRACE_S)

@@ -6,8 +6,8 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from torchstrategy.data.distribute import (DistributedDataset, batch_size_of, flatten_structure, map_structure,
-                                           replica_slice, to_device)
+from torchstrategy.data.distribute import (DistributedDataset, batch_size_of, check_distributable, flatten_structure,
+                                           map_structure, replica_slice, to_device)
 from torchstrategy.data.options import AutoShardPolicy
 
 
@@ -52,6 +52,7 @@ class BatchPlacement:
         """`dataset`'s global batches, each replica of this process getting its rows."""
         if isinstance(dataset, DistributedDataset):
             return dataset
+        check_distributable(dataset)
         policy = AutoShardPolicy.AUTO
         if hasattr(dataset, "options"):
             policy = AutoShardPolicy(dataset.options().experimental_distribute.auto_shard_policy)

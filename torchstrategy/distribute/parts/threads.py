@@ -164,3 +164,7 @@ class ReplicaThreads:
 
     def teardown(self) -> None:
         self._pool.shutdown(wait=False)
+
+    def unanswered_replicas(self, error: BaseException) -> Any:
+        """A stuck replica thread surfaces as a broken barrier, with its own error raised first."""
+        return None

@@ -7,7 +7,7 @@ import signal
 import threading
 from typing import Any, Optional, Union
 
-from torchstrategy.checkpoint import load_state, save_state
+from torchstrategy.checkpoint import check_directory_path, load_state, save_state
 from torchstrategy.keras.callbacks.base import Callback
 
 #: Exit code after a preemption save: non-zero, so torchrun (--max-restarts) or a scheduler restarts the job.
@@ -35,6 +35,7 @@ class BackupAndRestore(Callback):
         if save_freq != "epoch" and (isinstance(save_freq, bool) or not isinstance(save_freq, int) or save_freq < 1):
             raise ValueError(f"save_freq must be 'epoch' or a positive number of batches; got {save_freq!r}.")
         self.backup_dir = str(backup_dir)
+        check_directory_path(self.backup_dir, "BackupAndRestore backup_dir")
         self.save_freq = save_freq
         self.delete_checkpoint = delete_checkpoint
         self.save_before_preemption = save_before_preemption

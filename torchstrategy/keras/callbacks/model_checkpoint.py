@@ -2,9 +2,11 @@
 every N batches, optionally only when a monitored metric improves; the chief writes, every rank keeps count."""
 from __future__ import annotations
 
+import difflib
 import math
 import operator
 import os
+import re
 import string
 import warnings
 from typing import Any, Optional, Union
@@ -12,6 +14,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import torch
 
+from torchstrategy.checkpoint import check_directory_path
 from torchstrategy.keras.callbacks.base import Callback, _is_chief, _print_msg, _to_python
 from torchstrategy.keras.callbacks.monitoring import _available, _check_mode, _higher_is_better
 
@@ -117,6 +120,14 @@ class ModelCheckpoint(Callback):
         # Only batch-frequency saving needs per-step logs; fit() skips the host sync otherwise.
         return self.save_freq != "epoch"
 
+    def on_train_begin(self, logs: Optional[dict] = None) -> None:
+        # Fail before the first epoch, not after it: a folder that can never exist, a mistyped placeholder.
+        static = self.filepath.split("{", 1)[0]
+        folder = os.path.dirname(static)
+        if folder:
+            check_directory_path(folder, "ModelCheckpoint filepath's folder")
+        self._check_keys_at_start()
+
     def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
         self._current_epoch = epoch
 
@@ -195,6 +206,49 @@ class ModelCheckpoint(Callback):
                 f"{', '.join(repr(key) for key in missing)}. Available keys are: {', '.join(available)}. "
                 "Use one of these names in the placeholders (validation metrics need validation_data).")
         self._keys_checked = True
+
+    def _metric_names_known_at_start(self) -> list[str]:
+        """'loss' and the compiled metrics' names (as they appear in single-output logs)."""
+        from torchstrategy.keras import metrics as metrics_module
+        from torchstrategy.keras.compile_utils import _metric_leaves
+
+        names = ["loss"]
+        compiled = getattr(self.model, "_compiled", None)
+        for spec in (getattr(compiled, "metrics_spec", None), getattr(compiled, "weighted_metrics_spec", None)):
+            for item in _metric_leaves(spec):
+                try:
+                    name = item if isinstance(item, str) and item in ("accuracy", "acc") else \
+                        getattr(item, "name", None) if not isinstance(item, str) else metrics_module.get(item).name
+                except Exception:  # noqa: BLE001 - a name we cannot work out is simply not offered
+                    name = None
+                if isinstance(name, str) and name not in names:
+                    names.append(name)
+        return names
+
+    def _check_keys_at_start(self) -> None:
+        """Refuses placeholders fit() will surely not fill: near-misses of the names it provides (typos such
+        as 'val_los' or 'epochs') and, with batch-frequency saving, validation names. Other unknown names
+        (e.g. logs another callback adds, per-output metrics) wait for the check at the first save."""
+        by_batch = self.save_freq != "epoch"
+        names = self._metric_names_known_at_start()
+        known = ["epoch"] + (["batch"] if by_batch else []) + names + ([] if by_batch else [f"val_{n}" for n in names])
+        problems = []
+        for key in self._format_keys:
+            if by_batch and key.startswith("val_"):
+                problems.append(f"'{key}' (batch logs hold no validation metrics; use save_freq='epoch')")
+                continue
+            if key in known or any(key.endswith("_" + name) for name in names) or \
+                    re.sub(r"_\d+\Z", "", key) in known:
+                continue  # known, a per-output variant such as 'out_1_loss', or a uniquified name ('mae_1')
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.8)
+            if close:
+                problems.append(f"'{key}' (did you mean '{close[0]}'?)")
+        if problems:
+            val_note = "" if by_batch else " (the val_ ones only when fit() gets validation data)"
+            raise _FilepathKeyError(
+                f'Failed to format this callback filepath: "{self.filepath}". Reason: fit() will provide no value '
+                f"for {', '.join(problems)}. Keys fit() provides: {', '.join(known)}{val_note}. Fix the placeholder "
+                f"before training.")
 
     def _get_file_path(self, epoch: int, batch: Optional[int], logs: dict) -> str:
         """The filepath with its placeholders filled (epoch and batch are 1-based)."""

@@ -8,7 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from torchstrategy.keras import activations, initializers, regularizers
-from torchstrategy.keras.layers.base import InputSpec, Layer
+from torchstrategy.keras.layers.base import InputSpec, Layer, _shape_str
 from torchstrategy.keras.layers.core import (
     _normalize_data_format, _normalize_padding, _normalize_tuple, _record_activity, _require_defined,
     _require_rank,
@@ -47,6 +47,23 @@ def _pad_spatial(
     for before, after in reversed(pads):  # F.pad lists the last axis first
         flat += [before, after]
     return F.pad(x, flat, value=value), 0
+
+
+def _check_kernel_fits(layer: Layer, input_shape: tuple, kernel_shape: tuple) -> None:
+    """With padding='valid' an input smaller than the (dilated) kernel has no output: say so at build,
+    naming the sizes (TF raises here too, "Computed output size would be zero or negative")."""
+    if layer.padding != "valid":
+        return
+    axes = _spatial_axes(layer._RANK, layer.data_format)
+    for axis, kernel, dilation in zip(axes, layer.kernel_size, layer.dilation_rate):
+        size, span = input_shape[axis], (kernel - 1) * dilation + 1
+        if size is not None and size < span:
+            raise ValueError(
+                f"Layer '{layer.name}' ({type(layer).__name__}): its kernel is larger than its input, so the output "
+                f"would be empty. Input shape {_shape_str(input_shape)}, kernel shape {tuple(kernel_shape)} "
+                f"(kernel_size={layer.kernel_size}, dilation_rate={layer.dilation_rate}, strides={layer.strides}, "
+                f"padding='valid'); spatial size {size} < {span}. Use padding='same', a smaller kernel_size, "
+                f"or a larger input.")
 
 
 def _spatial_axes(rank: int, data_format: str) -> list[int]:
@@ -108,6 +125,7 @@ class _Conv(Layer):
             raise ValueError(f"Layer '{self.name}': the number of input channels ({channels}) must be divisible "
                              f"by groups ({self.groups}). Received input shape {input_shape}.")
         kernel_shape = self.kernel_size + (channels // self.groups, self.filters)
+        _check_kernel_fits(self, input_shape, kernel_shape)
         self.kernel = self.add_weight("kernel", shape=kernel_shape, initializer=self.kernel_initializer,
                                       regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
         if self.use_bias:
@@ -206,6 +224,7 @@ class DepthwiseConv2D(Conv2D):
         _require_rank(self, input_shape, 4, "(batch, height, width, channels)" if self.data_format == "channels_last"
                       else "(batch, channels, height, width)")
         channels = _require_defined(self, input_shape, self._channel_axis(), "channel")
+        _check_kernel_fits(self, input_shape, self.kernel_size + (channels, self.depth_multiplier))
         self.depthwise_kernel = self.add_weight(
             "depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
             initializer=self.kernel_initializer, regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
+import numpy as np
 import torch
 
 from torchstrategy.data.distribute import flatten_structure
@@ -50,6 +51,18 @@ class Node:
         return [t for t in flatten_structure((self.inputs, self.args, self.kwargs)) if isinstance(t, KerasTensor)]
 
 
+def _check_input_shape(batch_input_shape: Sequence[Any]) -> None:
+    """Every dimension is None (unknown) or a non-negative integer, as TF's TensorShape requires."""
+    for dim in batch_input_shape:
+        if dim is None:
+            continue
+        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 0:
+            per_sample = tuple(batch_input_shape[1:])
+            raise ValueError(f"Input shape {per_sample} (batch shape {tuple(batch_input_shape)}) is invalid: "
+                             f"dimension {dim!r} is not allowed. Each dimension must be a non-negative integer, "
+                             f"or None for a size known only at run time, e.g. Input(shape=(None, 3)).")
+
+
 class InputLayer(Layer):
     """The layer behind `Input`: passes its input through (casting to its dtype)."""
 
@@ -61,6 +74,7 @@ class InputLayer(Layer):
         dtype = backend.floatx() if dtype is None else dtype  # the input's dtype, not the global policy (Keras)
         if batch_input_shape is None:
             batch_input_shape = (batch_size,) + tuple(input_shape or ())
+        _check_input_shape(tuple(batch_input_shape))
         super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
         self.built = True
         self.output = KerasTensor((None,) + tuple(batch_input_shape[1:]), backend.to_torch_dtype(self.dtype),

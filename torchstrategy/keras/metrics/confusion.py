@@ -190,6 +190,12 @@ class AUC(Metric):
             self.add_weight(state, shape)
         self._built = True
 
+    def _build_like(self, shapes: Sequence[tuple]) -> None:
+        """Builds the lazily made multi-label state from another replica's state shapes, so that a
+        replica that saw no batch still has states to sum with the others."""
+        if not self._built:
+            self._build(int(shapes[0][1]))
+
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         device = self._follow_device(_device_of(y_pred, y_true))
         y_pred = backend.to_tensor(y_pred)
