@@ -152,3 +152,15 @@ def process_group(command: Sequence[str], env: Optional[dict] = None) -> Iterato
         except ProcessLookupError:
             pass
         process.communicate()
+
+
+def run_replica_reports(tmp_path, source: str, replicas: int, report: str = "report_{rank}.json",
+                        timeout: float = 240) -> list:
+    """Runs `source` as `python SCRIPT OUT_DIR REPLICAS` (a script that starts its own replicas) and returns
+    each rank's JSON report, read from OUT_DIR/`report` with {rank} filled in; the job must succeed."""
+    out = os.path.join(str(tmp_path), f"replicas_{replicas}")
+    os.makedirs(out)
+    script = write_script(tmp_path, source, name=f"job_{replicas}.py")
+    result = run_python([script, out, str(replicas)], timeout=timeout)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return [read_json(os.path.join(out, report.format(rank=rank))) for rank in range(replicas)]

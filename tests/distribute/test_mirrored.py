@@ -237,38 +237,18 @@ def test_duplicate_and_unsupported_devices_are_refused_with_what_to_pass():
         tf.distribute.MirroredStrategy(["/tpu:0"])
 
 
-HANG = r'''
-import os, sys, time
-import numpy as np
-import torchstrategy as tf
-options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=4)
-strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"], communication_options=options)
-rank = strategy.process_rank
-
-class HangOnReplica1(tf.keras.callbacks.Callback):
-    def on_train_batch_begin(self, batch, logs=None):
-        if rank == 1 and batch == 3:
-            time.sleep(120)  # blocked in user code
-
-with strategy.scope():
-    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])
-    model.compile(optimizer="sgd", loss="mse")
-x, y = np.ones((64, 3), np.float32), np.ones((64, 1), np.float32)
-model.fit(x, y, batch_size=8, epochs=1, verbose=0, callbacks=[HangOnReplica1()])
-print("finished", flush=True)
-'''
 
 
 @pytest.mark.parametrize("launcher", ["python", "torchrun"])
 def test_a_hung_replica_is_named_with_the_batch_where_it_stopped_answering(tmp_path, launcher):
-    script = mp.write_script(tmp_path, HANG, name="hang.py")
+    script = mp.write_script(tmp_path, FAULT, name="fault.py")
     start = time.monotonic()
     if launcher == "python":
-        result = mp.run_python([script], timeout=100)
+        result = mp.run_python([script, "hang"], timeout=100)
     else:  # torchrun's own summary names whichever rank failed first; our line names the one that hung
         result = mp.run_torchrun(["--nproc_per_node=2", "--rdzv-backend=c10d",
                                   f"--rdzv-endpoint={mp.LOOPBACK}:{mp.free_port()}", "--local-addr", mp.LOOPBACK],
-                                 [script], timeout=100)
+                                 [script, "hang"], timeout=100)
     elapsed = time.monotonic() - start
     assert result.returncode != 0 and "finished" not in result.stdout
     assert "replica 1 stopped answering at epoch 1, batch 3" in result.stderr, result.stderr[-3000:]
@@ -288,13 +268,17 @@ import os, signal, sys, time
 import numpy as np
 import torchstrategy as tf
 how = sys.argv[1]
-strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+# "hang": a short collective timeout, so that the replica blocked in user code is found quickly
+options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=4) if how == "hang" else None
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"], communication_options=options)
 rank = strategy.process_rank
 
 class Fault(tf.keras.callbacks.Callback):
     def on_train_batch_begin(self, batch, logs=None):
         if batch != 3:
             return
+        if how == "hang" and rank == 1:
+            time.sleep(120)  # blocked in user code
         if how == "sigkill" and rank == 1:
             os.kill(os.getpid(), signal.SIGKILL)
         if how == "sigterm" and rank == 1:

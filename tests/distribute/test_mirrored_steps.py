@@ -87,12 +87,7 @@ with open(os.path.join(out, f"report_{rank}.json"), "w") as f:
 
 
 def _run(tmp_path, replicas: int) -> list:
-    out = tmp_path / f"r{replicas}"
-    out.mkdir()
-    script = mp.write_script(tmp_path, SCRIPT, name=f"steps_{replicas}.py")
-    result = mp.run_python([script, str(out), str(replicas)], timeout=240)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return [mp.read_json(out / f"report_{rank}.json") for rank in range(replicas)]
+    return mp.run_replica_reports(tmp_path, SCRIPT, replicas)
 
 
 def _close(ours, theirs, atol: float) -> None:

@@ -614,12 +614,7 @@ with open(os.path.join(out, f"rank_{rank}.json"), "w") as f:
 
 
 def _run_replicas(tmp_path, replicas: int) -> list:
-    out = tmp_path / f"replicas_{replicas}"
-    out.mkdir()
-    script = mp.write_script(tmp_path, TWO_REPLICAS, name=f"mixed_{replicas}.py")
-    result = mp.run_python([script, str(out), str(replicas)], timeout=240)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return [mp.read_json(out / f"rank_{rank}.json") for rank in range(replicas)]
+    return mp.run_replica_reports(tmp_path, TWO_REPLICAS, replicas, report="rank_{rank}.json")
 
 
 def test_two_replicas_match_one_process_and_skip_the_same_steps_under_mixed_float16(tmp_path):

@@ -2,7 +2,6 @@
 only the Strategy interface: setup, distribute the data, backward, optimizer_step, reduce."""
 from __future__ import annotations
 
-import contextlib
 import itertools
 import warnings
 from typing import Any, Callable, Iterator, Optional
@@ -10,13 +9,13 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 import torch
 
-from torchstrategy import _context
-from torchstrategy import random as ts_random
 from torchstrategy.data.distribute import flatten_structure, map_structure
-from torchstrategy.distribute.values import PerReplica
 from torchstrategy.keras import callbacks as callbacks_module
 from torchstrategy.keras import data_adapter
+from torchstrategy.keras import preflight
 from torchstrategy.keras.data_adapter import unpack
+from torchstrategy.keras.progress import TrainingProgress, apply_resume_point
+from torchstrategy.keras.steps import call_on_one_row, eval_mode, first_replica
 from torchstrategy.nest import pack_sequence_as
 
 
@@ -47,26 +46,14 @@ def _build_if_needed(model: Any, sample_x: Any) -> None:
     if sample_x is None:
         raise ValueError(f"Model '{model.name}' is not built and there is no batch to build it from: give its first "
                          f"layer input_shape=, or call model.build(input_shape) before fit().")
-    if isinstance(sample_x, PerReplica):
-        sample_x = sample_x.values[0]
-    params = list(model.parameters())
-    device = params[0].device if params else torch.device("cpu")
-    one_row = map_structure(lambda t: t[:1].to(device) if isinstance(t, torch.Tensor) else t, sample_x)
-    strategy = model.distribute_strategy
-    scope = contextlib.nullcontext() if _context.get_strategy() is strategy else strategy.scope()
-    with torch.no_grad(), scope, strategy.init_context():  # weights created here are mirrored like in scope
-        model(one_row, training=False)
+    # weights created here are mirrored (or sharded) like ones created in scope
+    call_on_one_row(model, sample_x, model.distribute_strategy.init_context())
 
 
 def _runtime(model: Any, sample_x: Any) -> Runtime:
     if model._runtime is None or model._runtime.strategy is not model.distribute_strategy:
         model._runtime = Runtime(model, sample_x)
     return model._runtime
-
-
-def _first_replica(value: Any) -> Any:
-    """Replica 0's part of a per-replica value (what logs and model building look at)."""
-    return value.values[0] if isinstance(value, PerReplica) else value
 
 
 class _Placed:
@@ -138,69 +125,6 @@ def _class_weight_table(class_weight: Optional[dict]) -> Optional[torch.Tensor]:
     return table
 
 
-def _check_epochs(epochs: Any, initial_epoch: Any) -> None:
-    """Keras trains nothing for a negative epoch count and counts from a negative initial_epoch; refuse both."""
-    for name, value in (("epochs", epochs), ("initial_epoch", initial_epoch)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"fit(): `{name}` must be a non-negative integer; got {value!r}. E.g. "
-                             f"fit(x, y, epochs=10) trains 10 epochs; initial_epoch=3 resumes as epoch 3 of them.")
-
-
-def _one_row(model: Any, x: Any) -> Any:
-    """`x`'s first row through the built model in inference mode (no gradients, no statistics updated)."""
-    x = _first_replica(x)
-    params = list(model.parameters())
-    device = params[0].device if params else torch.device("cpu")
-
-    def row(leaf: Any) -> Any:
-        if isinstance(leaf, np.ndarray):
-            leaf = torch.from_numpy(np.ascontiguousarray(leaf))
-        return leaf[:1].to(device) if isinstance(leaf, torch.Tensor) else leaf
-
-    strategy = model.distribute_strategy
-    scope = contextlib.nullcontext() if _context.get_strategy() is strategy else strategy.scope()
-    with torch.no_grad(), scope, _eval_mode(model):
-        return model(map_structure(row, x), training=False)
-
-
-def _check_class_weight(model: Any, table: torch.Tensor, output: Any) -> None:
-    """class_weight keys must be classes a single-output model can predict: index < its last dimension
-    (2 for one sigmoid unit); Keras would silently weigh a class that never occurs."""
-    outputs = flatten_structure(output)
-    if len(outputs) != 1 or not isinstance(outputs[0], torch.Tensor) or outputs[0].dim() < 2:
-        return
-    units = int(outputs[0].shape[-1])
-    classes = 2 if units == 1 else units
-    if len(table) > classes:  # the table ends at the largest class index given
-        raise ValueError(f"fit(): class_weight names class {len(table) - 1}, but model '{model.name}' has {classes} "
-                         f"output classes (indices 0 to {classes - 1}, from its output of shape "
-                         f"{tuple(outputs[0].shape[1:])} per sample). Give weights only for classes 0..{classes - 1}.")
-
-
-def _validation_x(validation_data: tuple) -> Any:
-    """The x of array-like validation data (None for a dataset or generator, which are not peeked)."""
-    x = validation_data[0]
-    return x if x is not None and data_adapter._is_array_like(x) else None
-
-
-def _preflight(model: Any, train_x: Any, class_weights: Optional[torch.Tensor], val_data: Optional[tuple]) -> None:
-    """Checks made once the model is built and before the first step, so bad arguments fail before
-    an epoch of training is spent: class_weight classes and the validation data's shapes."""
-    if class_weights is not None and train_x is not None:
-        _check_class_weight(model, class_weights, _one_row(model, train_x))
-    val_x = _validation_x(val_data) if val_data is not None else None
-    if val_x is not None:
-        if data_adapter._num_rows(val_x) == 0:
-            raise ValueError("fit(): validation_data has no samples; pass at least one row, or leave it out.")
-        try:
-            _one_row(model, val_x)
-        except (ValueError, RuntimeError, TypeError) as error:
-            shapes = [tuple(leaf.shape[1:]) for leaf in flatten_structure(val_x) if hasattr(leaf, "shape")]
-            raise ValueError(f"fit(): validation_data does not fit model '{model.name}' (its x has per-sample "
-                             f"shape(s) {shapes}): {error} Give validation x with the same per-sample shape as "
-                             f"the training x.") from error
-
-
 def _class_weights(table: torch.Tensor, y: Any, sample_weight: Any) -> torch.Tensor:
     """Per-sample weights from the labels (one-hot labels by argmax), times any sample_weight."""
     labels = torch.as_tensor(y)
@@ -224,12 +148,12 @@ def _train_logs(model: Any, runtime: Runtime, batch: Any, class_weights: Optiona
     """One training step on every local replica (`model.train_step`, maybe overridden); replica 0's logs."""
     step = model.train_step if class_weights is None else \
         (lambda data: model.train_step(_with_class_weights(class_weights, data)))
-    return _first_replica(runtime.strategy.run(step, args=(batch,)))
+    return first_replica(runtime.strategy.run(step, args=(batch,)))
 
 
 def _test_logs(model: Any, runtime: Runtime, batch: Any) -> dict:
     with torch.no_grad():
-        return _first_replica(runtime.strategy.run(model.test_step, args=(batch,)))
+        return first_replica(runtime.strategy.run(model.test_step, args=(batch,)))
 
 
 def _raise_explained(strategy: Any, error: RuntimeError, where: str) -> None:
@@ -262,18 +186,6 @@ def _first_batch(iterator: Iterator[Any]) -> tuple[Any, Iterator[Any]]:
     return first, chained()
 
 
-@contextlib.contextmanager
-def _eval_mode(model: Any) -> Iterator[None]:
-    """torch modules nested in the model (nn.Dropout, nn.BatchNorm) follow inference mode too."""
-    modes = [(module, module.training) for module in model.modules()]
-    model.eval()
-    try:
-        yield
-    finally:
-        for module, mode in modes:
-            module.training = mode
-
-
 def _float_logs(logs: dict) -> dict:
     return {key: float(value) for key, value in logs.items()}
 
@@ -293,7 +205,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     """Keras `fit`: see `Model.fit`."""
     if kwargs:
         raise TypeError(f"fit() got unexpected keyword arguments: {sorted(kwargs)}")
-    _check_epochs(epochs, initial_epoch)
+    preflight.check_epochs(epochs, initial_epoch)
     class_weights = _class_weight_table(class_weight)
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = data_adapter.split_validation(x, y, sample_weight, validation_split)
@@ -330,10 +242,10 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
                 break
         if runtime is None:
             runtime = _runtime(model, unpack(first)[0] if first is not None else None)
-            _preflight(model, unpack(first)[0] if first is not None else None, class_weights, val_data)
+            preflight.check_before_training(model, unpack(first)[0] if first is not None else None, class_weights, val_data)
             runtime.module.train()
         if resuming:
-            _apply_resume_point(model, runtime, resume, progress)
+            apply_resume_point(model, runtime, resume, progress)
             resume = None
         progress.start_epoch(epoch, first_step, data, peeked=first is not None)
         cbs.on_epoch_begin(epoch)
@@ -375,51 +287,6 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     return model.history
 
 
-class TrainingProgress:
-    """Where fit() stands, in the terms a backup needs to resume at the same batch."""
-
-    def __init__(self) -> None:
-        self.epoch = 0
-        self.step = 0  # batches done in this epoch
-        self.global_step = 0  # batches done since fit() started (or since the run that was resumed)
-        self.data_state: Any = None  # the dataset's state when its current iterator was opened
-        self.data_consumed = 0  # batches that iterator has given
-
-    def start_epoch(self, epoch: int, step: int, data: data_adapter.EpochData, peeked: bool) -> None:
-        self.epoch, self.step = epoch, step
-        self.data_state, self.data_consumed = data.state, data.consumed - int(peeked)  # not yet trained on
-
-    def finish_step(self) -> None:
-        self.step += 1
-        self.global_step += 1
-        self.data_consumed += 1
-
-    def finish_epoch(self, data: data_adapter.EpochData) -> None:
-        self.epoch, self.step = self.epoch + 1, 0
-        if not data.persistent:  # the next epoch opens a fresh iterator from the dataset's state now
-            self.data_state = data.source.get_state() if hasattr(data.source, "get_state") else None
-            self.data_consumed = 0
-
-    def snapshot(self, model: Any) -> dict:
-        """Everything a backup stores to resume exactly here (this replica's RNG and metric states)."""
-        return {"epoch": self.epoch, "step": self.step, "global_step": self.global_step,
-                "data_state": self.data_state, "data_consumed": self.data_consumed,
-                "rng": ts_random.get_rng_state(),
-                # at an epoch boundary the totals belong to the finished epoch: the next starts from zero
-                "metrics": model._compiled.metric_states() if self.step else None}
-
-
-def _apply_resume_point(model: Any, runtime: Runtime, resume: dict, progress: TrainingProgress) -> None:
-    """Puts back the weights, optimizer state, this replica's RNG and metric states of a backup."""
-    runtime.strategy.load_state_dict(model, resume["model"])
-    if resume.get("optimizer") is not None:
-        runtime.strategy.load_state_dict(model.optimizer, resume["optimizer"])
-    process = runtime.strategy.process_rank
-    ts_random.set_rng_state(resume["rng"][process])
-    model._compiled.load_metric_states(resume["metrics"][process])
-    progress.global_step = resume["global_step"]
-
-
 def _should_validate(epoch: int, validation_freq: Any) -> bool:
     if isinstance(validation_freq, int):
         return (epoch + 1) % validation_freq == 0
@@ -447,7 +314,7 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     runtime = _runtime(model, unpack(first)[0])
     batch_hooks = cbs._should_call_test_batch_hooks
     step, step_logs = 0, None
-    with _eval_mode(model):
+    with eval_mode(model):
         for execution in _executions(iterator, data.steps, compiled.steps_per_execution):
             if batch_hooks:
                 cbs.on_test_batch_begin(step)
@@ -495,10 +362,10 @@ def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any =
     outputs: list = []
     runtime: Optional[Runtime] = None
     structure: Any = None
-    with torch.no_grad(), _eval_mode(model):
+    with torch.no_grad(), eval_mode(model):
         for step, batch in _steps(data.epoch_iterator(), data.steps):
             if runtime is None:
-                runtime = _runtime(model, unpack(_first_replica(batch))[0])
+                runtime = _runtime(model, unpack(first_replica(batch))[0])
             cbs.on_predict_batch_begin(step)
             result = runtime.strategy.run(model.predict_step, args=(batch,))
             structure, columns = _local_rows(runtime.strategy, result)
@@ -543,7 +410,7 @@ def test_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics:
     runtime = _runtime(model, batch[0])
     if reset_metrics:
         model._compiled.reset()
-    with _eval_mode(model):
+    with eval_mode(model):
         logs = _test_logs(model, runtime, runtime.strategy.place_batch(batch))
     return _batch_logs(logs, return_dict)
 
@@ -551,7 +418,7 @@ def test_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics:
 def predict_on_batch(model: Any, x: Any) -> Any:
     inputs = _one_batch(x, None, None)
     runtime = _runtime(model, inputs[0])
-    with torch.no_grad(), _eval_mode(model):
+    with torch.no_grad(), eval_mode(model):
         result = runtime.strategy.run(model.predict_step, args=(runtime.strategy.place_batch(inputs),))
     structure, columns = _local_rows(runtime.strategy, result)
     outs = [_to_numpy(column) for column in columns]

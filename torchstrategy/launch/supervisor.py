@@ -121,8 +121,7 @@ class ReplicaSupervisor:
         if killed_by == "SIGINT":  # Ctrl-C: rank 0 got it too and reports it; give it time to unwind
             self._interrupt_deadline = time.monotonic() + INTERRUPT_GRACE_S
             return
-        how = f"was killed by {killed_by}" if killed_by else f"exited with code {code}"
-        _say(f"torchstrategy: replica {replica.index} (pid {replica.process.pid}) {how}; "
+        _say(f"torchstrategy: replica {replica.index} (pid {replica.process.pid}) {_how_it_ended(code)}; "
              f"stopping the other replicas")
         self._stop_replicas()
         # the replica's own code when it chose one (e.g. 42 after a preemption save), else a plain failure
@@ -163,9 +162,8 @@ class ReplicaSupervisor:
                 break
             time.sleep(0.05)
         for replica, code in dead:
-            killed_by = _signal_name(code)
-            how = f"was killed by {killed_by}" if killed_by else f"exited with code {code}"
-            _say(f"torchstrategy: replica {replica.index} (pid {replica.process.pid}) {how} before rank 0 failed: "
+            _say(f"torchstrategy: replica {replica.index} (pid {replica.process.pid}) {_how_it_ended(code)} "
+                 f"before rank 0 failed: "
                  f"rank 0's error above is its consequence (the replica's own output, if it printed any, is above "
                  f"it); stopping the other replicas")
         return dead[0][1] if dead else None
@@ -212,6 +210,11 @@ def _signal_name(code: int) -> Optional[str]:
         return signal.Signals(-code).name
     except ValueError:
         return f"signal {-code}"
+
+
+def _how_it_ended(code: int) -> str:
+    killed_by = _signal_name(code)
+    return f"was killed by {killed_by}" if killed_by else f"exited with code {code}"
 
 
 def _send(process: subprocess.Popen, signal_number: int) -> None:

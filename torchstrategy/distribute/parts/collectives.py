@@ -32,12 +32,44 @@ def _note_failure(previous: Callable) -> Callable:
     return hook
 
 
-class SingleReplicaCollectives:
-    """One replica in one process: every combination is the value itself."""
+class LoneProcess:
+    """The per-process half of the collectives for a job of one process: there is nobody to combine
+    with, so each process-level value is already the job's (shared by SingleReplicaCollectives and
+    ReplicaThreads, which differ only in how many replicas the process holds)."""
 
-    num_replicas = 1
-    num_local_replicas = 1
     num_processes = 1
+
+    def sum_tensors(self, tensors: list) -> list:
+        return tensors
+
+    def any(self, flag: bool) -> bool:
+        return bool(flag)
+
+    def gather_objects(self, value: Any) -> list:
+        return [value]
+
+    def gather_batches(self, chunks: list) -> torch.Tensor:
+        return torch.cat(chunks)
+
+    def broadcast(self, value: Any, src: int = 0) -> Any:
+        return value
+
+    def broadcast_initial(self, tensor: torch.Tensor) -> torch.Tensor:
+        return tensor  # one copy of each variable in the process
+
+    def barrier(self) -> None:
+        """Nothing to wait for."""
+
+    def unanswered_replicas(self, error: BaseException) -> Optional[list]:
+        """None unless `error` is a collective timeout; then the ranks that stopped answering ([] if unknown)."""
+        return None
+
+
+class OneReplicaPerProcess:
+    """The per-replica half for one replica per process: a step runs once, in this thread, and with no
+    other replica here a replica-level combination is the value itself (process groups override them)."""
+
+    num_local_replicas = 1
 
     def __init__(self, process_rank: int = 0) -> None:
         self.process_rank = process_rank
@@ -63,33 +95,14 @@ class SingleReplicaCollectives:
     def once_per_process(self, fn: Callable[[], Any]) -> Any:
         return fn()
 
-    def sum_tensors(self, tensors: list) -> list:
-        return tensors
-
-    def any(self, flag: bool) -> bool:
-        return bool(flag)
-
-    def gather_objects(self, value: Any) -> list:
-        return [value]
-
-    def gather_batches(self, chunks: list) -> torch.Tensor:
-        return torch.cat(chunks)
-
-    def broadcast(self, value: Any, src: int = 0) -> Any:
-        return value
-
-    def broadcast_initial(self, tensor: torch.Tensor) -> torch.Tensor:
-        return tensor
-
-    def barrier(self) -> None:
-        """Nothing to wait for."""
-
     def teardown(self) -> None:
         """Nothing to release."""
 
-    def unanswered_replicas(self, error: BaseException) -> Optional[list]:
-        """None unless `error` is a collective timeout; then the ranks that stopped answering ([] if unknown)."""
-        return None
+
+class SingleReplicaCollectives(OneReplicaPerProcess, LoneProcess):
+    """One replica in one process: every combination is the value itself."""
+
+    num_replicas = 1
 
 
 class _AllReduceSum(torch.autograd.Function):
@@ -109,7 +122,7 @@ class _AllReduceSum(torch.autograd.Function):
         return out
 
 
-class ProcessGroupCollectives(SingleReplicaCollectives):
+class ProcessGroupCollectives(OneReplicaPerProcess):
     """One replica per process over torch.distributed (gloo on CPU, nccl on CUDA GPUs)."""
 
     def __init__(self, spec: ProcessSpec, device: torch.device, backend: str, timeout: timedelta) -> None:

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import torch
 
+from torchstrategy.distribute.parts.collectives import LoneProcess
 from torchstrategy.distribute.values import ReduceOp
 from torchstrategy.nest import flatten, pack_sequence_as
 
@@ -25,7 +26,7 @@ class _ThreadSum(torch.autograd.Function):
         return ctx.threads._sum_leaf(grad.detach()), None
 
 
-class ReplicaThreads:
+class ReplicaThreads(LoneProcess):
     """`num_replicas` replicas in this process; `run_replicas` runs a step on each in its own thread.
 
     Cross-replica calls made inside a step meet on a barrier: every replica deposits its value,
@@ -34,7 +35,6 @@ class ReplicaThreads:
     barrier, so the others stop too instead of waiting forever.
     """
 
-    num_processes = 1
     process_rank = 0
 
     def __init__(self, num_replicas: int, timeout_seconds: float = 300.0) -> None:
@@ -140,31 +140,7 @@ class ReplicaThreads:
             raise error
         return result
 
-    # ----- per process (one process: the values already cover every replica) ---------------
-    def sum_tensors(self, tensors: list) -> list:
-        return tensors
-
-    def any(self, flag: bool) -> bool:
-        return bool(flag)
-
-    def gather_objects(self, value: Any) -> list:
-        return [value]
-
-    def gather_batches(self, chunks: list) -> torch.Tensor:
-        return torch.cat(chunks)
-
-    def broadcast(self, value: Any, src: int = 0) -> Any:
-        return value
-
-    def broadcast_initial(self, tensor: torch.Tensor) -> torch.Tensor:
-        return tensor  # one copy of each variable, shared by the replica threads
-
-    def barrier(self) -> None:
-        """One process: nothing to wait for."""
-
+    # per process (one process: its values already cover every replica): LoneProcess's identities;
+    # a stuck replica thread surfaces as a broken barrier, with its own error raised first
     def teardown(self) -> None:
         self._pool.shutdown(wait=False)
-
-    def unanswered_replicas(self, error: BaseException) -> Any:
-        """A stuck replica thread surfaces as a broken barrier, with its own error raised first."""
-        return None

@@ -7,6 +7,7 @@ from typing import Optional, Union
 from torchstrategy.keras.optimizers import schedules
 from torchstrategy.keras.optimizers.adam import Adam, Adamax, AdamW, Nadam
 from torchstrategy.keras.optimizers.base import Optimizer
+from torchstrategy.keras.optimizers.loss_scale import LossScaleOptimizer
 from torchstrategy.keras.optimizers.gradient_descent import SGD, Adadelta, Adagrad, RMSprop
 from torchstrategy.keras.optimizers.schedules import LearningRateSchedule
 
@@ -34,8 +35,8 @@ def deserialize(config: dict, custom_objects: Optional[dict] = None) -> Optimize
     name = config["class_name"]
     custom = custom_objects or {}
     cls = custom.get(name) or (_BUILTIN.get(name.lower()) if isinstance(name, str) else None)
-    if cls is None and name == "LossScaleOptimizer":  # lives in keras.mixed_precision, which imports this package
-        from torchstrategy.keras.mixed_precision import LossScaleOptimizer as cls
+    if cls is None and name == "LossScaleOptimizer":
+        cls = LossScaleOptimizer
     if cls is None:
         raise ValueError(
             f"Could not interpret optimizer identifier: '{name}'. Valid names: {sorted(_BUILTIN)} (any case), "
@@ -64,15 +65,7 @@ def get(identifier: Union[None, str, dict, Optimizer]) -> Optional[Optimizer]:
 
 
 __all__ = [
-    "Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam",
+    "Optimizer", "LossScaleOptimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam",
     "LearningRateSchedule", "schedules", "get", "serialize", "deserialize",
 ]
 
-
-def __getattr__(name: str) -> object:
-    # Keras 3 also names it keras.optimizers.LossScaleOptimizer; its module imports this package, so load late.
-    if name == "LossScaleOptimizer":
-        from torchstrategy.keras.mixed_precision import LossScaleOptimizer
-
-        return LossScaleOptimizer
-    raise AttributeError(f"module 'torchstrategy.keras.optimizers' has no attribute '{name}'")

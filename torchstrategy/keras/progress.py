@@ -1,0 +1,53 @@
+"""Where fit() stands (epoch, batch, data position) in the terms a backup needs, and putting a saved
+point back: weights and optimizer state through the strategy, this process's RNG and metric states."""
+from __future__ import annotations
+
+from typing import Any
+
+from torchstrategy import random as ts_random
+from torchstrategy.keras import data_adapter
+
+
+class TrainingProgress:
+    """Where fit() stands, in the terms a backup needs to resume at the same batch."""
+
+    def __init__(self) -> None:
+        self.epoch = 0
+        self.step = 0  # batches done in this epoch
+        self.global_step = 0  # batches done since fit() started (or since the run that was resumed)
+        self.data_state: Any = None  # the dataset's state when its current iterator was opened
+        self.data_consumed = 0  # batches that iterator has given
+
+    def start_epoch(self, epoch: int, step: int, data: data_adapter.EpochData, peeked: bool) -> None:
+        self.epoch, self.step = epoch, step
+        self.data_state, self.data_consumed = data.state, data.consumed - int(peeked)  # not yet trained on
+
+    def finish_step(self) -> None:
+        self.step += 1
+        self.global_step += 1
+        self.data_consumed += 1
+
+    def finish_epoch(self, data: data_adapter.EpochData) -> None:
+        self.epoch, self.step = self.epoch + 1, 0
+        if not data.persistent:  # the next epoch opens a fresh iterator from the dataset's state now
+            self.data_state = data.source.get_state() if hasattr(data.source, "get_state") else None
+            self.data_consumed = 0
+
+    def snapshot(self, model: Any) -> dict:
+        """Everything a backup stores to resume exactly here (this replica's RNG and metric states)."""
+        return {"epoch": self.epoch, "step": self.step, "global_step": self.global_step,
+                "data_state": self.data_state, "data_consumed": self.data_consumed,
+                "rng": ts_random.get_rng_state(),
+                # at an epoch boundary the totals belong to the finished epoch: the next starts from zero
+                "metrics": model._compiled.metric_states() if self.step else None}
+
+
+def apply_resume_point(model: Any, runtime: Any, resume: dict, progress: TrainingProgress) -> None:
+    """Puts back the weights, optimizer state, this replica's RNG and metric states of a backup."""
+    runtime.strategy.load_state_dict(model, resume["model"])
+    if resume.get("optimizer") is not None:
+        runtime.strategy.load_state_dict(model.optimizer, resume["optimizer"])
+    process = runtime.strategy.process_rank
+    ts_random.set_rng_state(resume["rng"][process])
+    model._compiled.load_metric_states(resume["metrics"][process])
+    progress.global_step = resume["global_step"]
