@@ -4,6 +4,7 @@
     python examples/cifar10.py --epochs 10                 # real CIFAR-10 (searched / downloaded)
     python examples/cifar10.py --epochs 2 --synthetic      # learnable synthetic CIFAR-shaped data
     python examples/cifar10.py --strategy mirrored --replicas 2   # 2 replicas (GPUs, else CPU processes)
+    python examples/cifar10.py --strategy fsdp --replicas 2       # the same, weights and Adam state sharded
 """
 from __future__ import annotations
 
@@ -26,11 +27,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--fallback-synthetic", action="store_true",
                         help="use synthetic data only if real CIFAR-10 cannot be found or downloaded")
     parser.add_argument("--train-samples", type=int, default=None, help="use only the first N training images")
-    parser.add_argument("--strategy", choices=["default", "one_device", "mirrored", "multi_worker"],
+    parser.add_argument("--strategy", choices=["default", "one_device", "mirrored", "multi_worker", "fsdp"],
                         default="one_device")
     parser.add_argument("--device", default="/cpu:0", help="device for --strategy one_device, e.g. /gpu:0")
     parser.add_argument("--replicas", type=int, default=None,
-                        help="replicas for --strategy mirrored: that many GPUs, or CPU processes where there is no "
+                        help="replicas for --strategy mirrored/fsdp: that many GPUs, or CPU processes where there is no "
                              "GPU (default: every GPU, else 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--verbose", default="auto")
@@ -57,6 +58,11 @@ def make_strategy(args: argparse.Namespace):
         return tf.distribute.MirroredStrategy([f"/{kind}:{i}" for i in range(args.replicas)])
     if args.strategy == "multi_worker":
         return tf.distribute.MultiWorkerMirroredStrategy()
+    if args.strategy == "fsdp":  # under torchrun (or TF_CONFIG) without --replicas: every process of the job
+        if args.replicas is None:
+            return tf.distribute.experimental.FSDPStrategy()
+        kind = "gpu" if tf.config.list_physical_devices("GPU") else "cpu"
+        return tf.distribute.experimental.FSDPStrategy([f"/{kind}:{i}" for i in range(args.replicas)])
     return tf.distribute.get_strategy()
 
 

@@ -39,12 +39,15 @@ def get_strategy() -> "Strategy":
     """
     if _state.strategy_stack:
         return _state.strategy_stack[-1]
+    if _distribution_strategy is not None:
+        return _distribution_strategy
     return _get_default_strategy()
 
 
 def has_strategy() -> bool:
-    """True inside some strategy's `scope()` (the default strategy does not count)."""
-    return bool(_state.strategy_stack)
+    """True inside some strategy's `scope()`, or while a keras.distribution is set (the default strategy
+    does not count)."""
+    return bool(_state.strategy_stack) or _distribution_strategy is not None
 
 
 def in_cross_replica_context() -> bool:
@@ -88,12 +91,28 @@ def _training_scope(training: Optional[bool]) -> Iterator[None]:
         _state.training_stack.pop()
 
 
+def _inside_layer_call() -> bool:
+    """True while some Keras layer's call is running on this thread (a model nested in another's call)."""
+    return bool(_state.training_stack)
+
+
 def _inherited_training() -> Optional[bool]:
     """The `training` value an enclosing layer call was given, if any."""
     for value in reversed(_state.training_stack):
         if value is not None:
             return value
     return None
+
+
+# keras.distribution.set_distribution (process-wide, as in Keras): the Distribution object and the strategy
+# that runs it; get_strategy() returns that strategy outside any scope. Both None when none is set.
+_distribution: Any = None
+_distribution_strategy: Any = None
+
+
+def _set_distribution(distribution: Any, strategy: Any) -> None:
+    global _distribution, _distribution_strategy
+    _distribution, _distribution_strategy = distribution, strategy
 
 
 # Keras-style default names ("dense", "dense_1", ...) count per prefix for the process.

@@ -90,13 +90,11 @@ class GradientTape:
         connected = [t for t in targets if t.requires_grad]
         results: list[Optional[torch.Tensor]] = [None] * len(flat_sources)
         if wanted and connected:
-            grads = torch.autograd.grad(
-                connected,
-                [flat_sources[i] for i in wanted],
-                grad_outputs=[g for t, g in zip(targets, grads_out) if t.requires_grad],
-                retain_graph=self._persistent,
-                allow_unused=True,
-            )
+            replica = _context._current_replica()
+            strategy = replica.strategy if replica is not None else _context.get_strategy()
+            grads = strategy.gradients(connected, [flat_sources[i] for i in wanted],
+                                       [g for t, g in zip(targets, grads_out) if t.requires_grad],
+                                       retain_graph=self._persistent)
             for index, grad in zip(wanted, grads):
                 results[index] = grad
         if str(unconnected_gradients).lower().endswith("zero"):

@@ -95,3 +95,14 @@ def test_cifar10_example_on_two_mirrored_cpu_replicas_from_plain_python(tmp_path
     assert result.stdout.count("SYNTHETIC DATA") == 1
     accuracy = float(result.stdout.split("test accuracy: ")[1].split()[0])
     assert accuracy > 0.3
+
+
+def test_cifar10_example_on_two_fsdp_cpu_replicas_from_plain_python(tmp_path):
+    result = _run_example("cifar10.py", "--epochs", "1", "--synthetic", "--train-samples", "1024", "--verbose", "2",
+                          "--strategy", "fsdp", "--replicas", "2", env_extra={"HOME": str(tmp_path),
+                                                                               "OMP_NUM_THREADS": "1"})
+    assert result.returncode == 0, result.stderr
+    assert "Strategy: FSDPStrategy, replicas in sync: 2" in result.stdout
+    assert result.stdout.count("Total params: 122,570") == 1  # whole (not per-shard) counts, from the chief only
+    accuracy = float(result.stdout.split("test accuracy: ")[1].split()[0])
+    assert accuracy > 0.3

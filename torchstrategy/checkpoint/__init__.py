@@ -1,5 +1,5 @@
-"""Checkpointing: atomic, checksummed files (`write_atomically`, `save_state`, `load_state`),
-tf.train.Checkpoint / CheckpointManager / latest_checkpoint, and the directory lock."""
+"""Checkpointing: atomic, checksummed files (`write_atomically`, `save_state`, `load_state`), sharded
+checkpoint directories (_sharded), tf.train.Checkpoint / CheckpointManager / latest_checkpoint, the directory lock."""
 from __future__ import annotations
 
 from torchstrategy.checkpoint._io import (CheckpointCorruptedError, check_directory_path, load_state, save_state,

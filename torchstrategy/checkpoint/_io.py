@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import glob
 import os
+import re
 import shutil
 import tempfile
 from typing import Any, BinaryIO, Callable, Optional
@@ -51,7 +52,8 @@ def write_atomically(path: str, write: Callable[[Any], Any]) -> None:
     directory = os.path.dirname(os.path.abspath(path)) or "."
     check_directory_path(directory, "checkpoint directory")
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=_temp_prefix(path), suffix=".tmp", dir=directory)
+    # the writer's pid in the name: a concurrent writer of the same path (every replica saving) is not stale
+    fd, tmp = tempfile.mkstemp(prefix=f"{_temp_prefix(path)}p{os.getpid()}_", suffix=".tmp", dir=directory)
     try:
         handle = _open_temp(fd)
         size = None
@@ -129,14 +131,29 @@ def check_directory_path(directory: str, what: str) -> None:
 
 
 def _remove_stale_temps(path: str) -> None:
-    """Deletes temp files of earlier, interrupted writes of `path` (one writer per path at a time)."""
+    """Deletes temp files of earlier, interrupted writes of `path`: those whose writer is no longer running
+    (another process may be writing the same path right now, e.g. every replica saving the same model)."""
     directory = os.path.dirname(os.path.abspath(path)) or "."
-    pattern = os.path.join(glob.escape(directory), glob.escape(_temp_prefix(path)) + "*.tmp")
+    prefix = _temp_prefix(path)
+    pattern = os.path.join(glob.escape(directory), glob.escape(prefix) + "*.tmp")
     for stale in glob.glob(pattern):
+        writer = re.match(r"p(\d+)_", os.path.basename(stale)[len(prefix):])
+        if writer is not None and int(writer.group(1)) != os.getpid() and _running(int(writer.group(1))):
+            continue
         try:
             os.unlink(stale)
         except OSError:
             pass
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def save_state(obj: Any, path: str) -> None:

@@ -135,6 +135,9 @@ class RestorePlan:
         self.unmatched_objects: list[str] = []
         self.deferred: list[dict] = []
         self.per_replica: list[str] = []  # matched objects whose saved state is per replica
+        # (kind, object, saved state, deferred) of every object whose state is put back: where the tensors of
+        # a sharded checkpoint are loaded to, laid out like these objects, before `apply`
+        self.targets: list[tuple[str, Any, Any, bool]] = []
         self._actions: list[tuple[int, Callable[[], None]]] = []
         self._visited: set[int] = set()
 
@@ -152,6 +155,8 @@ class RestorePlan:
             raise ValueError(f"Cannot restore '{path}' from '{self.file_path}': it is a {kind} ({type(obj).__name__}) "
                              f"here but a {node['kind']} ({node.get('type')}) in the checkpoint.")
         self._plan_state(node, obj, kind, path)
+        if kind not in ("checkpoint", "container") and node.get("state") is not None:
+            self.targets.append((kind, obj, node["state"], bool(self.deferred and self.deferred[-1]["path"] == path)))
         live = dict(children_of(obj, kind))
         saved = node.get("children", {})
         for name, child in live.items():
@@ -176,13 +181,13 @@ class RestorePlan:
             self.matched.append(path)
         elif kind == "module":
             self._plan_module(obj, state, path)
-        elif kind == "tensor":
+        elif kind == "tensor":  # the state is read when applied: a sharded checkpoint loads it after planning
             check_tensor(obj, state, path, self.file_path)
-            self._add(0, path, lambda: _copy_into(obj, state))
+            self._add(0, path, lambda: _copy_into(obj, node["state"]))
         elif kind == "optimizer":
-            self._add(1, path, lambda: _load_with_context(obj, _owned(state), path, self.file_path))
+            self._add(1, path, lambda: _load_with_context(obj, _owned(node["state"]), path, self.file_path))
         else:
-            self._add(2, path, lambda: _load_with_context(obj, _owned(state), path, self.file_path))
+            self._add(2, path, lambda: _load_with_context(obj, _owned(node["state"]), path, self.file_path))
 
     def _add(self, order: int, path: str, action: Callable[[], None]) -> None:
         self.matched.append(path)

@@ -12,7 +12,11 @@ from torchstrategy import _context
 class Coordinator:
     """The writer/waiter roles for one save or restore, from a strategy or the process group."""
 
-    def __init__(self, fallback_strategy: Any = None) -> None:
+    def __init__(self, fallback_strategy: Any = None, strategy: Any = None) -> None:
+        """`strategy` (when given) is used as it is; else the entered one, else `fallback_strategy`."""
+        if strategy is not None:
+            self._strategy = strategy
+            return
         strategy = _context.get_strategy() if _context.has_strategy() else fallback_strategy
         if strategy is None:
             strategy = _context.get_strategy()
@@ -40,11 +44,38 @@ class Coordinator:
 
     @property
     def world_size(self) -> int:
+        """Replicas in sync (recorded with a checkpoint: per-replica state restores only on as many)."""
         return dist.get_world_size() if self._strategy is None else int(self._strategy.num_replicas_in_sync)
+
+    @property
+    def processes(self) -> int:
+        """Processes that take part in a save (a tensor-parallel job has more processes than replicas)."""
+        if self._strategy is None:
+            return dist.get_world_size()
+        return int(getattr(self._strategy, "num_processes", self._strategy.num_replicas_in_sync))
 
     @property
     def strategy_name(self) -> str:
         return "torch.distributed" if self._strategy is None else type(self._strategy).__name__
+
+    @property
+    def sharded(self) -> bool:
+        """True when every rank writes its own shards (the strategy's `sharded_checkpoints`)."""
+        return bool(getattr(self._strategy, "sharded_checkpoints", False))
+
+    def broadcast(self, value: Any) -> Any:
+        """The chief's picklable `value` on every rank."""
+        return self._broadcast(value)
+
+    def gather(self, value: Any) -> list:
+        """Every rank's picklable `value`, in rank order, on every rank."""
+        if self.processes == 1:
+            return [value]
+        if self._strategy is None:
+            values: list = [None] * dist.get_world_size()
+            dist.all_gather_object(values, value)
+            return values
+        return list(self._strategy.gather_objects(value))
 
     def _broadcast(self, value: Any) -> Any:
         if self._strategy is None:
@@ -61,7 +92,7 @@ class Coordinator:
                 write()
             except BaseException as caught:  # noqa: BLE001 - told to the other ranks, then re-raised
                 error = caught
-        if self.world_size > 1:
+        if self.processes > 1:
             message = self._broadcast(None if error is None else f"{type(error).__name__}: {error}")
             if error is None and message is not None:
                 raise RuntimeError(f"The chief failed to write the checkpoint ({message}).")

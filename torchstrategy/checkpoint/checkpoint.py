@@ -1,5 +1,5 @@
 """`tf.train.Checkpoint`: groups objects with state, writes them from the chief in one atomic,
-checksummed file (every rank waits for it), restores them on every rank with TF's status checks."""
+checksummed file (or, under a sharded strategy, one shard per rank in a directory), restores them on every rank."""
 from __future__ import annotations
 
 import contextlib
@@ -10,7 +10,7 @@ from typing import Any, Callable, ContextManager, Optional
 import torch
 
 from torchstrategy import _context
-from torchstrategy.checkpoint import _io, _objects
+from torchstrategy.checkpoint import _io, _objects, _sharded
 from torchstrategy.checkpoint._sync import Coordinator
 from torchstrategy.variables import Variable
 
@@ -111,7 +111,9 @@ class Checkpoint:
     Distributed: `save`/`write` capture and write on the chief only, and every rank returns once the
     file is complete; `restore`/`read` read on every rank. Models, optimizers and Variables restore on
     any number of replicas; objects marked `_checkpoint_per_replica = True` only on the world size that
-    wrote them. Sharded (FSDP) module state is not supported here.
+    wrote them. Under a strategy with `sharded_checkpoints` (FSDPStrategy) the checkpoint is a directory:
+    every rank writes its shards of the weights and optimizer slots (torch.distributed.checkpoint), the
+    chief a small structure file; it restores on any number of replicas, and under any strategy.
 
     >>> ckpt = Checkpoint(step=Variable(0))
     >>> path = ckpt.save("/tmp/doc_ckpt/ckpt")  # '/tmp/doc_ckpt/ckpt-1', and the 'checkpoint' index
@@ -209,6 +211,11 @@ class Checkpoint:
         """Chief: capture, write atomically, then `after_write(path)`, all inside `guard()` if given (e.g. a
         lock); all ranks wait for the result."""
         coordinator = Coordinator(self._owning_strategy())
+        if coordinator.sharded:  # every rank captures its own shards and writes them
+            payload = self._payload(coordinator)
+            split = _sharded.TensorSplit()
+            split.nodes(payload["objects"])
+            return _sharded.write(path, payload, split.tensors, coordinator, after_write=after_write, guard=guard)
         if os.path.isdir(path):
             raise IsADirectoryError(f"Cannot write checkpoint '{path}': it is a directory. Pass a file prefix "
                                     f"such as '{os.path.join(path, 'ckpt')}'.")
@@ -236,10 +243,13 @@ class Checkpoint:
         return self._restore(os.fspath(save_path), skip=("save_counter",))
 
     def _restore(self, save_path: str, skip: tuple) -> CheckpointLoadStatus:
-        if not os.path.isfile(save_path):
+        sharded = _sharded.is_sharded_checkpoint(save_path)
+        if not sharded and not os.path.isfile(save_path):
             hint = " It is a directory: pass tf.train.latest_checkpoint(directory)." if os.path.isdir(save_path) else ""
             raise FileNotFoundError(f"Failed to restore from checkpoint '{save_path}': no such file.{hint}")
-        payload = _io.load_state(save_path, copy=False)  # tensors are copied straight into their owners
+        structure = _sharded.Structure(save_path) if sharded else None  # tensors as meta tensors until planned
+        # tensors are copied straight into their owners
+        payload = structure.tree if structure is not None else _io.load_state(save_path, copy=False)
         if not isinstance(payload, dict) or payload.get("format") != _FORMAT:
             raise ValueError(f"'{save_path}' is not a tf.train.Checkpoint file (written by something else, e.g. "
                              f"model.save or save_weights; load those with the Keras loaders).")
@@ -248,6 +258,9 @@ class Checkpoint:
                                     io=Coordinator(self._owning_strategy()).state_io)
         plan.match(payload["objects"], self, "")
         self._check_world_size(save_path, plan.per_replica, metadata)
+        if structure is not None:  # names and shapes matched: load the data, laid out like the live objects
+            structure.load([pair for kind, obj, state, deferred in plan.targets
+                            for pair in _sharded.templates(kind, obj, state, structure, plan.io, deferred)])
         plan.apply()
         return CheckpointLoadStatus(save_path, plan, metadata)
 
@@ -263,11 +276,15 @@ class Checkpoint:
 
 
 def checkpoint_metadata(save_path: str) -> dict:
-    """What wrote a checkpoint file: library/library_version, world_size, strategy, time (epoch seconds).
+    """What wrote a checkpoint (a file, or a sharded checkpoint's directory): library/library_version,
+    world_size, strategy, time (epoch seconds).
 
     Reads only the small structure section (verified by its own checksum), not the tensor data.
     """
-    structure = _io.read_structure(os.fspath(save_path))
+    save_path = os.fspath(save_path)
+    if _sharded.is_sharded_checkpoint(save_path):
+        save_path = os.path.join(save_path, _sharded.STRUCTURE_FILE)
+    structure = _io.read_structure(save_path)
     if not isinstance(structure, dict) or structure.get("format") != _FORMAT:
         raise ValueError(f"'{save_path}' is not a tf.train.Checkpoint file.")
     return dict(structure["metadata"])

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, Sequence
 
-from torchstrategy.checkpoint import _io
+from torchstrategy.checkpoint import _io, _sharded
 from torchstrategy.checkpoint._sync import Coordinator
 from torchstrategy.checkpoint.lock import DirectoryLock, DirectoryLockedError
 
@@ -93,9 +93,9 @@ def get_checkpoint_state(checkpoint_dir: str, latest_filename: Optional[str] = N
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: Optional[str] = None) -> Optional[str]:
     """The path of the newest checkpoint named by the directory's index, or None if there is no index or
-    its file does not exist (tf.train.latest_checkpoint)."""
+    its file (or sharded checkpoint directory) does not exist (tf.train.latest_checkpoint)."""
     state = get_checkpoint_state(checkpoint_dir, latest_filename)
-    if state is None or not os.path.isfile(state.model_checkpoint_path):
+    if state is None or not _sharded.exists(state.model_checkpoint_path):  # a file, or a sharded directory
         return None
     return state.model_checkpoint_path
 
@@ -111,7 +111,8 @@ class CheckpointManager:
     """Keeps the newest `max_to_keep` checkpoints of a Checkpoint in `directory` (tf.train.CheckpointManager).
 
     Its list survives restarts through the directory's 'checkpoint' index. Only the chief writes or
-    deletes files; every rank returns from `save()` once the file and the index are complete.
+    deletes files (under a sharded strategy every rank also writes its shards into the directory the chief
+    chose); every rank returns from `save()` once the checkpoint and the index are complete.
     While it saves, the chief holds the lock file `.{checkpoint_name}.torchstrategy.lock`; hidden temp
     files that killed saves of this prefix left are removed by the next save and by a new manager,
     unless another live job is saving under the prefix or holds the directory's own lock.
@@ -239,7 +240,7 @@ class CheckpointManager:
             return
         for temp in self._own_temps():
             try:
-                os.unlink(temp)
+                _sharded.remove_entry(temp)  # a temp file, or a sharded save's temp directory
             except OSError:
                 pass
 
@@ -303,7 +304,7 @@ class CheckpointManager:
                 self._last_preserved_timestamp = stamp  # preserved on disk, no longer managed
                 continue
             if on_disk:
-                _io.remove_file(path)
+                _sharded.remove_checkpoint(path)  # a file, or a sharded checkpoint's directory
         return removed
 
     def _record_state(self) -> None:

@@ -10,6 +10,8 @@ from torchstrategy.distribute.communication import (
     ReductionToOneDevice,
 )
 from torchstrategy.distribute.default import DefaultStrategy
+from torchstrategy.distribute.fsdp import FSDPStrategy
+from torchstrategy.distribute.parts.sharding import ShardingOptions
 from torchstrategy.distribute.mirrored import MirroredStrategy
 from torchstrategy.distribute.multi_worker import MultiWorkerMirroredStrategy
 from torchstrategy.distribute.one_device import OneDeviceStrategy
@@ -48,6 +50,8 @@ class InputOptions:
 experimental = types.SimpleNamespace(
     CommunicationOptions=CommunicationOptions,
     CommunicationImplementation=CommunicationImplementation,
+    FSDPStrategy=FSDPStrategy,
+    ShardingOptions=ShardingOptions,
     MultiWorkerMirroredStrategy=MultiWorkerMirroredStrategy,
     PreemptionCheckpointHandler=PreemptionCheckpointHandler,
     TerminationConfig=TerminationConfig,

@@ -58,6 +58,8 @@ class Strategy:
         self._resolver = cluster_resolver
         #: True for strategies whose variables must be created inside `scope()` (mirrored, sharded).
         self.needs_model_in_scope = needs_model_in_scope
+        #: True when a model must be set up (sharded) before its first call, also outside fit (custom loops).
+        self.setup_before_first_call = bool(getattr(self._replication, "shards_in_place", False))
 
     # ----- facts ---------------------------------------------------------------------------
     @property
@@ -219,7 +221,7 @@ class Strategy:
     # ----- the protocol: setting up and stepping -------------------------------------------
     def setup(self, module: nn.Module, optimizer: Optional[torch.optim.Optimizer] = None) -> nn.Module:
         """Places `module` and returns what the trainer calls (DDP or another wrapper, or the module)."""
-        return self._replication.setup(module)
+        return self._replication.setup(module, optimizer)
 
     def init_context(self) -> ContextManager[Any]:
         """Entered while a model builds its variables (a sharded strategy creates them sharded)."""
@@ -258,8 +260,14 @@ class Strategy:
 
     def global_norm(self, grads: Sequence[torch.Tensor]) -> torch.Tensor:
         """The norm of all gradients together (over every shard when a strategy shards them)."""
-        norms = torch._foreach_norm([g.detach() for g in grads])
-        return torch.linalg.vector_norm(torch.stack([norm.to(grads[0].device) for norm in norms]))
+        return self._replication.global_norm(grads)
+
+    def gradients(self, targets: Sequence[torch.Tensor], sources: Sequence[torch.Tensor],
+                  grad_outputs: Sequence[torch.Tensor], retain_graph: bool = False) -> list:
+        """What GradientTape.gradient returns inside this strategy: one gradient (or None) per source. With
+        sharded variables they come from the sharded backward, already summed over replicas."""
+        return self._replication.gradients(targets, sources, grad_outputs, retain_graph,
+                                           float(self._collectives.num_processes))
 
     def assign_mean(self, variable: torch.Tensor, value: torch.Tensor) -> None:
         """Sets a mirrored variable (e.g. a moving statistic) inside a step to the mean of the local
@@ -277,14 +285,28 @@ class Strategy:
     def load_state_dict(self, module: Any, state: dict) -> Any:
         return self._checkpoint_io.load_state_dict(module, state)
 
+    @property
+    def sharded_checkpoints(self) -> bool:
+        """True when every rank writes its own shard of a checkpoint (FSDP), instead of the chief the whole."""
+        return bool(getattr(self._checkpoint_io, "sharded", False))
+
     # ----- the protocol: combining replicas ------------------------------------------------
     def cross_replica_sum(self, tensor: torch.Tensor) -> torch.Tensor:
         """Differentiable sum over all replicas, called inside a step (synchronized BatchNorm)."""
         return self._collectives.cross_replica_sum(tensor)
 
     def reduce_gradients(self, grads: list) -> list:
-        """Sums replicas' gradients before `optimizer.apply_gradients` updates (TF semantics); inside a step."""
-        return self._collectives.reduce_gradients(grads)
+        """Sums replicas' gradients before `optimizer.apply_gradients` updates (TF semantics); inside a step.
+        Sharded gradients (DTensors) came out of a sharded backward that already summed them: kept as they are."""
+        from torch.distributed.tensor import DTensor
+
+        plain = [i for i, g in enumerate(grads) if g is not None and not isinstance(g, DTensor)]
+        if len(plain) == len(grads):
+            return self._collectives.reduce_gradients(grads)
+        out = list(grads)
+        for i, g in zip(plain, self._collectives.reduce_gradients([grads[i] for i in plain]) if plain else []):
+            out[i] = g
+        return out
 
     def sum_across_replicas(self, tensors: list) -> list:
         """Element-wise sums over processes of this process's totals (metric states); outside a step."""

@@ -18,6 +18,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "backend": "torchstrategy.keras.backend",
     "utils": "torchstrategy.keras.utils",
     "mixed_precision": "torchstrategy.keras.mixed_precision",
+    "distribution": "torchstrategy.keras.distribution",
     "Model": "torchstrategy.keras.models:Model",
     "Sequential": "torchstrategy.keras.models:Sequential",
     "Input": "torchstrategy.keras.functional:Input",

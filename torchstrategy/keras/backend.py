@@ -43,3 +43,28 @@ def to_tensor(value: Any, dtype: Any = None) -> torch.Tensor:
     else:
         tensor = torch.as_tensor(value)
     return tensor if dtype is None else tensor.to(to_torch_dtype(dtype))
+
+
+def full_value(tensor: torch.Tensor) -> torch.Tensor:
+    """A variable's whole value as a plain tensor: a sharded one (DTensor) is gathered from every replica
+    (a collective: every replica must call it), others are returned as they are, detached."""
+    from torch.distributed.tensor import DTensor
+
+    if isinstance(tensor, DTensor):
+        return tensor.detach().full_tensor()
+    return tensor.detach()
+
+
+def assign_full(target: torch.Tensor, value: torch.Tensor) -> None:
+    """Copies a whole value into a variable; a sharded variable keeps only its own shard of it."""
+    from torch.distributed.tensor import DTensor, distribute_tensor
+
+    with torch.no_grad():
+        if isinstance(target, DTensor):
+            local = target.to_local()
+            if not isinstance(value, DTensor):
+                value = distribute_tensor(value.to(local.device, local.dtype), target.device_mesh, target.placements,
+                                          src_data_rank=None)  # every replica holds the whole value already
+            target.copy_(value)
+        else:
+            target.copy_(value.to(target.dtype))

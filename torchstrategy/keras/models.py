@@ -87,6 +87,21 @@ class Model(Layer):
         with torch.no_grad():
             self(dummies[0] if len(dummies) == 1 else dummies, training=False)
 
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        strategy = self.__dict__.get("_strategy")
+        if strategy is not None and strategy.setup_before_first_call and self._runtime is None \
+                and torch.is_grad_enabled() and not self.__dict__.get("_setting_up") \
+                and not _context._inside_layer_call() \
+                and not any(isinstance(leaf, KerasTensor) for leaf in flatten_structure(inputs)):
+            # A sharding strategy shards the model before its first training call, in a custom loop as in fit
+            # (building calls run without gradients, so layers a Sequential adds later are sharded too).
+            self.__dict__["_setting_up"] = True
+            try:
+                training._runtime(self, inputs)
+            finally:
+                self.__dict__["_setting_up"] = False
+        return super().__call__(inputs, *args, **kwargs)
+
     def _maybe_build(self, inputs: Any) -> None:
         # Sub-layers build themselves during the call; remember the shape for save/load.
         if self._build_input_shape is None:

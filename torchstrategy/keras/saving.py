@@ -105,7 +105,22 @@ def _check_overwrite(filepath: str, overwrite: bool) -> None:
 
 
 def _weights_payload(model: Any) -> list[torch.Tensor]:
-    return [w.detach().cpu().clone() for w in model.weights]
+    from torchstrategy.keras import backend
+
+    return [backend.full_value(w).cpu().clone() for w in model.weights]  # sharded ones gathered: full tensors
+
+
+def _full_state(value: Any) -> Any:
+    """An optimizer state dict with every sharded slot gathered into a full tensor (Keras files hold those)."""
+    from torchstrategy.keras import backend
+
+    if isinstance(value, torch.Tensor):
+        return backend.full_value(value).cpu()
+    if isinstance(value, dict):
+        return {key: _full_state(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_full_state(item) for item in value)
+    return value
 
 
 def save_model(model: Any, filepath: str, overwrite: bool = True, include_optimizer: bool = True) -> None:
@@ -126,8 +141,26 @@ def save_model(model: Any, filepath: str, overwrite: bool = True, include_optimi
     }
     if include_optimizer and model.optimizer is not None:
         payload["optimizer"] = optimizers.serialize(model.optimizer)
-        payload["optimizer_state"] = model.optimizer.state_dict() if _optimizer_built(model.optimizer) else None
-    save_state(payload, filepath)
+        payload["optimizer_state"] = _full_state(model.optimizer.state_dict()) if _optimizer_built(model.optimizer) else None
+    _write(model, payload, filepath)
+
+
+def holds_shards(model: Any) -> bool:
+    """True when some weight is sharded (a DTensor): saving it gathers, so every replica must call."""
+    from torch.distributed.tensor import DTensor
+
+    return any(isinstance(w, DTensor) for w in model.weights)
+
+
+def _write(model: Any, payload: dict, filepath: str) -> None:
+    """Writes a Keras file. A sharded model was gathered by every replica (each had to call): the chief writes
+    and all return once the file is complete. Otherwise whoever calls writes (as before: often the chief alone)."""
+    if not holds_shards(model):
+        save_state(payload, filepath)
+        return
+    from torchstrategy.checkpoint._sync import Coordinator
+
+    Coordinator(model.distribute_strategy).run_on_writer(lambda: save_state(payload, filepath))
 
 
 def _optimizer_built(optimizer: Any) -> bool:
@@ -175,8 +208,8 @@ def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
     if not model.built:
         raise ValueError("This model has not been built yet, so it has no weights to save.")
     _check_overwrite(filepath, overwrite)
-    save_state({"format": _WEIGHTS_FORMAT, "version": 1, "weights": _weights_payload(model),
-                "build_input_shape": _plain_shape(model)}, filepath)
+    _write(model, {"format": _WEIGHTS_FORMAT, "version": 1, "weights": _weights_payload(model),
+                   "build_input_shape": _plain_shape(model)}, filepath)
 
 
 def load_weights(model: Any, filepath: str) -> None:

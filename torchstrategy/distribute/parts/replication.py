@@ -3,7 +3,7 @@ with its overlapped gradient all-reduce, or a plain local module when there is n
 from __future__ import annotations
 
 import contextlib
-from typing import Any, ContextManager
+from typing import Any, ContextManager, Optional, Sequence
 
 import torch
 from torch import nn
@@ -15,7 +15,7 @@ class LocalReplication:
     def __init__(self, device: torch.device) -> None:
         self.device = torch.device(device)
 
-    def setup(self, module: nn.Module) -> nn.Module:
+    def setup(self, module: nn.Module, optimizer: Any = None) -> nn.Module:
         module.to(self.device)
         return module
 
@@ -24,6 +24,18 @@ class LocalReplication:
 
     def init_context(self) -> ContextManager[None]:
         return contextlib.nullcontext()
+
+    def gradients(self, targets: Sequence[torch.Tensor], sources: Sequence[torch.Tensor],
+                  grad_outputs: Sequence[torch.Tensor], retain_graph: bool, multiplier: float) -> list:
+        """This replica's own gradients of `targets` for `sources` (None where unconnected), as
+        GradientTape.gradient returns them; replicas' gradients are combined later, by apply_gradients."""
+        return list(torch.autograd.grad(list(targets), list(sources), grad_outputs=list(grad_outputs),
+                                        retain_graph=retain_graph, allow_unused=True))
+
+    def global_norm(self, grads: Sequence[torch.Tensor]) -> torch.Tensor:
+        """The norm of all gradients together (every replica holds whole gradients)."""
+        norms = torch._foreach_norm([g.detach() for g in grads])
+        return torch.linalg.vector_norm(torch.stack([norm.to(grads[0].device) for norm in norms]))
 
 
 class DDPReplication(LocalReplication):
@@ -34,7 +46,7 @@ class DDPReplication(LocalReplication):
         self._active = active
         self._wrapped: dict[int, nn.Module] = {}
 
-    def setup(self, module: nn.Module) -> nn.Module:
+    def setup(self, module: nn.Module, optimizer: Optional[Any] = None) -> nn.Module:
         module.to(self.device)
         if not self._active or not any(p.requires_grad for p in module.parameters()):
             return module

@@ -7,7 +7,8 @@ import signal
 import threading
 from typing import Any, Optional, Union
 
-from torchstrategy.checkpoint import check_directory_path, load_state, save_state
+from torchstrategy.checkpoint import _sharded, check_directory_path, load_state, save_state
+from torchstrategy.checkpoint._sync import Coordinator
 from torchstrategy.keras.callbacks.base import Callback
 
 #: Exit code after a preemption save: non-zero, so torchrun (--max-restarts) or a scheduler restarts the job.
@@ -20,7 +21,9 @@ class BackupAndRestore(Callback):
     with the same callback restores the backup and continues from the batch it was taken at.
 
     The backup holds per-replica state (RNG, metric totals, data position), so it restores only on
-    the same number of replicas. With `save_before_preemption=True`, SIGTERM makes every replica
+    the same number of replicas. Under a strategy with `sharded_checkpoints` (FSDPStrategy) the backup is
+    the directory `backup_dir/backup`: every rank writes its shards of the weights and optimizer slots,
+    the chief the rest; either kind of backup resumes under either kind of strategy. With `save_before_preemption=True`, SIGTERM makes every replica
     save at the same batch and exit with code 42 (a restartable failure for torchrun).
 
     >>> import torchstrategy as tf
@@ -39,7 +42,8 @@ class BackupAndRestore(Callback):
         self.save_freq = save_freq
         self.delete_checkpoint = delete_checkpoint
         self.save_before_preemption = save_before_preemption
-        self._path = os.path.join(self.backup_dir, "backup.ckpt")
+        self._path = os.path.join(self.backup_dir, "backup.ckpt")  # one file, from the chief
+        self._sharded_path = os.path.join(self.backup_dir, "backup")  # a sharded backup's directory
         self._lock: Any = None
         self._preempted = threading.Event()
         self._previous_handler: Any = None
@@ -52,8 +56,10 @@ class BackupAndRestore(Callback):
         if strategy.is_chief:
             self._prepare_folder()
         strategy.barrier()
-        if os.path.exists(self._path):
-            backup = load_state(self._path)
+        structure = _sharded.Structure(self._sharded_path) if _sharded.is_sharded_checkpoint(self._sharded_path) \
+            else None
+        if structure is not None or os.path.exists(self._path):
+            backup = structure.tree if structure is not None else load_state(self._path)
             if not isinstance(backup, dict) or backup.get("format") != _FORMAT:
                 raise ValueError(f"'{self._path}' is not a BackupAndRestore backup; give BackupAndRestore a folder "
                                  f"of its own.")
@@ -64,9 +70,22 @@ class BackupAndRestore(Callback):
                     f"totals, data position) that cannot be split or merged; resume with {backup['world_size']} "
                     f"replica(s), or delete the backup to start over."
                 )
+            if structure is not None:
+                self._prepare_sharded_resume(backup, structure, strategy)
             self.model._resume_point = backup
         if self.save_before_preemption and threading.current_thread() is threading.main_thread():
             self._previous_handler = signal.signal(signal.SIGTERM, lambda signum, frame: self._preempted.set())
+
+    @staticmethod
+    def _prepare_sharded_resume(backup: dict, structure: Any, strategy: Any) -> None:
+        """A sharded strategy loads the weights and slots when fit puts them back, laid out as the model is
+        then (each rank reads only its shards); another strategy reads them whole now."""
+        if strategy.sharded_checkpoints:
+            backup["model"] = _sharded.PendingState(structure, backup["model"], "module")
+            if backup.get("optimizer") is not None:
+                backup["optimizer"] = _sharded.PendingState(structure, backup["optimizer"], "optimizer")
+        else:
+            structure.load_all()
 
     def _prepare_folder(self) -> None:
         try:
@@ -124,21 +143,36 @@ class BackupAndRestore(Callback):
         # through the strategy's checkpoint IO, on every rank (a sharded strategy collects state collectively)
         model_state = strategy.state_dict(model)
         optimizer_state = strategy.state_dict(model.optimizer) if model.optimizer is not None else None
-        if strategy.is_chief:
-            import torchstrategy
+        import torchstrategy
 
-            backup = dict(snapshot, format=_FORMAT, version=torchstrategy.__version__,
-                          world_size=strategy.num_replicas_in_sync, strategy=type(strategy).__name__,
-                          model={k: v.detach().cpu() for k, v in model_state.items()}, optimizer=optimizer_state,
-                          rng=[r["rng"] for r in replicas], metrics=[r["metrics"] for r in replicas])
+        common = dict(snapshot, format=_FORMAT, version=torchstrategy.__version__,
+                      world_size=strategy.num_replicas_in_sync, strategy=type(strategy).__name__,
+                      rng=[r["rng"] for r in replicas], metrics=[r["metrics"] for r in replicas])
+        if strategy.sharded_checkpoints:  # every rank writes its own shards; returns once the backup is complete
+            split = _sharded.TensorSplit()
+            backup = dict(common, model=split.module_state("model", model_state),
+                          optimizer=None if optimizer_state is None else split.optimizer_state("optimizer",
+                                                                                                 optimizer_state))
+            _sharded.write(self._sharded_path, backup, split.tensors, Coordinator(strategy=strategy))
+            if strategy.is_chief and os.path.exists(self._path):
+                os.unlink(self._path)  # a backup of the other kind is older now
+            return
+        if strategy.is_chief:
+            backup = dict(common, model={k: v.detach().cpu() for k, v in model_state.items()},
+                          optimizer=optimizer_state)
             save_state(backup, self._path)
+            if _sharded.is_sharded_checkpoint(self._sharded_path):
+                _sharded.remove_checkpoint(self._sharded_path)  # a backup of the other kind is older now
         strategy.barrier()  # nobody moves on before the backup is complete
 
     # ----- end -----------------------------------------------------------------------------
     def on_train_end(self, logs: Optional[dict] = None) -> None:
         strategy = self.model.distribute_strategy
-        if self.delete_checkpoint and strategy.is_chief and os.path.exists(self._path):
-            os.unlink(self._path)
+        if self.delete_checkpoint and strategy.is_chief:
+            if os.path.exists(self._path):
+                os.unlink(self._path)
+            if os.path.isdir(self._sharded_path):
+                _sharded.remove_checkpoint(self._sharded_path)
         self._release()
 
     def _release(self) -> None:

@@ -266,21 +266,28 @@ class ModelCheckpoint(Callback):
 
     def _save_model(self, epoch: int, batch: Optional[int], logs: dict) -> None:
         """Formats the path, decides, and has the chief write; every replica then waits for it."""
+        from torchstrategy.keras import saving
+
         filepath = self._get_file_path(epoch, batch, logs)
         chief = _is_chief(self.model)
-        if self._should_save(epoch, logs, filepath, chatty=chief and self.verbose > 0) and chief:
-            self._write(filepath)
+        decided = self._should_save(epoch, logs, filepath, chatty=chief and self.verbose > 0) and chief
+        strategy = getattr(self.model, "distribute_strategy", None)
+        if saving.holds_shards(self.model):
+            # every replica gathers the shards the chief writes, so all follow the chief's decision
+            decided = strategy.broadcast(decided, src=0)
+        if decided:
+            self._write(filepath, chief)
         # Batch logs are per replica, so replicas may decide differently: all meet here regardless.
-        barrier = getattr(getattr(self.model, "distribute_strategy", None), "barrier", None)
+        barrier = getattr(strategy, "barrier", None)
         if callable(barrier):
             barrier()
 
-    def _write(self, filepath: str) -> None:
+    def _write(self, filepath: str, chief: bool = True) -> None:
         if os.path.isdir(filepath):
             raise IsADirectoryError(f"Please specify a non-directory filepath for ModelCheckpoint. Filepath "
                                     f"used is an existing directory: {filepath}")
         directory = os.path.dirname(filepath)
-        if directory:
+        if directory and chief:
             os.makedirs(directory, exist_ok=True)
         if self.save_weights_only:
             self.model.save_weights(filepath, overwrite=True)

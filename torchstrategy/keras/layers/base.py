@@ -269,7 +269,7 @@ class Layer(nn.Module):
 
     def get_weights(self) -> list[np.ndarray]:
         """The weights as NumPy arrays, in Keras order (so they match a Keras model's list)."""
-        return [w.detach().cpu().numpy().copy() for w in self.weights]
+        return [backend.full_value(w).cpu().numpy().copy() for w in self.weights]  # sharded ones gathered
 
     def set_weights(self, weights: Sequence[Any]) -> None:
         """Loads a list of arrays in Keras order (e.g. `keras_model.get_weights()`)."""
@@ -286,9 +286,8 @@ class Layer(nn.Module):
                     f"Layer '{self.name}': weight #{index} has shape {tuple(target.shape)}, but "
                     f"set_weights got an array of shape {tuple(array.shape)}."
                 )
-        with torch.no_grad():
-            for target, value in zip(own, weights):
-                target.copy_(backend.to_tensor(value).to(target.dtype))
+        for target, value in zip(own, weights):
+            backend.assign_full(target, backend.to_tensor(value))
 
     def count_params(self) -> int:
         return int(sum(w.numel() for w in self.weights))
@@ -299,7 +298,9 @@ class Layer(nn.Module):
         out = []
         for layer in self._flatten_layers():
             for attr, regularizer in getattr(layer, "_regularizers", []):
-                out.append(regularizer(getattr(layer, attr)))
+                penalty = regularizer(getattr(layer, attr))
+                # a sharded weight's penalty is a DTensor: its whole value (a sum over the shards) joins the loss
+                out.append(penalty.full_tensor() if hasattr(penalty, "full_tensor") else penalty)
             out.extend(getattr(layer, "_activity_losses", []))
         return out
 

@@ -378,13 +378,37 @@ class Optimizer(torch.optim.Optimizer):
             self.learning_rate = rate
         if self.built:
             super().load_state_dict(state_dict)
+            self._lay_out_state_like_parameters()
         elif state_dict.get("param_groups"):
             self._pending_state = state_dict
+
+    def _replace_parameters(self, mapping: dict) -> None:
+        """After a strategy replaced the parameters (sharding: id(old) -> new), re-keys what Keras keeps per
+        variable (names, the weight-decay exclusions); torch's groups and state were re-pointed already."""
+        self._variable_names = {mapping.get(id(param), param): name for param, name in self._variable_names.items()}
+        decay = copy.copy(self._decay_filter)
+        decay._excluded = [mapping.get(id(param), param) for param in decay._excluded]
+        self._decay_filter = decay
+
+    def _lay_out_state_like_parameters(self) -> None:
+        """Slots loaded as full tensors (a Keras file, a checkpoint of another strategy) for sharded parameters
+        are laid out as their parameter: each replica keeps its own shard."""
+        from torch.distributed.tensor import DTensor, distribute_tensor
+
+        for param, state in self.state.items():
+            if not isinstance(param, DTensor):
+                continue
+            for key, value in state.items():
+                if isinstance(value, torch.Tensor) and not isinstance(value, DTensor) \
+                        and tuple(value.shape) == tuple(param.shape):
+                    state[key] = distribute_tensor(value.to(param.to_local().device), param.device_mesh,
+                                                   param.placements, src_data_rank=None)
 
     def _load_pending_state(self) -> None:
         if self._pending_state is not None:
             pending, self._pending_state = self._pending_state, None
             super().load_state_dict(pending)
+            self._lay_out_state_like_parameters()
 
     def __getstate__(self) -> dict:  # torch keeps only groups/state; Keras attributes must survive copies too
         return dict(self.__dict__)

@@ -1,0 +1,210 @@
+"""tf.keras.distribution: mesh/layout/LayoutMap semantics in one process, and ModelParallel /
+DataParallel training on 2 real gloo processes compared with a 1-process run and MirroredStrategy."""
+from __future__ import annotations
+
+
+import numpy as np
+import pytest
+import torch
+
+import torchstrategy as tf
+from tests import _multiprocess as mp
+
+dist = tf.keras.distribution
+
+
+@pytest.fixture(autouse=True)
+def _no_global_distribution():
+    yield
+    dist.set_distribution(None)
+
+
+# ----- single-process semantics -------------------------------------------------------------------
+def test_list_devices_and_device_mesh():
+    assert dist.list_devices("cpu") == ["cpu:0"]  # a lone process is one CPU device
+    mesh = dist.DeviceMesh((1, 2), ["batch", "model"], ["cpu:0", "cpu:1"])
+    assert mesh.shape == (1, 2) and mesh.axis_names == ["batch", "model"]
+    assert mesh.devices.shape == (1, 2) and mesh.devices[0, 1] == "cpu:1"
+    assert dist.DeviceMesh((1,), ["batch"]).devices.tolist() == ["cpu:0"]  # devices default to list_devices()
+
+
+def test_mesh_shape_must_multiply_to_device_count():
+    with pytest.raises(ValueError, match=r"shape \(2, 2\) holds 4 devices, but 2 device\(s\)"):
+        dist.DeviceMesh((2, 2), ["batch", "model"], ["cpu:0", "cpu:1"])
+    with pytest.raises(ValueError, match="same length"):
+        dist.DeviceMesh((2,), ["batch", "model"], ["cpu:0", "cpu:1"])
+    with pytest.raises(ValueError, match="Unknown device"):
+        dist.DeviceMesh((1,), ["batch"], ["tpu:0"])
+
+
+def test_tensor_layout_axis_must_be_in_the_mesh():
+    mesh = dist.DeviceMesh((1, 2), ["batch", "model"], ["cpu:0", "cpu:1"])
+    assert dist.TensorLayout((None, "model"), mesh).axes == (None, "model")
+    with pytest.raises(ValueError, match=r"name \['modle'\], which the mesh does not have"):
+        dist.TensorLayout((None, "modle"), mesh)
+    layout_map = dist.LayoutMap(mesh)
+    with pytest.raises(ValueError, match="modle"):
+        layout_map["dense.*kernel"] = (None, "modle")  # a tuple gets the map's mesh, and is checked
+
+
+def test_layout_map_matches_paths_by_regex():
+    mesh = dist.DeviceMesh((1, 2), ["batch", "model"], ["cpu:0", "cpu:1"])
+    layout_map = dist.LayoutMap(mesh)
+    layout_map["dense.*kernel"] = (None, "model")
+    layout_map["dense.*bias"] = dist.TensorLayout(("model",))
+    assert layout_map["dense_1/kernel"].axes == (None, "model")
+    assert layout_map["dense/bias"].device_mesh is mesh
+    assert layout_map["conv2d/kernel"] is None and len(layout_map) == 2 and list(layout_map) == ["dense.*kernel",
+                                                                                                 "dense.*bias"]
+    layout_map["dense_1.*"] = (None, None)
+    with pytest.raises(ValueError, match="matches several layout keys"):
+        layout_map["dense_1/kernel"]
+    with pytest.raises(ValueError, match="already in the LayoutMap"):
+        layout_map["dense.*bias"] = ("model",)
+    with pytest.raises(ValueError, match="TensorLayout or a tuple"):
+        layout_map["x"] = "model"
+
+
+def test_model_parallel_arguments_and_distribute_tensor_on_one_device():
+    mesh = dist.DeviceMesh((1, 1), ["batch", "model"], ["cpu:0"])
+    layout_map = dist.LayoutMap(mesh)
+    layout_map["d/kernel"] = (None, "model")
+    assert dist.ModelParallel(layout_map=layout_map).batch_dim_name == "batch"
+    positional = dist.ModelParallel(mesh, layout_map, "model")  # Keras 3.0's form
+    assert positional.batch_dim_name == "model" and positional.layout_map is layout_map
+    with pytest.raises(ValueError, match="needs layout_map"):
+        dist.ModelParallel()
+    tensor = torch.arange(6.0).reshape(2, 3)
+    assert torch.equal(dist.distribute_tensor(tensor, dist.TensorLayout((None, "model"), mesh)), tensor)
+    with pytest.raises(ValueError, match="has 1 entries but the tensor has 2"):
+        dist.distribute_tensor(tensor, dist.TensorLayout(("model",), mesh))
+    two = dist.DeviceMesh((1, 2), ["batch", "model"], ["cpu:0", "cpu:1"])
+    with pytest.raises(ValueError, match="set_distribution"):
+        dist.distribute_tensor(tensor, dist.TensorLayout((None, "model"), two))
+
+
+def _dense_model():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(4, input_shape=(3,), name="d")])
+    model.compile(optimizer="sgd", loss="mse")
+    return model
+
+
+def test_set_distribution_owns_new_models_and_warns_on_unmatched_keys():
+    mesh = dist.DeviceMesh((1, 1), ["batch", "model"], ["cpu:0"])
+    layout_map = dist.LayoutMap(mesh)
+    layout_map["d/kernel"] = (None, "model")
+    layout_map["conv.*kernel"] = (None, None, None, "model")
+    distribution = dist.ModelParallel(layout_map=layout_map, batch_dim_name="batch")
+    dist.set_distribution(distribution)
+    assert dist.distribution() is distribution
+    assert tf.distribute.get_strategy() is distribution.strategy
+    model = _dense_model()
+    assert model.distribute_strategy is distribution.strategy
+    with pytest.warns(UserWarning, match=r"layout key 'conv\.\*kernel' matches no variable"):
+        model.fit(np.ones((4, 3), np.float32), np.ones((4, 4), np.float32), batch_size=2, verbose=0)
+    dist.set_distribution(None)
+    assert dist.distribution() is None and not tf.distribute.has_strategy()
+
+
+def test_layout_with_wrong_rank_fails_at_setup():
+    mesh = dist.DeviceMesh((1, 1), ["batch", "model"], ["cpu:0"])
+    layout_map = dist.LayoutMap(mesh)
+    layout_map["d/bias"] = (None, "model")  # a bias has one dimension
+    dist.set_distribution(dist.ModelParallel(layout_map=layout_map))
+    model = _dense_model()
+    with pytest.raises(ValueError, match="layout .* for 'd/bias' has 2 entries, but the tensor has 1"):
+        model.fit(np.ones((4, 3), np.float32), np.ones((4, 4), np.float32), batch_size=2, verbose=0)
+
+
+# ----- two real processes -----------------------------------------------------------------------
+TRAIN = r'''
+import json, os, sys
+import numpy as np
+import torchstrategy as tf
+
+mode, out = sys.argv[1], sys.argv[2]
+dist = tf.keras.distribution
+devices = ["cpu:0", "cpu:1"]
+strategy = None
+if mode == "model_parallel":
+    layout_map = dist.LayoutMap(dist.DeviceMesh((1, 2), ["batch", "model"], devices))
+    layout_map["dense.*kernel"] = (None, "model")
+    layout_map["dense.*bias"] = ("model",)
+    dist.set_distribution(dist.ModelParallel(layout_map=layout_map, batch_dim_name="batch"))
+elif mode == "data_parallel":
+    dist.set_distribution(dist.DataParallel(devices=devices))
+elif mode == "mirrored":
+    strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+rng = np.random.default_rng(0)
+x = rng.normal(size=(96, 6)).astype(np.float32)
+y = rng.integers(0, 3, (96,)).astype(np.int64)
+tf.random.set_seed(0)
+
+def build():
+    model = tf.keras.Sequential([tf.keras.layers.Dense(8, activation="relu", input_shape=(6,)),
+                                 tf.keras.layers.Dense(6, activation="tanh"), tf.keras.layers.Dense(3)])
+    model.compile(optimizer=tf.keras.optimizers.Adam(1e-2),
+                  loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+    return model
+
+if strategy is not None:
+    with strategy.scope():
+        model = build()
+else:
+    model = build()
+history = model.fit(x, y, batch_size=16, epochs=3, verbose=0, shuffle=False)
+weights = model.get_weights()  # laid-out kernels gathered into whole arrays
+local = [tuple((v.to_local() if hasattr(v, "to_local") else v).shape) for v in model.trainable_variables]
+owner = model.distribute_strategy
+rank = owner.process_rank
+evaluated = model.evaluate(x, y, batch_size=32, verbose=0)
+predicted = model.predict(x[:12], batch_size=4, verbose=0).tolist()
+model.save(os.path.join(out, "model.keras"))  # every rank gathers; the chief writes
+reloaded = tf.keras.models.load_model(os.path.join(out, "model.keras"))
+same_after_reload = all(np.array_equal(a, b) for a, b in zip(reloaded.get_weights(), weights))
+with open(os.path.join(out, f"rank_{rank}.json"), "w") as f:
+    json.dump({"history": history.history, "local_shapes": local, "type": type(owner).__name__,
+               "replicas": owner.num_replicas_in_sync, "processes": owner.num_processes,
+               "evaluate": evaluated, "predict": predicted, "same_after_reload": same_after_reload}, f)
+np.savez(os.path.join(out, f"weights_{rank}.npz"), *weights)
+'''
+
+
+def _run(tmp_path, mode, ranks):
+    out = tmp_path / mode
+    out.mkdir()
+    script = mp.write_script(tmp_path, TRAIN)
+    result = mp.run_python([script, mode, str(out)], timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    reports = [mp.read_json(out / f"rank_{r}.json") for r in range(ranks)]
+    weights = [np.load(out / f"weights_{r}.npz") for r in range(ranks)]
+    return reports, [[w[f"arr_{i}"] for i in range(len(w.files))] for w in weights]
+
+
+def test_model_parallel_holds_half_of_each_kernel_and_trains_as_one_process(tmp_path):
+    (reference,), (ref_weights,) = _run(tmp_path, "one", 1)
+    reports, weights = _run(tmp_path, "model_parallel", 2)
+    # kernels (6, 8), (8, 6), (6, 3) and their biases: each rank holds half of the output units
+    assert reports[0]["local_shapes"] == [[6, 4], [4], [8, 3], [3], [6, 2], [2]]
+    assert reports[1]["local_shapes"] == [[6, 4], [4], [8, 3], [3], [6, 1], [1]]  # 3 units: 2 + 1
+    assert reference["local_shapes"] == [[6, 8], [8], [8, 6], [6], [6, 3], [3]]
+    assert [r["type"] for r in reports] == ["TensorParallelStrategy"] * 2 and reports[0]["processes"] == 2
+    for rank in (0, 1):
+        for ours, expected in zip(weights[rank], ref_weights):
+            np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-5)
+        for key in ("loss", "accuracy"):
+            np.testing.assert_allclose(reports[rank]["history"][key], reference["history"][key], rtol=1e-5)
+        np.testing.assert_allclose(reports[rank]["evaluate"], reference["evaluate"], rtol=1e-5)
+        np.testing.assert_allclose(reports[rank]["predict"], reference["predict"], rtol=1e-5, atol=1e-6)
+        assert reports[rank]["same_after_reload"]
+    assert not np.allclose(ref_weights[0], weights[0][0] * 0)  # trained weights, not zeros
+
+
+def test_data_parallel_equals_mirrored(tmp_path):
+    mirrored, mirrored_weights = _run(tmp_path, "mirrored", 2)
+    reports, weights = _run(tmp_path, "data_parallel", 2)
+    assert reports[0]["replicas"] == 2 and reports[0]["local_shapes"] == mirrored[0]["local_shapes"]
+    for rank in (0, 1):
+        for ours, expected in zip(weights[rank], mirrored_weights[0]):
+            np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-6)
+        assert reports[rank]["history"] == mirrored[0]["history"]

@@ -1,0 +1,85 @@
+"""FSDPStrategy: data parallelism with parameters, gradients and optimizer state sharded over the
+replicas (FSDP2's `fully_shard`), on the local devices or on every process of a multi-node job."""
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, Optional, Sequence
+
+import torch
+
+from torchstrategy import _context, cluster
+from torchstrategy.distribute import parts
+from torchstrategy.distribute.communication import (DEFAULT_TIMEOUT, LOCAL_TIMEOUT, CommunicationOptions,
+                                                    choose_backend)
+from torchstrategy.distribute.mirrored import _local_devices
+from torchstrategy.distribute.parts.sharded_io import ShardedStateIO
+from torchstrategy.distribute.parts.sharding import FullyShardReplication, ShardingOptions
+from torchstrategy.distribute.strategy import Strategy
+
+
+def _policy_dtypes() -> tuple:
+    """(param_dtype, reduce_dtype) from the Keras global policy: a mixed policy gathers parameters in its
+    compute dtype and reduces gradients in float32; a plain one changes nothing."""
+    policy = _context._get_global_dtype_policy()
+    compute = getattr(policy, "compute_dtype", None)
+    variable = getattr(policy, "variable_dtype", None)
+    if compute is None or compute == variable:
+        return None, None
+    return getattr(torch, compute), torch.float32
+
+
+class FSDPStrategy(Strategy):
+    """Sharded data parallelism (tf.distribute.experimental.FSDPStrategy): each replica holds 1/N of every
+    variable, its gradient and its optimizer slots; layers gather their weights just for their own
+    forward and backward. Training gives the numbers of MirroredStrategy on the same data.
+
+    `devices` as for MirroredStrategy (`["/cpu:0", "/cpu:1"]` re-runs the script for replica 1; GPUs by
+    default); `cluster_resolver` (or torchrun, TF_CONFIG, SLURM in the environment) for a multi-node job.
+    Create the model (and compile it) inside `strategy.scope()`.
+
+    >>> import torchstrategy as tf
+    >>> tf.distribute.experimental.FSDPStrategy(["/cpu:0"]).num_replicas_in_sync
+    1
+    """
+
+    def __init__(self, devices: Optional[Sequence[Any]] = None, cluster_resolver: Any = None,
+                 options: Optional[ShardingOptions] = None, communication_options: Optional[CommunicationOptions] = None,
+                 reshard_after_forward: Optional[bool] = None, allow_uneven_split: bool = False) -> None:
+        if options is not None and not isinstance(options, ShardingOptions):
+            raise TypeError(f"options must be a tf.distribute.experimental.ShardingOptions; got "
+                            f"{type(options).__name__}.")
+        options = options or ShardingOptions()
+        if reshard_after_forward is not None:
+            options = ShardingOptions(bool(reshard_after_forward), options.param_dtype, options.reduce_dtype,
+                                      options.cpu_offload)
+        if communication_options is not None and not isinstance(communication_options, CommunicationOptions):
+            raise TypeError(f"communication_options must be a tf.distribute.experimental.CommunicationOptions; got "
+                            f"{type(communication_options).__name__}.")
+        if devices is not None and cluster_resolver is not None:
+            raise ValueError("FSDPStrategy takes `devices` (replicas on this machine) or `cluster_resolver` (a "
+                             "multi-node job), not both.")
+        communication = communication_options or CommunicationOptions()
+        resolver = cluster_resolver if cluster_resolver is not None else (cluster.detect() if devices is None else None)
+        if resolver is not None:
+            spec = resolver.process_spec()
+            on_cuda = torch.cuda.is_available()
+            device = torch.device("cuda", spec.local_rank % torch.cuda.device_count()) if on_cuda \
+                else torch.device("cpu")
+            default_timeout = DEFAULT_TIMEOUT
+        else:
+            local = _local_devices(devices)
+            on_cuda = local[0].type == "cuda"
+            spec = parts.RerunScriptLauncher(len(local), threads_per_replica=None if on_cuda else 1).start()
+            device = (local[spec.local_rank] if spec.local_rank < len(local) else
+                      torch.device("cuda", spec.local_rank)) if on_cuda else torch.device("cpu")
+            default_timeout = LOCAL_TIMEOUT
+        timeout = timedelta(seconds=communication.timeout_seconds) if communication.timeout_seconds \
+            else default_timeout
+        backend = choose_backend(on_cuda, communication.implementation)
+        parts.RerunScriptLauncher.start_watchdog(spec)
+        collectives = parts.ProcessGroupCollectives(spec, device, backend, timeout)
+        self.options = options
+        super().__init__(device, collectives=collectives,
+                         replication=FullyShardReplication(device, collectives.active, options, _policy_dtypes),
+                         checkpoint_io=ShardedStateIO(), cluster_resolver=resolver,
+                         allow_uneven_split=allow_uneven_split, needs_model_in_scope=True)
