@@ -17,6 +17,34 @@ from typing import Callable, Iterable, Optional, Sequence, Iterator
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LOOPBACK = "127.0.0.1"
 
+#: Script text for resume tests (needs np, torch, tf and N defined): N samples whose labels carry their id
+#: (id * 10 + class), a loss that decodes the class, and a metric counting how often each sample trained.
+SAMPLE_COUNTING_SCRIPT = '''rng = np.random.default_rng(0)
+x = rng.random((N, 6)).astype(np.float32)
+y = (np.arange(N) * 10 + rng.integers(0, 3, N)).astype(np.int64).reshape(-1, 1)  # sample id * 10 + label
+
+
+class DecodedLoss(tf.keras.losses.Loss):
+    def call(self, y_true, y_pred):
+        labels = torch.as_tensor(y_true).long() % 10
+        return tf.keras.losses.sparse_categorical_crossentropy(labels, y_pred, from_logits=True)
+
+
+class Visits(tf.keras.metrics.Metric):
+    # how often each sample was trained in this epoch (max and min over samples)
+    def __init__(self, name, pick):
+        super().__init__(name=name)
+        self.pick = pick
+        self.counts = self.add_weight("counts", shape=(N,))
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        ids = torch.as_tensor(y_true).long().reshape(-1) // 10
+        self.counts.index_add_(0, ids, torch.ones(len(ids)))
+
+    def result(self):
+        return self.counts.max() if self.pick == "max" else self.counts.min()
+'''
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released)."""

@@ -22,31 +22,7 @@ out, kills = sys.argv[1], [int(k) for k in sys.argv[2].split(",") if k]
 strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
 rank = strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
 N = 192
-rng = np.random.default_rng(0)
-x = rng.random((N, 6)).astype(np.float32)
-y = (np.arange(N) * 10 + rng.integers(0, 3, N)).astype(np.int64).reshape(-1, 1)  # sample id * 10 + label
-
-
-class DecodedLoss(tf.keras.losses.Loss):
-    def call(self, y_true, y_pred):
-        labels = torch.as_tensor(y_true).long() % 10
-        return tf.keras.losses.sparse_categorical_crossentropy(labels, y_pred, from_logits=True)
-
-
-class Visits(tf.keras.metrics.Metric):
-    """How often each sample was trained in this epoch (max and min over samples)."""
-    def __init__(self, name, pick):
-        super().__init__(name=name)
-        self.pick = pick
-        self.counts = self.add_weight("counts", shape=(N,))
-
-    def update_state(self, y_true, y_pred, sample_weight=None):
-        ids = torch.as_tensor(y_true).long().reshape(-1) // 10
-        self.counts.index_add_(0, ids, torch.ones(len(ids)))
-
-    def result(self):
-        return self.counts.max() if self.pick == "max" else self.counts.min()
-
+''' + mp.SAMPLE_COUNTING_SCRIPT + r'''
 
 class KillAt(tf.keras.callbacks.Callback):
     """The test's fault injection: replica 1 SIGKILLs itself once at each listed global step."""

@@ -34,7 +34,9 @@ if mode == "fit":
     with strategy.scope():
         model.compile(optimizer=tf.keras.optimizers.Adam(1e-2, global_clipnorm=0.5),
                       loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
-    history = model.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False)
+    # EarlyStopping keeps the best weights: get_weights gathers the shards on every replica each epoch
+    keep_best = tf.keras.callbacks.EarlyStopping(monitor="loss", patience=3, restore_best_weights=True)
+    history = model.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False, callbacks=[keep_best])
     result["history"] = history.history
     result["evaluate"] = model.evaluate(x, y, batch_size=32, verbose=0)
     result["predict"] = model.predict(x[:20], batch_size=8, verbose=0).tolist()
@@ -203,8 +205,12 @@ import numpy as np, torch
 import torchstrategy as tf
 from torch.distributed.fsdp import FSDPModule
 
-tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
-strategy = tf.distribute.experimental.FSDPStrategy(["/cpu:0", "/cpu:1"])
+if sys.argv[2].startswith("mixed_"):
+    tf.keras.mixed_precision.set_global_policy(sys.argv[2])
+    strategy = tf.distribute.experimental.FSDPStrategy(["/cpu:0", "/cpu:1"])
+else:  # float32 layers; the options alone gather in bfloat16
+    strategy = tf.distribute.experimental.FSDPStrategy(["/cpu:0", "/cpu:1"], options=(
+        tf.distribute.experimental.ShardingOptions(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)))
 rng = np.random.default_rng(0)
 x = rng.standard_normal((64, 12)).astype("float32")
 y = rng.integers(0, 3, 64)
@@ -216,18 +222,22 @@ history = model.fit(x, y, batch_size=16, epochs=3, verbose=0)
 policy = model.layers[0]._get_fsdp_state()._fsdp_param_group.mp_policy
 if strategy.is_chief:
     json.dump({"param_dtype": str(policy.param_dtype), "reduce_dtype": str(policy.reduce_dtype),
-               "variable_dtype": str(model.trainable_variables[0].dtype), "loss": history.history["loss"]},
-              open(sys.argv[1], "w"))
+               "variable_dtype": str(model.trainable_variables[0].dtype), "loss": history.history["loss"],
+               "optimizer": type(model.optimizer).__name__}, open(sys.argv[1], "w"))
 '''
 
 
-def test_the_keras_mixed_policy_gathers_parameters_in_bfloat16_and_reduces_in_float32(tmp_path):
+@pytest.mark.parametrize("source", ["mixed_bfloat16", "mixed_float16", "options"])
+def test_the_keras_mixed_policy_or_the_options_gather_in_half_precision_and_reduce_in_float32(tmp_path, source):
     script = mp.write_script(tmp_path, MIXED, name="mixed.py")
     out = os.path.join(str(tmp_path), "mixed.json")
-    result = mp.run_python([script, out], timeout=180)
+    result = mp.run_python([script, out, source], timeout=180)
     assert result.returncode == 0, result.stdout + result.stderr
     report = mp.read_json(out)
-    assert report["param_dtype"] == "torch.bfloat16" and report["reduce_dtype"] == "torch.float32"
+    half = "torch.float16" if source == "mixed_float16" else "torch.bfloat16"
+    assert report["param_dtype"] == half and report["reduce_dtype"] == "torch.float32"
+    # mixed_float16 compiles with Keras's dynamic loss scaling, over sharded gradients
+    assert report["optimizer"] == ("LossScaleOptimizer" if source == "mixed_float16" else "Adam")
     assert report["variable_dtype"] == "torch.float32"  # the sharded variables stay float32
     assert report["loss"][-1] < report["loss"][0]
 

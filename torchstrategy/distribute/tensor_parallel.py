@@ -10,7 +10,7 @@ import torch
 
 from torchstrategy.distribute import parts
 from torchstrategy.distribute.communication import LOCAL_TIMEOUT, CommunicationOptions, choose_backend
-from torchstrategy.distribute.parts.collectives import ProcessGroupCollectives
+from torchstrategy.distribute.parts.collectives import OneReplicaPerProcess, ProcessGroupCollectives
 from torchstrategy.distribute.parts.layouts import MeshLayouts
 from torchstrategy.distribute.strategy import Strategy
 from torchstrategy.distribute.values import InputContext
@@ -39,17 +39,11 @@ class _OneDataReplicaCollectives(ProcessGroupCollectives):
         torch.distributed.all_gather_object(gathered, value)
         return gathered
 
-    def all_reduce(self, op: Any, value: Any) -> Any:
-        return value
-
-    def all_gather(self, value: torch.Tensor, axis: int = 0) -> torch.Tensor:
-        return value
-
-    def cross_replica_sum(self, tensor: torch.Tensor) -> torch.Tensor:
-        return tensor
-
-    def reduce_gradients(self, grads: list) -> list:
-        return grads
+    # a replica's combinations over the one data replica: the values themselves
+    all_reduce = OneReplicaPerProcess.all_reduce
+    all_gather = OneReplicaPerProcess.all_gather
+    cross_replica_sum = OneReplicaPerProcess.cross_replica_sum
+    reduce_gradients = OneReplicaPerProcess.reduce_gradients
 
     def sum_tensors(self, tensors: list) -> list:
         return tensors
