@@ -17,6 +17,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "data": "torchstrategy.data",
     "distribute": "torchstrategy.distribute",
     "config": "torchstrategy.config",
+    "tpu": "torchstrategy.tpu",
     "train": "torchstrategy.train",
     "nn": "torchstrategy.nn",
     "random": "torchstrategy.random",

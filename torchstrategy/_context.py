@@ -217,3 +217,6 @@ def _restored_call_context(snapshot: tuple) -> Iterator[None]:
 
 # The code the last sys.exit asked for (torchstrategy.launch.exits notes it); None when there was none.
 _exit_request: Any = None
+
+# Names of the TPU systems tf.tpu.experimental.initialize_tpu_system set up in this process ('local' here).
+_initialized_tpu_systems: set[str] = set()

@@ -1,5 +1,5 @@
-"""Devices as tf.config names them: listing physical/logical devices, parsing TF device
-strings ("/gpu:0", "/job:worker/device:CPU:1", "cuda:1"), and thread settings."""
+"""Devices as tf.config names them: listing physical/logical devices (CPU, GPU, TPU = XLA devices),
+parsing TF device strings ("/gpu:0", "/tpu:0", "cuda:1"), connecting to a TPU cluster, thread settings."""
 from __future__ import annotations
 
 import re
@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 import torch
+
+from torchstrategy.cluster import tpu as _tpu
 
 _DEVICE_RE = re.compile(r"^(?:/job:\w+(?:/replica:\d+)?(?:/task:\d+)?)?/?(?:device:)?(cpu|gpu|cuda|tpu|xla)(?::(\d+))?$",
                         re.IGNORECASE)
@@ -56,24 +58,72 @@ def parse_device(spec: Any) -> torch.device:
             )
         return torch.device("cuda", wanted)
     if kind in ("tpu", "xla"):
-        return torch.device("xla", index or 0)
+        return torch.device("xla", index or 0)  # not checked here: use_xla_device() checks before placing
     return torch.device("cpu", index) if index is not None else torch.device("cpu")
 
 
+def use_xla_device(spec: Any, device: torch.device) -> torch.device:
+    """`device` (parsed from `spec`, type 'xla') after checking torch-xla is installed and has it.
+
+    >>> use_xla_device("/tpu:0", parse_device("/tpu:0"))  # doctest: +SKIP
+    device(type='xla', index=0)
+    """
+    what = f"Device {str(spec)!r}"
+    index = device.index or 0
+    count = _tpu.xla_device_count(what)
+    import torch_xla.runtime as xr
+
+    # In SPMD mode torch-xla shows one virtual device over all of them. (Not torch_xla.devices(): asked
+    # before use_spmd(), it pins the device list and a later TPUStrategy cannot switch to SPMD.)
+    placeable = 1 if xr.is_spmd() else count
+    if index >= min(count, placeable):
+        raise ValueError(f"{what} asks for XLA device {index}, but torch-xla has {placeable} placeable device(s) "
+                         f"here ({count} in the runtime). Pick an index below {placeable}, e.g. '/tpu:0'.")
+    return torch.device("xla", index)
+
+
 def list_physical_devices(device_type: Optional[str] = None) -> list[PhysicalDevice]:
-    """Visible devices: 'CPU' always, 'GPU' per CUDA device, 'TPU' when torch-xla sees one."""
-    devices = [PhysicalDevice("/physical_device:CPU:0", "CPU")]
-    if torch.cuda.is_available():
+    """Visible devices: 'CPU' always, 'GPU' per CUDA device, 'TPU' per XLA device.
+
+    XLA devices are listed as 'TPU' (whatever PJRT backs them, so XLA:CPU with PJRT_DEVICE=CPU too)
+    when torch-xla is installed and PJRT_DEVICE is set or libtpu is present; listing them starts
+    torch-xla's runtime, so `list_physical_devices('GPU')` alone never does.
+    """
+    wanted = device_type.upper() if device_type is not None else None
+    devices = []
+    if wanted in (None, "CPU"):
+        devices.append(PhysicalDevice("/physical_device:CPU:0", "CPU"))
+    if wanted in (None, "GPU") and torch.cuda.is_available():
         devices += [PhysicalDevice(f"/physical_device:GPU:{i}", "GPU") for i in range(torch.cuda.device_count())]
-    if device_type is None:
-        return devices
-    wanted = device_type.upper()
-    return [d for d in devices if d.device_type == wanted]
+    if wanted in (None, "TPU") and _tpu.xla_devices_configured():
+        count = _tpu.xla_device_count("tf.config.list_physical_devices('TPU')")
+        devices += [PhysicalDevice(f"/physical_device:TPU:{i}", "TPU") for i in range(count)]
+    return devices
 
 
 def list_logical_devices(device_type: Optional[str] = None) -> list[LogicalDevice]:
     return [LogicalDevice(d.name.replace("/physical_device:", "/device:"), d.device_type)
             for d in list_physical_devices(device_type)]
+
+
+def experimental_connect_to_cluster(cluster_resolver: Any, job_name: str = "localhost", task_index: int = 0,
+                                    protocol: Optional[str] = None, make_master_device_default: bool = True,
+                                    cluster_device_filters: Any = None) -> None:
+    """`tf.config.experimental_connect_to_cluster` for a TPUClusterResolver: checks that this host's XLA
+    devices are there (torch-xla runs them in this process, so there is no remote server to reach).
+
+    >>> resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu="local")  # doctest: +SKIP
+    >>> tf.config.experimental_connect_to_cluster(resolver)                        # doctest: +SKIP
+
+    Other resolvers are refused: multi-worker CPU/GPU jobs give the resolver to the strategy itself
+    (e.g. MultiWorkerMirroredStrategy(cluster_resolver=...)).
+    """
+    del job_name, task_index, protocol, make_master_device_default, cluster_device_filters
+    if cluster_resolver is not None and not isinstance(cluster_resolver, _tpu.TPUClusterResolver):
+        raise TypeError(f"tf.config.experimental_connect_to_cluster supports a TPUClusterResolver here; got "
+                        f"{type(cluster_resolver).__name__}. For CPU/GPU workers, pass the resolver to the "
+                        "strategy instead: MultiWorkerMirroredStrategy(cluster_resolver=resolver).")
+    _tpu.connect_to_tpu_cluster(cluster_resolver)
 
 
 def get_visible_devices(device_type: Optional[str] = None) -> list[PhysicalDevice]:

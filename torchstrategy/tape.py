@@ -152,7 +152,7 @@ def compute_average_loss(
         loss = loss * torch.as_tensor(sample_weight, dtype=loss.dtype, device=loss.device)
     if global_batch_size is None:
         per_replica = loss.shape[0] if loss.dim() else 1
-        global_batch_size = per_replica * _context.get_strategy().num_replicas_in_sync
+        global_batch_size = per_replica * _step_replicas()
     if isinstance(global_batch_size, torch.Tensor):
         global_batch_size = int(global_batch_size)
     if global_batch_size <= 0:
@@ -170,5 +170,12 @@ def scale_regularization_loss(regularization_loss: Any) -> torch.Tensor:
             else torch.tensor(0.0)
     else:
         total = torch.as_tensor(regularization_loss)
-    return total / _context.get_strategy().num_replicas_in_sync
+    return total / _step_replicas()
+
+
+def _step_replicas() -> int:
+    """Replica steps sharing a global batch: num_replicas_in_sync, or 1 on an SPMD mesh (the step sees the
+    whole global batch)."""
+    strategy = _context.get_strategy()
+    return int(getattr(strategy, "num_step_replicas", strategy.num_replicas_in_sync))
 

@@ -97,6 +97,19 @@ def _spec_shapes(spec: Any) -> list:
     return [None if leaf.shape.rank is None else tuple(leaf.shape) for leaf in flatten_structure(spec)]
 
 
+def check_divisible(rows: int, replicas: int) -> None:
+    """ValueError naming the nearest valid sizes when a global batch does not split evenly over the replicas."""
+    if rows % replicas == 0:
+        return
+    lower, upper = rows - rows % replicas, rows - rows % replicas + replicas
+    valid = " or ".join(str(n) for n in (lower, upper) if n > 0)
+    raise ValueError(
+        f"The global batch size {rows} is not divisible by the {replicas} replicas in sync, so replicas "
+        f"would train on batches of different sizes. Use a global batch size of {valid} (a multiple of "
+        f"{replicas}), or opt in with MirroredStrategy(..., allow_uneven_split=True)."
+    )
+
+
 class DistributedDataset:
     """Iterable of this replica's batches, already on its device.
 
@@ -176,16 +189,8 @@ class DistributedDataset:
         return len(self._dataset)
 
     def _check_divisible(self, rows: int) -> None:
-        replicas = self._context.num_replicas_in_sync
-        if rows % replicas == 0 or self._allow_uneven:
-            return
-        lower, upper = rows - rows % replicas, rows - rows % replicas + replicas
-        valid = " or ".join(str(n) for n in (lower, upper) if n > 0)
-        raise ValueError(
-            f"The global batch size {rows} is not divisible by the {replicas} replicas in sync, so replicas "
-            f"would train on batches of different sizes. Use a global batch size of {valid} (a multiple of "
-            f"{replicas}), or opt in with MirroredStrategy(..., allow_uneven_split=True)."
-        )
+        if not self._allow_uneven:
+            check_divisible(rows, self._context.num_replicas_in_sync)
 
     def _rows_of(self, batch: Any, replica: int) -> Any:
         rows = replica_slice(batch_size_of(batch), self._context.num_replicas_in_sync, replica)

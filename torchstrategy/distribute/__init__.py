@@ -17,6 +17,7 @@ from torchstrategy.distribute.multi_worker import MultiWorkerMirroredStrategy
 from torchstrategy.distribute.one_device import OneDeviceStrategy
 from torchstrategy.distribute.preemption import PreemptionCheckpointHandler, TerminationConfig
 from torchstrategy.distribute.strategy import Strategy, StrategyExtended
+from torchstrategy.distribute.tpu import TPUStrategy
 from torchstrategy.distribute.values import InputContext, PerReplica, ReduceOp, ReplicaContext
 
 
@@ -51,6 +52,7 @@ experimental = types.SimpleNamespace(
     CommunicationOptions=CommunicationOptions,
     CommunicationImplementation=CommunicationImplementation,
     FSDPStrategy=FSDPStrategy,
+    TPUStrategy=TPUStrategy,
     ShardingOptions=ShardingOptions,
     MultiWorkerMirroredStrategy=MultiWorkerMirroredStrategy,
     PreemptionCheckpointHandler=PreemptionCheckpointHandler,

@@ -4,5 +4,6 @@ from __future__ import annotations
 
 from torchstrategy.cluster import (  # noqa: F401
     ClusterSpec, SimpleClusterResolver, SlurmClusterResolver, TFConfigClusterResolver, TorchElasticClusterResolver,
+    TPUClusterResolver,
 )
 from torchstrategy.cluster.resolvers import ClusterResolver  # noqa: F401

@@ -1,10 +1,12 @@
-"""OneDeviceStrategy: one replica on one device (CPU or a CUDA GPU), in this process.
+"""OneDeviceStrategy: one replica on one device (CPU, a CUDA GPU or one XLA/TPU device), in this process.
 The shape of every multi-replica script, with nothing to synchronise."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Optional
 
-from torchstrategy.config import parse_device
+import torch
+
+from torchstrategy.config import parse_device, use_xla_device
 from torchstrategy.distribute.strategy import Strategy
 
 
@@ -15,7 +17,19 @@ class OneDeviceStrategy(Strategy):
     >>> strategy = tf.distribute.OneDeviceStrategy("/cpu:0")
     >>> with strategy.scope():
     ...     model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+
+    On an XLA device ('/tpu:0', needs torch-xla) each optimizer step ends the lazy graph, so every
+    step runs the same compiled program instead of an epoch growing into one graph.
     """
 
     def __init__(self, device: Any = "/cpu:0") -> None:
-        super().__init__(parse_device(device))
+        parsed = parse_device(device)
+        super().__init__(use_xla_device(device, parsed) if parsed.type == "xla" else parsed)
+
+    def optimizer_step(self, optimizer: torch.optim.Optimizer, step_fn: Optional[Callable[[], Any]] = None) -> Any:
+        result = super().optimizer_step(optimizer, step_fn)
+        if self.device.type == "xla":
+            import torch_xla  # present: use_xla_device checked it for this device
+
+            torch_xla.sync()
+        return result

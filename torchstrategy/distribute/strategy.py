@@ -59,13 +59,20 @@ class Strategy:
         #: True for strategies whose variables must be created inside `scope()` (mirrored, sharded).
         self.needs_model_in_scope = needs_model_in_scope
         #: True when a model must be set up (sharded) before its first call, also outside fit (custom loops).
-        self.setup_before_first_call = bool(getattr(self._replication, "shards_in_place", False))
+        self.setup_before_first_call = bool(getattr(self._replication, "setup_before_first_call", False))
 
     # ----- facts ---------------------------------------------------------------------------
     @property
     def num_replicas_in_sync(self) -> int:
         """How many replicas train in lock step (processes x replicas per process)."""
         return self._collectives.num_replicas
+
+    @property
+    def num_step_replicas(self) -> int:
+        """How many replica steps compute shares of one global batch, each dividing its loss by this count:
+        `num_replicas_in_sync` for data parallelism; 1 on an SPMD mesh, where one program computes the
+        whole global batch (XLA splits it over the devices)."""
+        return int(getattr(self._collectives, "num_step_replicas", self.num_replicas_in_sync))
 
     @property
     def num_local_replicas(self) -> int:
@@ -242,6 +249,10 @@ class Strategy:
 
     def optimizer_step(self, optimizer: torch.optim.Optimizer, step_fn: Optional[Callable[[], Any]] = None) -> Any:
         """Applies the step once for all of this process's replicas (the others wait), then clears gradients."""
+        prepare = getattr(self._replication, "prepare_optimizer", None)  # e.g. lay its slots out on a mesh
+        if prepare is not None:
+            prepare(optimizer)
+
         def step() -> Any:
             result = step_fn() if step_fn is not None else optimizer.step()
             if step_fn is None:
@@ -249,6 +260,12 @@ class Strategy:
             return result
 
         return self._collectives.once_per_process(step)
+
+    def execution(self) -> ContextManager[Any]:
+        """Entered around a group of steps that run as one (Keras's steps_per_execution): an XLA mesh
+        compiles and runs them as one graph; elsewhere nothing changes."""
+        execution = getattr(self._collectives, "execution", None)
+        return execution() if execution is not None else contextlib.nullcontext()
 
     def no_sync(self, module: nn.Module) -> ContextManager[Any]:
         """Within it, backward does not synchronise gradients (gradient accumulation)."""

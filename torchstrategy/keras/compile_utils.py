@@ -268,8 +268,8 @@ class CompiledState:
 
     def reduce_across_replicas(self, strategy: Any) -> None:
         """Replaces each metric's state by its sum over replicas, so every rank logs the same."""
-        if strategy.num_replicas_in_sync == 1:
-            return
+        if strategy.num_step_replicas == 1:
+            return  # one replica, or one SPMD program that updated the metrics with the whole global batch
         metrics = self.all_metrics()
         if strategy.num_processes > 1:
             _align_state_layouts(metrics, strategy)

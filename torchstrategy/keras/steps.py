@@ -61,7 +61,8 @@ def _strategy(model: Any) -> Any:
 
 
 def _replicas(model: Any) -> int:
-    return int(_strategy(model).num_replicas_in_sync)
+    """How many replica steps share a global batch's loss (1 on an SPMD mesh: one program, whole batch)."""
+    return int(_strategy(model).num_step_replicas)
 
 
 def scale_for_distribution(model: Any, loss: torch.Tensor) -> torch.Tensor:

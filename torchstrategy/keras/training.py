@@ -258,12 +258,13 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
         for execution in _executions(iterator, limit, per_execution):
             if batch_hooks:
                 cbs.on_train_batch_begin(step)
-            for batch in execution:
-                try:
-                    step_logs = _train_logs(model, runtime, batch, class_weights)
-                except RuntimeError as error:
-                    _raise_explained(runtime.strategy, error, f"at epoch {epoch + 1}, batch {progress.step}")
-                progress.finish_step()
+            with runtime.strategy.execution():  # an XLA mesh runs the execution's steps as one graph
+                for batch in execution:
+                    try:
+                        step_logs = _train_logs(model, runtime, batch, class_weights)
+                    except RuntimeError as error:
+                        _raise_explained(runtime.strategy, error, f"at epoch {epoch + 1}, batch {progress.step}")
+                    progress.finish_step()
             if batch_hooks:
                 cbs.on_train_batch_end(step + per_execution - 1, step_logs)
             step += len(execution)

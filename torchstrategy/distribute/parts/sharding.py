@@ -59,7 +59,7 @@ class FullyShardReplication(LocalReplication):
     """Shards a module in place (its Parameters become DTensors), so it trains sharded wherever it is called:
     in fit, in `strategy.run`, or in a plain loop. An optimizer built before sharding is re-pointed."""
 
-    shards_in_place = True  # a model is sharded before its first call, in custom loops too
+    setup_before_first_call = True  # a model is sharded before its first training call, in custom loops too
 
     def __init__(self, device: torch.device, active: bool, options: ShardingOptions,
                  policy_dtypes: Callable[[], tuple] = lambda: (None, None)) -> None:

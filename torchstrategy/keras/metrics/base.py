@@ -100,7 +100,11 @@ class Metric:
         """Moves the states to `device` the first time inputs arrive there; returns the device."""
         if device != self._device:
             for name in self._state_names:
-                setattr(self, name, getattr(self, name).to(device))
+                current = getattr(self, name)
+                if device.type == "xla" and not current.any():  # zeros: made there (no upload in the graph)
+                    setattr(self, name, torch.zeros(tuple(current.shape), dtype=current.dtype, device=device))
+                else:
+                    setattr(self, name, current.to(device))
             self._device = device
         return device
 
@@ -120,6 +124,13 @@ class Metric:
 
     def reset_state(self) -> None:
         """Sets every state back to zero."""
+        if self._device.type == "xla":
+            # fresh zeros made on the device, as the first epoch's states were: zeroing in place would give
+            # the next epoch's first step a graph of its own, compiled again
+            for name in self._state_names:
+                current = getattr(self, name)
+                setattr(self, name, torch.zeros(tuple(current.shape), dtype=current.dtype, device=self._device))
+            return
         for tensor in self._state_tensors():
             tensor.zero_()
 
