@@ -64,12 +64,13 @@ def test_fit_on_four_xla_devices_gives_the_one_device_cpu_weights(optimizer, ato
                                reference.predict(x[:16], batch_size=8, verbose=0), atol=1e-5)
 
 
-def test_steps_compile_once_and_not_again_in_later_epochs():
+@pytest.mark.parametrize("optimizer", ["sgd", "adam"])
+def test_steps_compile_once_and_not_again_in_later_epochs(optimizer):
     import torchstrategy as tf
 
     x, y = _data()
     strategy = _tpu()
-    model = _model(strategy)
+    model = _model(strategy, optimizer)
     counts = []
     record = tf.keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: counts.append(strategy.compile_count))
     model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=3, verbose=0, shuffle=False, callbacks=[record])
@@ -197,3 +198,134 @@ def test_the_tf_tpu_snippet_trains_the_seed_cnn_to_the_one_device_cpu_weights():
         tf.tpu.experimental.shutdown_tpu_system(resolver)
     assert history.history["loss"][1] < history.history["loss"][0]
     _assert_same(model.get_weights(), reference.get_weights(), 1e-4)
+
+
+class _StopOnceAt:
+    """A callback that raises once at a global step (a killed job, in one process)."""
+
+    def __new__(cls, step):
+        import torchstrategy as tf
+
+        class StopOnceAt(tf.keras.callbacks.Callback):
+            fired = False
+
+            def on_train_batch_end(self, batch, logs=None):
+                if not StopOnceAt.fired and self.model._progress.global_step == step:
+                    StopOnceAt.fired = True
+                    raise KeyboardInterrupt("stopped by the test")
+
+        return StopOnceAt()
+
+
+def test_backup_and_restore_resumes_mid_epoch_and_model_checkpoint_files_load_on_cpu(tmp_path):
+    import torchstrategy as tf
+
+    x, y = _data()
+    strategy = _tpu()
+    uninterrupted = _model(strategy, "adam")
+    expected = uninterrupted.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, verbose=0, shuffle=False)
+
+    model = _model(strategy, "adam")
+    backup = tf.keras.callbacks.BackupAndRestore(str(tmp_path / "backup"), save_freq=2)
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, verbose=0, shuffle=False,
+                  callbacks=[backup, _StopOnceAt(9)])
+    resumed = _model(strategy, "adam")
+    saver = tf.keras.callbacks.ModelCheckpoint(str(tmp_path / "model.keras"))
+    steps = []
+    count = tf.keras.callbacks.LambdaCallback(on_train_batch_end=lambda batch, logs: steps.append(batch))
+    history = resumed.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, verbose=0, shuffle=False,
+                          callbacks=[tf.keras.callbacks.BackupAndRestore(str(tmp_path / "backup"), save_freq=2), saver,
+                                     count])
+    assert len(steps) == 2 * ROWS // GLOBAL_BATCH - 8  # resumed after the backup at step 8, mid-epoch 2
+    _assert_same(resumed.get_weights(), uninterrupted.get_weights(), 1e-6)
+    np.testing.assert_allclose(history.history["loss"][-1], expected.history["loss"][-1], rtol=1e-5)
+
+    with _cpu().scope():
+        loaded = tf.keras.models.load_model(str(tmp_path / "model.keras"))
+    assert loaded.trainable_variables[0].device.type == "cpu"
+    _assert_same(loaded.get_weights(), resumed.get_weights(), 0)
+
+
+def test_the_mixed_bfloat16_policy_trains_on_xla_close_to_the_cpu_run():
+    import torchstrategy as tf
+
+    x, y = _data()
+    tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        reference = _model(_cpu(), "adam")
+        expected = reference.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, verbose=0, shuffle=False)
+        model = _model(_tpu(), "adam")
+        history = model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, verbose=0, shuffle=False)
+    finally:
+        tf.keras.mixed_precision.set_global_policy("float32")
+    assert model.layers[0].compute_dtype == "bfloat16" and model.trainable_variables[0].dtype.is_floating_point
+    assert str(model.trainable_variables[0].dtype) == "torch.float32"  # variables stay float32
+    assert history.history["loss"][1] < history.history["loss"][0]
+    np.testing.assert_allclose(history.history["loss"], expected.history["loss"], rtol=2e-2)
+
+
+def test_shard_variables_splits_weights_and_slots_over_the_devices_and_trains_the_same():
+    import torch_xla
+    import torchstrategy as tf
+
+    x, y = _data()
+    reference = _model(_cpu(), "adam")
+    reference.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, verbose=0, shuffle=False)
+    model = _model(tf.distribute.TPUStrategy(shard_variables=True), "adam")
+    model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, verbose=0, shuffle=False)
+    kernel = model.layers[-1].kernel  # (36, 10): split on its first dimension over the 4 devices
+    spec = torch_xla._XLAC._get_xla_sharding_spec(kernel)
+    assert spec.startswith("{devices=[4,1]"), spec
+    assert torch_xla._XLAC._get_xla_sharding_spec(model.optimizer.state[kernel]["momentum"]) == spec
+    _assert_same(model.get_weights(), reference.get_weights(), 1e-4)
+
+
+def test_a_last_batch_the_devices_cannot_split_trains_like_cpu_and_compiles_only_once():
+    import torchstrategy as tf
+
+    x, y = _data()
+    x, y = x[:98], y[:98]  # 6 batches of 16, then 2 rows: fewer than the 4 devices
+    reference = _model(_cpu())
+    reference.fit(x, y, batch_size=GLOBAL_BATCH, epochs=3, verbose=0, shuffle=False)
+    strategy = _tpu()
+    model = _model(strategy)
+    counts = []
+    record = tf.keras.callbacks.LambdaCallback(on_epoch_end=lambda epoch, logs: counts.append(strategy.compile_count))
+    model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=3, verbose=0, shuffle=False, callbacks=[record])
+    assert counts[0] == counts[1] == counts[2], counts  # the short batch's graph is compiled in epoch 1 only
+    _assert_same(model.get_weights(), reference.get_weights(), 1e-5)
+
+
+def test_distribute_datasets_from_function_feeds_per_replica_batches_joined_into_the_global_one():
+    import torchstrategy as tf
+
+    x, y = _data()
+    strategy = _tpu()
+    fitted = _model(strategy)
+    fitted.fit(x, y, batch_size=GLOBAL_BATCH, epochs=1, verbose=0, shuffle=False)
+    contexts = []
+
+    def dataset_fn(context):
+        contexts.append(context)
+        return tf.data.Dataset.from_tensor_slices((x, y)).batch(context.get_per_replica_batch_size(GLOBAL_BATCH))
+
+    dataset = strategy.distribute_datasets_from_function(dataset_fn)
+    assert (contexts[0].num_input_pipelines, contexts[0].input_pipeline_id, contexts[0].num_replicas_in_sync) == (1, 0, 4)
+    model = _model(strategy)
+    with strategy.scope():
+        optimizer = tf.keras.optimizers.SGD(0.01)
+        loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
+
+    def step(inputs):
+        images, labels = inputs
+        assert images.shape[0] == GLOBAL_BATCH  # 4 per-replica batches of 4, one program over all of them
+        with tf.GradientTape() as tape:
+            loss = tf.nn.compute_average_loss(loss_object(labels, model(images, training=True)),
+                                              global_batch_size=GLOBAL_BATCH)
+        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return loss
+
+    for batch in dataset:
+        strategy.run(step, args=(batch,))
+    _assert_same(model.get_weights(), fitted.get_weights(), 1e-6)

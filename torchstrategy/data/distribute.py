@@ -134,12 +134,16 @@ class DistributedDataset:
         allow_uneven_split: bool = False,
         combine: Callable[[list], Any] = lambda parts: parts[0],
         replica_ids: Optional[Sequence[int]] = None,
+        whole_batches: bool = False,
     ) -> None:
         self._dataset = dataset
         self._context = input_context
         self._device = torch.device(device)
         self._split = split_global_batch and input_context.num_replicas_in_sync > 1
         self._replica_ids = tuple(replica_ids) if replica_ids is not None else (replica_id,)
+        # an SPMD mesh: one process, one program over every replica's rows, so the step takes each global
+        # batch whole (`combine([batch])`), checked to divide over the replicas but never cut into parts
+        self._whole = whole_batches
         self._combine = combine  # one value per local replica -> what a step receives
         self._group = 1 if split_global_batch else len(self._replica_ids)  # per-replica batches per step
         self._options = options
@@ -197,6 +201,8 @@ class DistributedDataset:
         return map_structure(lambda leaf: leaf[rows] if hasattr(leaf, "shape") and len(leaf.shape) else leaf, batch)
 
     def _local(self, batch: Any) -> Any:
+        if self._whole:
+            return self._combine([to_device(batch, self._device)])
         return self._combine([to_device(self._rows_of(batch, replica), self._device) for replica in self._replica_ids])
 
     def __iter__(self) -> Iterator[Any]:
@@ -234,6 +240,8 @@ class DistributedDataset:
         chunks = _chunks(indices, size, batched._drop)
 
         def own_rows(chunk: list) -> Any:
+            if self._whole:
+                return self._combine([to_device(plan.source.gather(chunk), self._device)])
             parts = []
             for replica in self._replica_ids:
                 rows = replica_slice(len(chunk), self._context.num_replicas_in_sync, replica)

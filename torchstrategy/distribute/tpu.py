@@ -13,6 +13,9 @@ class TPUStrategy(Strategy):
     count and each global batch is split over them, as in TF. A step runs as one SPMD program over the
     whole global batch (XLA splits it and adds the all-reduces), compiled once per input shape.
 
+    `shard_variables=True` splits every weight and optimizer slot over the devices (FSDP-style, along a
+    dimension that divides by the device count) instead of replicating them; XLA gathers them where used.
+
     Inside `strategy.run` the step sees the global batch, so `tf.nn.compute_average_loss` without a
     `global_batch_size` and the Keras loss divide by the global batch, and `strategy.reduce` of the
     step's result is that result: the sum of the replicas' shares, as TF returns it.
@@ -24,7 +27,8 @@ class TPUStrategy(Strategy):
     """
 
     def __init__(self, tpu_cluster_resolver: Any = None, experimental_device_assignment: Any = None,
-                 experimental_spmd_xla_partitioning: bool = False, allow_uneven_split: bool = False) -> None:
+                 experimental_spmd_xla_partitioning: bool = False, allow_uneven_split: bool = False,
+                 shard_variables: bool = False) -> None:
         from torchstrategy.cluster import tpu as tpu_cluster
 
         tpu_cluster.require_torch_xla("TPUStrategy")  # says which extra to install
@@ -43,7 +47,8 @@ class TPUStrategy(Strategy):
                                  f"chips to {wanted} instead.")
         self._mesh = XlaMesh(count)
         collectives = SpmdCollectives(count)
-        super().__init__(self._mesh.device, collectives=collectives, replication=SpmdReplication(self._mesh),
+        super().__init__(self._mesh.device, collectives=collectives,
+                         replication=SpmdReplication(self._mesh, shard_variables=shard_variables),
                          placement=SpmdPlacement(self._mesh, collectives, allow_uneven_split=allow_uneven_split),
                          cluster_resolver=tpu_cluster_resolver, needs_model_in_scope=True)
 

@@ -22,6 +22,9 @@ class BatchPlacement:
     `collectives` (the strategy's) let processes agree on a dataset's random state and check that
     their pipelines give the same batches; without them the process is alone."""
 
+    #: True where one program takes each global batch whole (an SPMD mesh): never cut into replica parts
+    whole_batches = False
+
     def __init__(self, device: torch.device, num_local_replicas: int = 1,
                  combine: Callable[[Sequence[Any]], Any] = _first, collectives: Any = None,
                  allow_uneven_split: bool = False) -> None:
@@ -68,7 +71,7 @@ class BatchPlacement:
         uneven = getattr(options, "experimental_allow_uneven_split", None)
         return DistributedDataset(dataset, context, self.device, split_global_batch=True, options=options,
                                   replica_ids=replica_ids, verify=self._verify_same_batches if shared else None,
-                                  combine=self._combine,
+                                  combine=self._combine, whole_batches=self.whole_batches,
                                   allow_uneven_split=self._allow_uneven_split if uneven is None else uneven)
 
     def distribute_per_replica_batches(self, dataset: Any, context: Any, replica_ids: Sequence[int],

@@ -31,6 +31,18 @@ class XlaMesh:
         self.device = _xla().device()
         self.mesh = xs.Mesh(np.arange(self.num_devices), (self.num_devices,), ("data",))
 
+    def shard_variable(self, tensor: torch.Tensor) -> None:
+        """Annotates a variable as split over the data axis along its first dimension that divides by the
+        device count (FSDP-style: XLA gathers it where it is used); replicated when none divides."""
+        import torch_xla.distributed.spmd as xs
+
+        even = [dim for dim, size in enumerate(tensor.shape) if size % self.num_devices == 0]
+        if not even:
+            self.replicate(tensor)
+            return
+        spec = tuple("data" if dim == even[0] else None for dim in range(tensor.dim()))
+        xs.mark_sharding(tensor, self.mesh, spec)
+
     def replicate(self, tensor: torch.Tensor) -> None:
         """Annotates a tensor on the device as replicated on every device. Said once up front, the first
         step's graph is the steady one (else XLA adds the annotation after that step: a second graph)."""
@@ -87,9 +99,11 @@ class SpmdReplication(LocalReplication):
 
     setup_before_first_call = True
 
-    def __init__(self, mesh: XlaMesh) -> None:
+    def __init__(self, mesh: XlaMesh, shard_variables: bool = False) -> None:
         super().__init__(mesh.device)
         self._mesh = mesh
+        # FSDP-style: weights and optimizer slots split over the devices instead of replicated
+        self._lay_out = mesh.shard_variable if shard_variables else mesh.replicate
         self._placed: set = set()
         self._annotated: dict = {}  # id(optimizer) -> how many slots were annotated
 
@@ -97,16 +111,26 @@ class SpmdReplication(LocalReplication):
         module.to(self._mesh.device)
         if id(module) not in self._placed:
             self._placed.add(id(module))
-            for tensor in list(module.parameters()) + list(module.buffers()):
+            for tensor in module.parameters():
+                self._lay_out(tensor)
+            for tensor in module.buffers():
                 self._mesh.replicate(tensor)
             module.register_forward_pre_hook(self._inputs_to_mesh, with_kwargs=True)
         if optimizer is not None:
             _move_optimizer_state(optimizer, self._mesh.device)
+            build = getattr(optimizer, "build", None)
+            if build is not None and not getattr(optimizer, "built", True):
+                variables = getattr(module, "trainable_variables", None)  # Keras order, as fit builds it
+                build(variables if variables is not None else [p for p in module.parameters() if p.requires_grad])
+            self.prepare_optimizer(optimizer)
+            # slots made now are data on the device before the first step, as they are in every later epoch's
+            # first step: one graph for both (else the second epoch compiles its first step again)
+            _xla().sync()
         return module
 
     def prepare_optimizer(self, optimizer: Any) -> None:
-        """Annotates the optimizer's slots (made when it was built, after the model moved) as replicated,
-        once, before its first update: the first step then compiles to the steady step's graph."""
+        """Annotates the optimizer's slots (made when it was built, after the model moved) as their weights
+        are laid out, once, before its first update: the first step then compiles to the steady step's graph."""
         count = sum(len(state) for state in optimizer.state.values())
         if self._annotated.get(id(optimizer)) == count:
             return
@@ -114,7 +138,7 @@ class SpmdReplication(LocalReplication):
         for state in optimizer.state.values():
             for value in state.values():
                 if isinstance(value, torch.Tensor) and value.device.type == "xla":
-                    self._mesh.replicate(value)
+                    self._lay_out(value)
 
     def _inputs_to_mesh(self, module: Any, args: tuple, kwargs: dict) -> tuple:
         def place(value: Any) -> Any:
@@ -146,6 +170,8 @@ def _concatenated(parts: Sequence[Any]) -> Any:
 class SpmdPlacement(BatchPlacement):
     """Global batches go to the XLA device whole, sharded over the data axis (each tensor its own
     sharding). A dataset function's per-replica batches are joined N at a time into one global batch."""
+
+    whole_batches = True
 
     def __init__(self, mesh: XlaMesh, collectives: Any, allow_uneven_split: bool = False) -> None:
         super().__init__(torch.device("cpu"), mesh.num_devices, combine=self._global_batch, collectives=collectives,
