@@ -12,9 +12,11 @@ from tests._local_replicas import ThreadReplicaStrategy
 from torchstrategy.distribute.values import PerReplica
 
 
-@pytest.fixture
-def strategy():
-    made = ThreadReplicaStrategy(2)
+@pytest.fixture(params=["test_threads", "central_storage"])
+def strategy(request):
+    """The tests' own 2-thread strategy, and CentralStorageStrategy (the public one of that shape)."""
+    made = ThreadReplicaStrategy(2) if request.param == "test_threads" else \
+        tf.distribute.experimental.CentralStorageStrategy(["/cpu:0", "/cpu:1"])
     yield made
     made.teardown()
 

@@ -9,6 +9,7 @@ from torchstrategy.distribute.communication import (
     CommunicationImplementation, CommunicationOptions, CrossDeviceOps, HierarchicalCopyAllReduce, NcclAllReduce,
     ReductionToOneDevice,
 )
+from torchstrategy.distribute.central_storage import CentralStorageStrategy
 from torchstrategy.distribute.default import DefaultStrategy
 from torchstrategy.distribute.fsdp import FSDPStrategy
 from torchstrategy.distribute.parts.sharding import ShardingOptions
@@ -51,6 +52,7 @@ class InputOptions:
 experimental = types.SimpleNamespace(
     CommunicationOptions=CommunicationOptions,
     CommunicationImplementation=CommunicationImplementation,
+    CentralStorageStrategy=CentralStorageStrategy,
     FSDPStrategy=FSDPStrategy,
     TPUStrategy=TPUStrategy,
     ShardingOptions=ShardingOptions,
