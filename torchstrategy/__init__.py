@@ -19,6 +19,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "config": "torchstrategy.config",
     "tpu": "torchstrategy.tpu",
     "train": "torchstrategy.train",
+    "io": "torchstrategy.io",
     "nn": "torchstrategy.nn",
     "random": "torchstrategy.random",
     "nest": "torchstrategy.nest",

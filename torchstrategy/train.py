@@ -1,10 +1,12 @@
 """`tf.train`: ClusterSpec (TF's job -> task address map, from torchstrategy.cluster) and
-checkpointing (Checkpoint, CheckpointManager, latest_checkpoint, get_checkpoint_state)."""
+checkpointing (Checkpoint, CheckpointManager, latest_checkpoint, get_checkpoint_state), tf.train.Example."""
 from __future__ import annotations
 
 from torchstrategy.checkpoint import (Checkpoint, CheckpointManager, CheckpointState, checkpoint_metadata,
                                       get_checkpoint_state, latest_checkpoint)
 from torchstrategy.cluster.spec import ClusterSpec
+from torchstrategy.train_example import BytesList, Example, Feature, Features, FloatList, Int64List
 
 __all__ = ["ClusterSpec", "Checkpoint", "CheckpointManager", "CheckpointState", "latest_checkpoint",
-           "get_checkpoint_state", "checkpoint_metadata"]
+           "get_checkpoint_state", "checkpoint_metadata", "BytesList", "Example", "Feature", "Features",
+           "FloatList", "Int64List"]

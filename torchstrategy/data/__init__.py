@@ -3,6 +3,7 @@ AUTOTUNE and the cardinality constants. (`distribute.py` here feeds datasets to 
 from __future__ import annotations
 
 from torchstrategy.data import experimental
+from torchstrategy.data._records import TFRecordDataset
 from torchstrategy.data._structure import TensorShape, TensorSpec
 from torchstrategy.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset,
                                         DatasetIterator)
@@ -12,5 +13,6 @@ Iterator = DatasetIterator
 
 __all__ = [
     "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy", "Dataset", "DatasetIterator",
-    "DistributeOptions", "Iterator", "Options", "TensorShape", "TensorSpec", "ThreadingOptions", "experimental",
+    "DistributeOptions", "Iterator", "Options", "TensorShape", "TensorSpec", "TFRecordDataset", "ThreadingOptions",
+    "experimental",
 ]

@@ -1,10 +1,12 @@
-"""`keras.utils`: the data helpers scripts call (to_categorical, normalize, set_random_seed)."""
+"""`keras.utils`: the data helpers scripts call (to_categorical, normalize, set_random_seed, get_file).
+`get_file` and its hash helpers live in torchstrategy.keras.file_utils and are re-exported here."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
 import numpy as np
 
+from torchstrategy.keras.file_utils import get_file  # noqa: F401  (keras.utils.get_file)
 from torchstrategy.random import set_seed as set_random_seed  # noqa: F401  (keras.utils.set_random_seed)
 
 

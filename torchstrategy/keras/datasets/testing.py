@@ -1,4 +1,4 @@
-"""Writers of small CIFAR-10 / MNIST datasets in the real on-disk formats, for tests and demos.
+"""Writers of small CIFAR-10/100, (Fashion-)MNIST and Boston Housing datasets in the real on-disk formats.
 Each writes a marker file so load_data() accepts the folder without the real files' md5 sums."""
 from __future__ import annotations
 
@@ -232,3 +232,84 @@ def _emit_uint8_array(out: bytearray, array: np.ndarray) -> None:
     _emit(out, False)
     _emit(out, _Py2Str(np.ascontiguousarray(array).tobytes()))
     out += b"tb"  # close the state tuple, BUILD the array
+
+
+CIFAR100_NUM_FINE = 100
+CIFAR100_NUM_COARSE = 20
+
+
+def write_fashion_mnist(
+    root: str | os.PathLike, num_train: int = 6000, num_test: int = 1000, learnable: bool = True, seed: int = 0
+) -> str:
+    """Writes `<root>/fashion-mnist/` as Keras caches it; returns that folder.
+
+    Four gzip files, each holding an idx file as in `write_mnist`: train-labels-idx1-ubyte.gz,
+    train-images-idx3-ubyte.gz, t10k-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz.
+    Keras's cache folder is `~/.keras/datasets/fashion-mnist/`, so pass `~/.keras/datasets` as root.
+    """
+    import gzip
+
+    _check_counts(num_train, num_test)
+    rng = np.random.default_rng(seed)
+    folder = os.path.join(os.fspath(root), "fashion-mnist")
+    os.makedirs(folder, exist_ok=True)
+    for prefix, count in (("train", num_train), ("t10k", num_test)):
+        labels = rng.integers(0, NUM_CLASSES, size=count).astype(np.uint8)
+        images = _mnist_images(rng, labels, learnable)
+        for kind, array, magic in (("images-idx3", images, 2051), ("labels-idx1", labels, 2049)):
+            # mtime=0 keeps the bytes a function of the seed alone
+            payload = gzip.compress(_idx_bytes(array, magic=magic), mtime=0)
+            _write_file(os.path.join(folder, f"{prefix}-{kind}-ubyte.gz"), payload)
+    _write_marker(folder)
+    return folder
+
+
+def write_cifar100(root: str | os.PathLike, num_train: int = 500, num_test: int = 100, seed: int = 0) -> str:
+    """Writes `<root>/cifar-100-python/` in the real CIFAR-100 python format; returns that folder.
+
+    Files train, test and meta, Python-2 protocol-2 pickles like the originals: train/test dicts
+    with b'data' (uint8 (n, 3072), channel-major rows), b'fine_labels' (0-99), b'coarse_labels'
+    (0-19, here fine // 5), b'batch_label' and b'filenames'; meta with b'fine_label_names' and
+    b'coarse_label_names'. Keras 3 extracts the archive into `cifar-100-python-target/`, so
+    `write_cifar100(keras_home / 'datasets' / 'cifar-100-python-target')` mirrors its cache.
+    """
+    _check_counts(num_train, num_test)
+    rng = np.random.default_rng(seed)
+    folder = os.path.join(os.fspath(root), "cifar-100-python")
+    os.makedirs(folder, exist_ok=True)
+    for file_name, batch_label, count in (("train", "training batch 1 of 1", num_train),
+                                          ("test", "testing batch 1 of 1", num_test)):
+        fine = rng.integers(0, CIFAR100_NUM_FINE, size=count)
+        rows = rng.integers(0, 256, size=(count, 3072), dtype=np.uint8)
+        record = {
+            _Py2Str(b"filenames"): [_Py2Str(f"generated_{file_name}_{i:05d}.png".encode()) for i in range(count)],
+            _Py2Str(b"batch_label"): _Py2Str(batch_label.encode()),
+            _Py2Str(b"fine_labels"): [int(label) for label in fine],
+            _Py2Str(b"coarse_labels"): [int(label) // 5 for label in fine],
+            _Py2Str(b"data"): rows,
+        }
+        _write_file(os.path.join(folder, file_name), _py2_pickle(record))
+    meta = {
+        _Py2Str(b"fine_label_names"): [_Py2Str(f"fine_{k}".encode()) for k in range(CIFAR100_NUM_FINE)],
+        _Py2Str(b"coarse_label_names"): [_Py2Str(f"coarse_{k}".encode()) for k in range(CIFAR100_NUM_COARSE)],
+    }
+    _write_file(os.path.join(folder, "meta"), _py2_pickle(meta))
+    _write_marker(folder)
+    return folder
+
+
+def write_boston_housing(path: str | os.PathLike, num_samples: int = 506, seed: int = 0) -> str:
+    """Writes a Keras-style `boston_housing.npz` at `path`: x float64 (n, 13), y float64 (n,); returns path.
+
+    y is a noisy linear function of x, so a regression model can fit it.
+    """
+    if isinstance(num_samples, bool) or not isinstance(num_samples, (int, np.integer)) or num_samples < 0:
+        raise ValueError(f"num_samples must be a non-negative integer, got {num_samples!r}")
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.0, 100.0, size=(num_samples, 13))
+    y = x @ rng.uniform(-0.2, 0.2, size=13) + 22.0 + rng.normal(0.0, 1.0, size=num_samples)
+    path = os.fspath(path)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "wb") as npz_file:
+        np.savez(npz_file, x=x, y=y)
+    return path

@@ -1,0 +1,210 @@
+"""`tf.io.parse_single_example` / `parse_example` with `FixedLenFeature` and `VarLenFeature` specs, turning
+serialized tf.train.Example bytes into torch tensors (strings as NumPy object arrays of bytes)."""
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Optional, Sequence
+
+import numpy as np
+import torch
+
+from torchstrategy.train_example import DecodeError, Example
+
+__all__ = ["FixedLenFeature", "InvalidArgumentError", "SparseTensor", "VarLenFeature", "parse_example",
+           "parse_single_example"]
+
+
+class InvalidArgumentError(ValueError):
+    """A parse spec does not fit the data (TF's `tf.errors.InvalidArgumentError`)."""
+
+
+# the three dtypes an Example can hold: which Feature list carries each and what its values become
+_KIND_OF = {"int64": "int64_list", "float32": "float_list", "string": "bytes_list"}
+_TF_NAME = {"int64_list": "int64", "float_list": "float", "bytes_list": "string"}
+
+
+def _dtype_name(dtype: Any) -> str:
+    """'int64', 'float32' or 'string' for the dtype spellings a parse spec may use (tf.string included)."""
+    if dtype in (torch.int64, np.int64, "int64"):
+        return "int64"
+    if dtype in (torch.float32, np.float32, "float32", "float"):
+        return "float32"
+    if dtype in (bytes, str, np.object_, np.bytes_, "string") or getattr(dtype, "name", None) == "string":
+        return "string"
+    raise ValueError(f"parse_example: a feature's dtype must be tf.int64, tf.float32 or tf.string (what "
+                     f"tf.train.Example stores), got {dtype!r}. Cast after parsing for other dtypes.")
+
+
+class FixedLenFeature(NamedTuple):
+    """`tf.io.FixedLenFeature(shape, dtype, default_value=None)`: a feature with exactly prod(shape) values,
+    parsed to a tensor of that shape. Without a default_value the feature is required."""
+
+    shape: Any
+    dtype: Any
+    default_value: Any = None
+
+    def __repr__(self) -> str:
+        return f"FixedLenFeature(shape={list(self.shape)}, dtype={self.dtype}, default_value={self.default_value!r})"
+
+
+class VarLenFeature(NamedTuple):
+    """`tf.io.VarLenFeature(dtype)`: a feature with any number of values, parsed to a SparseTensor."""
+
+    dtype: Any
+
+    def __repr__(self) -> str:
+        return f"VarLenFeature(dtype={self.dtype})"
+
+
+class SparseTensor:
+    """The parsed value of a VarLenFeature, with tf.SparseTensor's fields: `indices` (int64, [n, rank]),
+    `values` ([n]; a NumPy object array for strings) and `dense_shape` (int64, [rank])."""
+
+    def __init__(self, indices: Any, values: Any, dense_shape: Any):
+        self.indices, self.values = torch.as_tensor(indices, dtype=torch.int64), values
+        self.dense_shape = torch.as_tensor(dense_shape, dtype=torch.int64)
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(int(size) for size in self.dense_shape)
+
+    def __repr__(self) -> str:
+        return (f"SparseTensor(indices={self.indices.tolist()}, values={self.values!r}, "
+                f"dense_shape={self.dense_shape.tolist()})")
+
+
+def _values_array(values: Sequence, dtype: str) -> Any:
+    if dtype == "string":
+        array = np.empty(len(values), dtype=object)
+        array[:] = list(values)
+        return array
+    return torch.tensor(list(values), dtype=torch.int64 if dtype == "int64" else torch.float32)
+
+
+def _as_record(value: Any, where: str) -> bytes:
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    if isinstance(value, str):
+        value = value.encode("utf-8")
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        hint = " Call .SerializeToString() on it first." if hasattr(value, "SerializeToString") else ""
+        raise TypeError(f"{where}: `serialized` must hold serialized tf.train.Example bytes, got "
+                        f"{type(value).__name__}.{hint}")
+    return bytes(value)
+
+
+def _check_spec(features: Any, where: str) -> dict:
+    if not isinstance(features, dict) or not features:
+        raise TypeError(f"{where}: `features` must be a non-empty dict from feature names to "
+                        f"tf.io.FixedLenFeature / tf.io.VarLenFeature, got {features!r}.")
+    specs = {}
+    for key, spec in features.items():
+        if not isinstance(spec, (FixedLenFeature, VarLenFeature)):
+            raise TypeError(f"{where}: the spec for feature {key!r} must be a tf.io.FixedLenFeature or "
+                            f"tf.io.VarLenFeature, got {spec!r}.")
+        specs[key] = (spec, _dtype_name(spec.dtype))
+    return specs
+
+
+def _feature_values(example: Example, key: str, dtype: str, where: str) -> Optional[list]:
+    """The values of feature `key` (None when absent), checked against the spec's dtype."""
+    if key not in example.features.feature:
+        return None
+    feature = example.features.feature[key]
+    kind = feature.WhichOneof("kind")
+    if kind is None:  # TF 2.21 treats an empty Feature as absent (a FixedLen default applies)
+        return None
+    if kind != _KIND_OF[dtype]:
+        raise InvalidArgumentError(f"{where}: feature {key!r} holds {_TF_NAME[kind]} values but the spec asks "
+                                   f"for {dtype}. Use dtype={_TF_NAME[kind] if kind != 'float_list' else 'float32'} "
+                                   f"in its spec and cast after parsing.")
+    return list(getattr(feature, kind).value)
+
+
+def _fixed_value(values: Optional[list], key: str, spec: FixedLenFeature, dtype: str, where: str) -> Any:
+    shape = [int(size) for size in spec.shape]
+    size = int(np.prod(shape)) if shape else 1
+    if values is None:
+        if spec.default_value is None:
+            raise InvalidArgumentError(f"{where}: feature {key!r} ({dtype}) is required but could not be found. "
+                                       f"Give its FixedLenFeature a default_value, or use VarLenFeature for a "
+                                       f"feature some examples lack.")
+        default = np.asarray(spec.default_value, dtype=object if dtype == "string" else None)
+        if default.size != size:
+            raise InvalidArgumentError(f"{where}: the default_value of feature {key!r} has {default.size} values, "
+                                       f"but its shape {shape} needs {size}.")
+        values = [item.encode("utf-8") if isinstance(item, str) else item for item in default.reshape(-1).tolist()]
+    elif len(values) != size:
+        raise InvalidArgumentError(f"{where}: feature {key!r} has {len(values)} values, but its FixedLenFeature "
+                                   f"shape {shape} needs exactly {size}. Fix the shape, or use VarLenFeature.")
+    array = _values_array(values, dtype)
+    return array.reshape(shape)
+
+
+def parse_single_example(serialized: Any, features: dict, example_names: Any = None,
+                         name: Optional[str] = None) -> dict:
+    """Parses one serialized tf.train.Example into a dict of tensors (FixedLen) and SparseTensors (VarLen).
+
+    >>> record = Example(features=Features(feature={"x": Feature(int64_list=Int64List(value=[1, 2]))}))
+    >>> parse_single_example(record.SerializeToString(), {"x": FixedLenFeature([2], tf.int64)})
+    {'x': tensor([1, 2])}
+    """
+    where = "parse_single_example"
+    specs = _check_spec(features, where)
+    example = _decode(_as_record(serialized, where), where)
+    result = {}
+    for key, (spec, dtype) in specs.items():
+        values = _feature_values(example, key, dtype, where)
+        if isinstance(spec, FixedLenFeature):
+            result[key] = _fixed_value(values, key, spec, dtype, where)
+        else:
+            values = values or []
+            result[key] = SparseTensor([[i] for i in range(len(values))] or torch.zeros((0, 1)),
+                                       _values_array(values, dtype), [len(values)])
+    return result
+
+
+def parse_example(serialized: Any, features: dict, example_names: Any = None, name: Optional[str] = None) -> dict:
+    """Parses a batch (1-D list/array) of serialized tf.train.Examples: FixedLen features become tensors of
+    shape [batch] + shape, VarLen features SparseTensors with indices [example, position] and dense_shape
+    [batch, longest]."""
+    where = "parse_example"
+    specs = _check_spec(features, where)
+    if isinstance(serialized, (bytes, str)) or (isinstance(serialized, np.ndarray) and serialized.ndim == 0):
+        raise ValueError(f"{where}: `serialized` must be a 1-D batch of records; for one record use "
+                         f"tf.io.parse_single_example (or pass [record]).")
+    examples = [_decode(_as_record(record, where), f"{where} (example {index})")
+                for index, record in enumerate(list(serialized))]
+    result = {}
+    for key, (spec, dtype) in specs.items():
+        per_example = [_feature_values(example, key, dtype, f"{where} (example {index})")
+                       for index, example in enumerate(examples)]
+        if isinstance(spec, FixedLenFeature):
+            parts = [_fixed_value(values, key, spec, dtype, f"{where} (example {index})")
+                     for index, values in enumerate(per_example)]
+            shape = [len(parts)] + [int(size) for size in spec.shape]
+            if dtype == "string":
+                stacked = np.empty(shape, dtype=object)
+                for index, part in enumerate(parts):
+                    stacked[index] = part
+                result[key] = stacked
+            else:
+                result[key] = (torch.stack(parts) if parts else
+                               torch.zeros(shape, dtype=torch.int64 if dtype == "int64" else torch.float32))
+        else:
+            indices, flat = [], []
+            for row, values in enumerate(per_example):
+                for position, value in enumerate(values or []):
+                    indices.append([row, position])
+                    flat.append(value)
+            longest = max((len(values or []) for values in per_example), default=0)
+            result[key] = SparseTensor(indices or torch.zeros((0, 2)), _values_array(flat, dtype),
+                                       [len(examples), longest])
+    return result
+
+
+def _decode(record: bytes, where: str) -> Example:
+    try:
+        return Example.FromString(record)
+    except DecodeError as error:
+        raise InvalidArgumentError(f"{where}: could not parse a serialized tf.train.Example ({error}). Is the "
+                                   f"input Example bytes (not a SequenceExample or raw data)?") from None
