@@ -3,7 +3,7 @@
 # 4 XLA:CPU devices unless PJRT_DEVICE / CPU_NUM_DEVICES say otherwise. Extra arguments go to pytest.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$root/scripts/setup_tpu.sh"
+bash "$root/scripts/setup_tpu.sh" || exit $?  # 75: the environment could not be installed (network)
 venv="${TORCHSTRATEGY_TPU_VENV:-$root/.venv-tpu}"
 cd "$root"
 export PJRT_DEVICE="${PJRT_DEVICE:-CPU}"
