@@ -176,6 +176,5 @@ def scale_regularization_loss(regularization_loss: Any) -> torch.Tensor:
 def _step_replicas() -> int:
     """Replica steps sharing a global batch: num_replicas_in_sync, or 1 on an SPMD mesh (the step sees the
     whole global batch)."""
-    strategy = _context.get_strategy()
-    return int(getattr(strategy, "num_step_replicas", strategy.num_replicas_in_sync))
+    return int(_context.get_strategy().num_step_replicas)
 

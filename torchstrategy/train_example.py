@@ -1,174 +1,27 @@
 """`tf.train.Example` and its parts (Features, Feature, BytesList, FloatList, Int64List) as plain Python
-messages with TF's protobuf wire encoding written here (varints, length-delimited, packed numbers)."""
+messages with TF's protobuf wire encoding (written here, in torchstrategy/_protobuf.py)."""
 from __future__ import annotations
 
 import math
 import struct
-from typing import Any, Callable, Iterable, Iterator, Optional
+from typing import Any, Iterable, Optional
+
+from torchstrategy._protobuf import (FIXED32, LENGTH_DELIMITED, VARINT, DecodeError, Message, RepeatedValues,
+                                     decode_varint, encode_length_delimited, encode_varint, fields)
 
 __all__ = ["BytesList", "DecodeError", "Example", "Feature", "Features", "FloatList", "Int64List"]
 
 
-class DecodeError(ValueError):
-    """Raised when bytes are not a valid encoding of the message being parsed (protobuf's DecodeError)."""
-
-
-# ------------------------------------------------------------------ wire format
-_VARINT, _FIXED64, _LENGTH_DELIMITED, _FIXED32 = 0, 1, 2, 5
-
-
-def _encode_varint(value: int, out: bytearray) -> None:
-    value &= 0xFFFFFFFFFFFFFFFF  # negative int64s are sent as their 64-bit two's complement (10 bytes)
-    while value > 0x7F:
-        out.append((value & 0x7F) | 0x80)
-        value >>= 7
-    out.append(value)
-
-
-def _decode_varint(data: bytes, position: int) -> tuple[int, int]:
-    result = shift = 0
-    while True:
-        if position >= len(data):
-            raise DecodeError("truncated varint")
-        byte = data[position]
-        position += 1
-        result |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return result, position
-        shift += 7
-        if shift >= 70:
-            raise DecodeError("varint longer than 10 bytes")
-
-
-def _encode_length_delimited(field_number: int, payload: bytes, out: bytearray) -> None:
-    _encode_varint((field_number << 3) | _LENGTH_DELIMITED, out)
-    _encode_varint(len(payload), out)
-    out += payload
-
-
-def _fields(data: bytes) -> Iterator[tuple[int, int, Any]]:
-    """(field number, wire type, value) for each field of an encoded message; bytes for length-delimited."""
-    position, end = 0, len(data)
-    while position < end:
-        key, position = _decode_varint(data, position)
-        field_number, wire_type = key >> 3, key & 7
-        if wire_type == _VARINT:
-            value, position = _decode_varint(data, position)
-        elif wire_type == _FIXED64:
-            value, position = data[position:position + 8], position + 8
-        elif wire_type == _FIXED32:
-            value, position = data[position:position + 4], position + 4
-        elif wire_type == _LENGTH_DELIMITED:
-            length, position = _decode_varint(data, position)
-            value, position = data[position:position + length], position + length
-        else:
-            raise DecodeError(f"unsupported wire type {wire_type} for field {field_number}")
-        if position > end:
-            raise DecodeError(f"truncated field {field_number}")
-        yield field_number, wire_type, value
-
-
-# ------------------------------------------------------------------ message base
-class _Message:
-    """Shared protobuf-like behaviour: presence hooks for lazily created submessages, parse/serialize."""
-
-    _on_modify: Optional[Callable[[], None]] = None
-
-    def _modified(self) -> None:
-        # A submessage read from an unset field joins its parent only once something is written into it.
-        hook, self._on_modify = self._on_modify, None
-        if hook is not None:
-            hook()
-
-    def SerializeToString(self, deterministic: Optional[bool] = None) -> bytes:
-        """The protobuf wire encoding (bytes identical to TF's for the same content; map keys sorted)."""
-        out = bytearray()
-        self._encode(out)
-        return bytes(out)
-
-    def ParseFromString(self, serialized: bytes) -> int:
-        """Replaces this message's content with the decoded `serialized`; returns the number of bytes read."""
-        data = bytes(serialized)
-        self.Clear()
-        self._merge(data)
-        self._modified()
-        return len(data)
-
-    @classmethod
-    def FromString(cls, serialized: bytes) -> "_Message":
-        """A new message decoded from `serialized`."""
-        message = cls()
-        message.ParseFromString(serialized)
-        return message
-
-    def CopyFrom(self, other: "_Message") -> None:
-        """Makes this message a copy of `other` (same type)."""
-        if type(other) is not type(self):
-            raise TypeError(f"{type(self).__name__}.CopyFrom expects a {type(self).__name__}, got "
-                            f"{type(other).__name__}.")
-        self.ParseFromString(other.SerializeToString())
-
-    def ByteSize(self) -> int:
-        return len(self.SerializeToString())
-
-    def __eq__(self, other: Any) -> bool:
-        return type(other) is type(self) and self.SerializeToString(True) == other.SerializeToString(True)
-
-    def __ne__(self, other: Any) -> bool:
-        return not self == other
-
-    __hash__ = None  # mutable, as protobuf messages
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._repr_fields()})"
-
-    # subclasses: Clear, _encode, _merge, _repr_fields
-
-
-class _RepeatedValues(list):
-    """The `value` list of a BytesList/FloatList/Int64List: converts items and tells its owner it changed."""
-
-    def __init__(self, owner: "_ValueList", items: Iterable[Any] = ()):
-        super().__init__(owner._convert(item) for item in items)
-        self._owner = owner
-
-    def _changed(self) -> None:
-        self._owner._modified()
-
-    def append(self, item: Any) -> None:
-        super().append(self._owner._convert(item))
-        self._changed()
-
-    def extend(self, items: Iterable[Any]) -> None:
-        super().extend(self._owner._convert(item) for item in items)
-        self._changed()
-
-    def insert(self, index: int, item: Any) -> None:
-        super().insert(index, self._owner._convert(item))
-        self._changed()
-
-    def __setitem__(self, index: Any, item: Any) -> None:
-        if isinstance(index, slice):
-            super().__setitem__(index, [self._owner._convert(x) for x in item])
-        else:
-            super().__setitem__(index, self._owner._convert(item))
-        self._changed()
-
-    def __iadd__(self, items: Iterable[Any]) -> "_RepeatedValues":
-        self.extend(items)
-        return self
-
-
-class _ValueList(_Message):
+class _ValueList(Message):
     """A message with one `repeated value = 1` field."""
 
     _type_name = ""
 
     def __init__(self, value: Optional[Iterable[Any]] = None):
-        self._values = _RepeatedValues(self, value if value is not None else ())
+        self._values = RepeatedValues(self, value if value is not None else ())
 
     @property
-    def value(self) -> _RepeatedValues:
+    def value(self) -> RepeatedValues:
         return self._values
 
     @value.setter
@@ -202,12 +55,12 @@ class BytesList(_ValueList):
 
     def _encode(self, out: bytearray) -> None:
         for item in self._values:
-            _encode_length_delimited(1, item, out)
+            encode_length_delimited(1, item, out)
 
     def _merge(self, data: bytes) -> None:
-        for number, wire_type, value in _fields(data):
+        for number, wire_type, value in fields(data):
             if number == 1:
-                if wire_type != _LENGTH_DELIMITED:
+                if wire_type != LENGTH_DELIMITED:
                     raise DecodeError("BytesList.value must be length-delimited")
                 list.append(self._values, bytes(value))
 
@@ -230,17 +83,17 @@ class FloatList(_ValueList):
 
     def _encode(self, out: bytearray) -> None:
         if self._values:
-            _encode_length_delimited(1, struct.pack(f"<{len(self._values)}f", *self._values), out)
+            encode_length_delimited(1, struct.pack(f"<{len(self._values)}f", *self._values), out)
 
     def _merge(self, data: bytes) -> None:
-        for number, wire_type, value in _fields(data):
+        for number, wire_type, value in fields(data):
             if number != 1:
                 continue
-            if wire_type == _LENGTH_DELIMITED:  # packed
+            if wire_type == LENGTH_DELIMITED:  # packed
                 if len(value) % 4:
                     raise DecodeError("packed FloatList has a length that is not a multiple of 4")
                 list.extend(self._values, struct.unpack(f"<{len(value) // 4}f", value))
-            elif wire_type == _FIXED32:
+            elif wire_type == FIXED32:
                 list.append(self._values, struct.unpack("<f", value)[0])
             else:
                 raise DecodeError(f"FloatList.value has wire type {wire_type}")
@@ -259,23 +112,23 @@ class Int64List(_ValueList):
         if self._values:
             payload = bytearray()
             for item in self._values:
-                _encode_varint(item, payload)
-            _encode_length_delimited(1, bytes(payload), out)
+                encode_varint(item, payload)
+            encode_length_delimited(1, bytes(payload), out)
 
     def _merge(self, data: bytes) -> None:
         def signed(raw: int) -> int:
             raw &= 0xFFFFFFFFFFFFFFFF
             return raw - (1 << 64) if raw >> 63 else raw
 
-        for number, wire_type, value in _fields(data):
+        for number, wire_type, value in fields(data):
             if number != 1:
                 continue
-            if wire_type == _LENGTH_DELIMITED:  # packed
+            if wire_type == LENGTH_DELIMITED:  # packed
                 position = 0
                 while position < len(value):
-                    raw, position = _decode_varint(value, position)
+                    raw, position = decode_varint(value, position)
                     list.append(self._values, signed(raw))
-            elif wire_type == _VARINT:
+            elif wire_type == VARINT:
                 list.append(self._values, signed(value))
             else:
                 raise DecodeError(f"Int64List.value has wire type {wire_type}")
@@ -284,7 +137,7 @@ class Int64List(_ValueList):
 _KINDS = {"bytes_list": (1, BytesList), "float_list": (2, FloatList), "int64_list": (3, Int64List)}
 
 
-class Feature(_Message):
+class Feature(Message):
     """`tf.train.Feature(int64_list=...)` (or bytes_list / float_list): a oneof named "kind"."""
 
     def __init__(self, bytes_list: Optional[BytesList] = None, float_list: Optional[FloatList] = None,
@@ -341,15 +194,15 @@ class Feature(_Message):
 
     def _encode(self, out: bytearray) -> None:
         if self._kind is not None:
-            _encode_length_delimited(_KINDS[self._kind][0], self._value.SerializeToString(), out)
+            encode_length_delimited(_KINDS[self._kind][0], self._value.SerializeToString(), out)
 
     def _merge(self, data: bytes) -> None:
         by_number = {number: name for name, (number, _) in _KINDS.items()}
-        for number, wire_type, value in _fields(data):
+        for number, wire_type, value in fields(data):
             name = by_number.get(number)
             if name is None:
                 continue
-            if wire_type != _LENGTH_DELIMITED:
+            if wire_type != LENGTH_DELIMITED:
                 raise DecodeError(f"Feature.{name} must be length-delimited")
             member = self._value if self._kind == name else _KINDS[name][1]()
             member._merge(value)
@@ -393,7 +246,7 @@ class _FeatureMap(dict):
         return self[key]
 
 
-class Features(_Message):
+class Features(Message):
     """`tf.train.Features(feature={"name": tf.train.Feature(...)})`: a map from names to Features."""
 
     def __init__(self, feature: Optional[dict] = None):
@@ -418,24 +271,24 @@ class Features(_Message):
         # protobuf's deterministic order, so one entry gives TF's exact bytes and several a stable encoding.
         for key in sorted(self._feature):
             entry = bytearray()
-            _encode_length_delimited(1, key.encode("utf-8"), entry)
-            _encode_length_delimited(2, self._feature[key].SerializeToString(), entry)
-            _encode_length_delimited(1, bytes(entry), out)
+            encode_length_delimited(1, key.encode("utf-8"), entry)
+            encode_length_delimited(2, self._feature[key].SerializeToString(), entry)
+            encode_length_delimited(1, bytes(entry), out)
 
     def _merge(self, data: bytes) -> None:
-        for number, wire_type, value in _fields(data):
+        for number, wire_type, value in fields(data):
             if number != 1:
                 continue
-            if wire_type != _LENGTH_DELIMITED:
+            if wire_type != LENGTH_DELIMITED:
                 raise DecodeError("Features.feature entries must be length-delimited")
             key, feature = "", Feature()
-            for entry_number, entry_type, entry_value in _fields(value):
-                if entry_number == 1 and entry_type == _LENGTH_DELIMITED:
+            for entry_number, entry_type, entry_value in fields(value):
+                if entry_number == 1 and entry_type == LENGTH_DELIMITED:
                     try:
                         key = bytes(entry_value).decode("utf-8")
                     except UnicodeDecodeError:
                         raise DecodeError("a Features key is not valid UTF-8") from None
-                elif entry_number == 2 and entry_type == _LENGTH_DELIMITED:
+                elif entry_number == 2 and entry_type == LENGTH_DELIMITED:
                     feature = Feature()
                     feature._merge(entry_value)
             dict.__setitem__(self._feature, key, feature)  # a repeated key: the last entry wins
@@ -444,7 +297,7 @@ class Features(_Message):
         return f"feature={dict(self._feature)!r}"
 
 
-class Example(_Message):
+class Example(Message):
     """`tf.train.Example(features=tf.train.Features(...))`: one record of named features.
 
     >>> ex = Example(features=Features(feature={"x": Feature(int64_list=Int64List(value=[1, 2]))}))
@@ -486,11 +339,11 @@ class Example(_Message):
 
     def _encode(self, out: bytearray) -> None:
         if self._features is not None:
-            _encode_length_delimited(1, self._features.SerializeToString(), out)
+            encode_length_delimited(1, self._features.SerializeToString(), out)
 
     def _merge(self, data: bytes) -> None:
-        for number, wire_type, value in _fields(data):
-            if number == 1 and wire_type == _LENGTH_DELIMITED:
+        for number, wire_type, value in fields(data):
+            if number == 1 and wire_type == LENGTH_DELIMITED:
                 if self._features is None:
                     self._features = Features()
                 self._features._merge(value)

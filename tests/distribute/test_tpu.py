@@ -88,18 +88,13 @@ def test_steps_per_execution_eight_gives_the_weights_of_one():
     _assert_same(eight.get_weights(), one.get_weights(), 1e-6)
 
 
-def test_a_custom_strategy_run_loop_gives_the_weights_of_fit():
+def _custom_step(strategy, model):
+    """The tutorials' custom training step with SGD(0.01), fit's 'sgd': GradientTape, compute_average_loss."""
     import torchstrategy as tf
 
-    x, y = _data()
-    strategy = _tpu()
-    fitted = _model(strategy)
-    fitted.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, verbose=0, shuffle=False)
-    model = _model(strategy)
     with strategy.scope():
-        optimizer = tf.keras.optimizers.SGD(0.01)  # fit's 'sgd'
+        optimizer = tf.keras.optimizers.SGD(0.01)
         loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
-    dataset = strategy.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL_BATCH))
 
     def step(inputs):
         images, labels = inputs
@@ -110,6 +105,19 @@ def test_a_custom_strategy_run_loop_gives_the_weights_of_fit():
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
         return loss
 
+    return step
+
+
+def test_a_custom_strategy_run_loop_gives_the_weights_of_fit():
+    import torchstrategy as tf
+
+    x, y = _data()
+    strategy = _tpu()
+    fitted = _model(strategy)
+    fitted.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, verbose=0, shuffle=False)
+    model = _model(strategy)
+    step = _custom_step(strategy, model)
+    dataset = strategy.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices((x, y)).batch(GLOBAL_BATCH))
     totals = []
     for _ in range(2):
         total = 0.0
@@ -313,19 +321,9 @@ def test_distribute_datasets_from_function_feeds_per_replica_batches_joined_into
     dataset = strategy.distribute_datasets_from_function(dataset_fn)
     assert (contexts[0].num_input_pipelines, contexts[0].input_pipeline_id, contexts[0].num_replicas_in_sync) == (1, 0, 4)
     model = _model(strategy)
-    with strategy.scope():
-        optimizer = tf.keras.optimizers.SGD(0.01)
-        loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
-
-    def step(inputs):
-        images, labels = inputs
-        assert images.shape[0] == GLOBAL_BATCH  # 4 per-replica batches of 4, one program over all of them
-        with tf.GradientTape() as tape:
-            loss = tf.nn.compute_average_loss(loss_object(labels, model(images, training=True)),
-                                              global_batch_size=GLOBAL_BATCH)
-        optimizer.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
-        return loss
-
+    step = _custom_step(strategy, model)
     for batch in dataset:
+        # 4 per-replica batches of 4, one program over all of them
+        assert strategy.experimental_local_results(batch)[0][0].shape[0] == GLOBAL_BATCH
         strategy.run(step, args=(batch,))
     _assert_same(model.get_weights(), fitted.get_weights(), 1e-6)

@@ -11,7 +11,6 @@ import tempfile
 from typing import Any, Callable, ContextManager, Iterator, Optional
 
 import torch
-from torch import nn
 
 from torchstrategy.checkpoint import _io
 from torchstrategy.checkpoint._format import CheckpointCorruptedError
@@ -355,22 +354,6 @@ def templates(kind: str, obj: Any, state: Any, structure: Structure, io: Any, de
         pairs = [(state, obj)]
     seen = {id(meta) for meta, _ in pairs}
     return pairs + [(meta, None) for meta in structure.metas(state) if id(meta) not in seen]
-
-
-def lay_out_like_module(module: nn.Module, state: dict, live: dict) -> dict:
-    """`state` with full tensors for sharded live variables laid out as those (each rank keeps its shard)."""
-    from torch.distributed.tensor import DTensor, distribute_tensor
-
-    out = type(state)()
-    for key, value in state.items():
-        target = live.get(key)
-        if isinstance(target, DTensor) and isinstance(value, torch.Tensor) and not isinstance(value, DTensor) \
-                and tuple(value.shape) == tuple(target.shape):
-            local = target.to_local()
-            value = distribute_tensor(value.detach().to(local.device, target.dtype), target.device_mesh,
-                                      target.placements, src_data_rank=None)  # every rank holds the full value
-        out[key] = value
-    return out
 
 
 class PendingState:

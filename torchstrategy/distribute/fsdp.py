@@ -67,7 +67,7 @@ class FSDPStrategy(Strategy):
                 else torch.device("cpu")
             default_timeout = DEFAULT_TIMEOUT
         else:
-            local = _local_devices(devices)
+            local = _local_devices(devices, owner="FSDPStrategy")
             on_cuda = local[0].type == "cuda"
             spec = parts.RerunScriptLauncher(len(local), threads_per_replica=None if on_cuda else 1).start()
             device = (local[spec.local_rank] if spec.local_rank < len(local) else

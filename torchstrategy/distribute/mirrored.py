@@ -15,7 +15,8 @@ from torchstrategy.distribute.communication import (LOCAL_TIMEOUT, Communication
 from torchstrategy.distribute.strategy import Strategy
 
 
-def _local_devices(devices: Optional[Sequence[Any]]) -> list[torch.device]:
+def _local_devices(devices: Optional[Sequence[Any]], owner: str = "MirroredStrategy") -> list[torch.device]:
+    """The replicas' devices from `devices` as the user spelled them (errors name `owner`, the strategy asked)."""
     if devices is None:
         count = torch.cuda.device_count() if torch.cuda.is_available() else 0
         return [torch.device("cuda", i) for i in range(count)] or [torch.device("cpu")]
@@ -23,19 +24,19 @@ def _local_devices(devices: Optional[Sequence[Any]]) -> list[torch.device]:
         devices = [devices]
     parsed = [parse_device(d) for d in devices]
     if not parsed:
-        raise ValueError("MirroredStrategy(devices=[]) has no device: pass e.g. ['/gpu:0', '/gpu:1'] or "
+        raise ValueError(f"{owner}(devices=[]) has no device: pass e.g. ['/gpu:0', '/gpu:1'] or "
                          "['/cpu:0', '/cpu:1'], or leave devices unset to use every local GPU.")
     kinds = {d.type for d in parsed}
     unsupported = sorted(kinds - {"cpu", "cuda"})
     if unsupported:
         gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
         raise ValueError(
-            f"MirroredStrategy was asked for {list(devices)}, but it runs replicas on CUDA GPUs or on CPU processes, "
+            f"{owner} was asked for {list(devices)}, but it runs replicas on CUDA GPUs or on CPU processes, "
             f"not on {'/'.join(k.upper() for k in unsupported)} devices. This machine has: CPU"
             f"{f', {gpus} CUDA GPU(s)' if gpus else ' (no CUDA GPU)'}. Pass ['/gpu:0', ...] or ['/cpu:0', '/cpu:1', ...]"
             f"{' (TPUs get TPUStrategy)' if 'xla' in unsupported else ''}.")
     if len(kinds) > 1:
-        raise ValueError(f"MirroredStrategy devices must all be GPUs or all CPUs; got {list(devices)}.")
+        raise ValueError(f"{owner} devices must all be GPUs or all CPUs; got {list(devices)}.")
     if len(set(parsed)) != len(parsed):
         kind = "gpu" if parsed[0].type == "cuda" else "cpu"
         raise ValueError(

@@ -57,14 +57,10 @@ def full_value(tensor: torch.Tensor) -> torch.Tensor:
 
 def assign_full(target: torch.Tensor, value: torch.Tensor) -> None:
     """Copies a whole value into a variable; a sharded variable keeps only its own shard of it."""
-    from torch.distributed.tensor import DTensor, distribute_tensor
+    from torchstrategy.distribute.parts.sharding import is_sharded, placed_like
 
     with torch.no_grad():
-        if isinstance(target, DTensor):
-            local = target.to_local()
-            if not isinstance(value, DTensor):
-                value = distribute_tensor(value.to(local.device, local.dtype), target.device_mesh, target.placements,
-                                          src_data_rank=None)  # every replica holds the whole value already
-            target.copy_(value)
+        if is_sharded(target):
+            target.copy_(placed_like(value, target))
         else:
             target.copy_(value.to(target.dtype))

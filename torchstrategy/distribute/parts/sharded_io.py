@@ -6,6 +6,8 @@ from typing import Any
 
 from torch import nn
 
+from torchstrategy.distribute.parts.sharding import placed_like
+
 
 class ShardedStateIO:
     """State of sharded modules as DTensors: no rank gathers the whole model to checkpoint it. Loading
@@ -23,6 +25,7 @@ class ShardedStateIO:
 
         if isinstance(state, _sharded.PendingState):  # a sharded backup: load the shards laid out as `module`
             state = state.materialize(module, self)
-        if isinstance(module, nn.Module):
-            state = _sharded.lay_out_like_module(module, state, module.state_dict())
+        if isinstance(module, nn.Module):  # full tensors for sharded live variables: each rank keeps its shard
+            live = module.state_dict()
+            state = type(state)((key, placed_like(value, live.get(key))) for key, value in state.items())
         return module.load_state_dict(state)

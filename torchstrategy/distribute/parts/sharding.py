@@ -184,15 +184,26 @@ class FullyShardReplication(LocalReplication):
         return torch.sqrt(sharded + replicated).to(local[0].dtype)
 
 
-def _as_placed_like(value: Any, param: Any) -> Any:
-    """A full-size optimizer slot laid out as its (sharded) parameter; other values as they are."""
+def placed_like(value: Any, param: Any) -> Any:
+    """A full-size tensor (an optimizer slot, a loaded weight) laid out as its sharded parameter: this rank's
+    shard of it, cut locally since every rank holds the same full value. Other values are returned as they are."""
     if not isinstance(value, torch.Tensor) or is_sharded(value) or not is_sharded(param) \
             or tuple(value.shape) != tuple(param.shape):
         return value
     from torch.distributed.tensor import distribute_tensor
 
-    return distribute_tensor(value.to(param.to_local().device), param.device_mesh, param.placements,
-                             src_data_rank=None)  # every rank holds the same full value
+    local = param.to_local()
+    return distribute_tensor(value.to(local.device, local.dtype), param.device_mesh, param.placements,
+                             src_data_rank=None)
+
+
+def lay_out_state_like_parameters(optimizer: Any) -> None:
+    """Slots loaded as full tensors (a Keras file, a checkpoint of another strategy) for sharded parameters
+    are laid out as their parameter: each replica keeps its own shard."""
+    for param, state in optimizer.state.items():
+        if is_sharded(param):
+            for key, value in state.items():
+                state[key] = placed_like(value, param)
 
 
 def replace_optimizer_parameters(optimizer: Any, mapping: dict) -> None:
@@ -205,7 +216,7 @@ def replace_optimizer_parameters(optimizer: Any, mapping: dict) -> None:
         for old in group["params"]:
             new = mapping.get(id(old), old)
             if new is not old and old in optimizer.state:
-                optimizer.state[new] = {key: _as_placed_like(value, new)
+                optimizer.state[new] = {key: placed_like(value, new)
                                         for key, value in optimizer.state.pop(old).items()}
             new_params.append(new)
         group["params"] = new_params

@@ -187,11 +187,6 @@ class SpmdPlacement(BatchPlacement):
             check_divisible(batch_size_of(batch), self._mesh.num_devices)
         return self._global_batch([batch])
 
-    def distribute_dataset(self, dataset: Any, context: Any, replica_ids: Sequence[int],
-                           options: Any = None) -> DistributedDataset:
-        # every replica id is this process's: each global batch is split into N parts, then joined on the mesh
-        return super().distribute_dataset(dataset, context, tuple(range(self._mesh.num_devices)), options)
-
     def distribute_per_replica_batches(self, dataset: Any, context: Any, replica_ids: Sequence[int],
                                        options: Any = None) -> DistributedDataset:
         return super().distribute_per_replica_batches(dataset, context, tuple(range(self._mesh.num_devices)),

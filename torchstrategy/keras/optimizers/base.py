@@ -391,18 +391,9 @@ class Optimizer(torch.optim.Optimizer):
         self._decay_filter = decay
 
     def _lay_out_state_like_parameters(self) -> None:
-        """Slots loaded as full tensors (a Keras file, a checkpoint of another strategy) for sharded parameters
-        are laid out as their parameter: each replica keeps its own shard."""
-        from torch.distributed.tensor import DTensor, distribute_tensor
+        from torchstrategy.distribute.parts.sharding import lay_out_state_like_parameters
 
-        for param, state in self.state.items():
-            if not isinstance(param, DTensor):
-                continue
-            for key, value in state.items():
-                if isinstance(value, torch.Tensor) and not isinstance(value, DTensor) \
-                        and tuple(value.shape) == tuple(param.shape):
-                    state[key] = distribute_tensor(value.to(param.to_local().device), param.device_mesh,
-                                                   param.placements, src_data_rank=None)
+        lay_out_state_like_parameters(self)
 
     def _load_pending_state(self) -> None:
         if self._pending_state is not None:
