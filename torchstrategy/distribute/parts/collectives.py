@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import re
 import sys
 from datetime import timedelta
@@ -186,8 +187,15 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         if not self._owns_group or not dist.is_initialized():
             return
         self._owns_group = False
+        requested = exits.requested_exit_code()
+        if requested not in (None, 0) and self._spec.rank != 0:
+            # a replica leaving with sys.exit(n) mid-training: gloo may abort (SIGABRT) while destroying a group
+            # whose peer is still in a collective, which would hide n; leave now with n instead
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(int(requested))
         with contextlib.suppress(Exception):  # a peer is gone: nothing left to wait for
-            failing = _failed or exits.requested_exit_code() not in (None, 0)
+            failing = _failed or requested not in (None, 0)
             if not failing:  # wait for the peers so no rank tears down mid-collective (gloo aborts otherwise)
                 if self._backend == "gloo":
                     dist.monitored_barrier(timeout=_TEARDOWN_TIMEOUT)
