@@ -220,3 +220,22 @@ _exit_request: Any = None
 
 # Names of the TPU systems tf.tpu.experimental.initialize_tpu_system set up in this process ('local' here).
 _initialized_tpu_systems: set[str] = set()
+
+
+# ----- parameter-server tasks ---------------------------------------------------------------------
+# The object that answers this process's RPC calls in a parameter-server cluster (a ps task's variable
+# store or a worker's closure runner); None outside such a task. Remote calls arrive as module-level
+# functions, which find it here.
+_task_service: Any = None
+
+
+def _set_task_service(service: Any) -> None:
+    global _task_service
+    _task_service = service
+
+
+def _get_task_service() -> Any:
+    if _task_service is None:
+        raise RuntimeError("This process is not a task of a parameter-server cluster (no tf.distribute.Server "
+                           "or ParameterServerStrategy started here), yet it received a task call.")
+    return _task_service

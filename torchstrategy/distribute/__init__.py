@@ -16,6 +16,10 @@ from torchstrategy.distribute.parts.sharding import ShardingOptions
 from torchstrategy.distribute.mirrored import MirroredStrategy
 from torchstrategy.distribute.multi_worker import MultiWorkerMirroredStrategy
 from torchstrategy.distribute.one_device import OneDeviceStrategy
+from torchstrategy.distribute import coordinator as _coordinator_module
+from torchstrategy.distribute import partitioners as _partitioners_module
+from torchstrategy.distribute.parameter_server import ParameterServerStrategy
+from torchstrategy.distribute.server import Server
 from torchstrategy.distribute.preemption import PreemptionCheckpointHandler, TerminationConfig
 from torchstrategy.distribute.strategy import Strategy, StrategyExtended
 from torchstrategy.distribute.tpu import TPUStrategy
@@ -49,7 +53,21 @@ class InputOptions:
         self.experimental_per_replica_buffer_size = experimental_per_replica_buffer_size
 
 
+coordinator = types.SimpleNamespace(
+    ClusterCoordinator=_coordinator_module.ClusterCoordinator,
+    RemoteValue=_coordinator_module.RemoteValue,
+    PerWorkerValues=_coordinator_module.PerWorkerValues,
+)
+
 experimental = types.SimpleNamespace(
+    ParameterServerStrategy=ParameterServerStrategy,
+    coordinator=coordinator,
+    partitioners=types.SimpleNamespace(
+        Partitioner=_partitioners_module.Partitioner,
+        FixedShardsPartitioner=_partitioners_module.FixedShardsPartitioner,
+        MinSizePartitioner=_partitioners_module.MinSizePartitioner,
+        MaxSizePartitioner=_partitioners_module.MaxSizePartitioner,
+    ),
     CommunicationOptions=CommunicationOptions,
     CommunicationImplementation=CommunicationImplementation,
     CentralStorageStrategy=CentralStorageStrategy,
@@ -74,5 +92,5 @@ __all__ = [
     "InputContext", "PerReplica", "InputOptions", "get_strategy", "has_strategy", "in_cross_replica_context",
     "get_replica_context", "experimental", "MirroredStrategy", "MultiWorkerMirroredStrategy", "CommunicationOptions",
     "CommunicationImplementation", "CrossDeviceOps", "NcclAllReduce", "HierarchicalCopyAllReduce",
-    "ReductionToOneDevice",
+    "ReductionToOneDevice", "ParameterServerStrategy", "Server", "coordinator",
 ]

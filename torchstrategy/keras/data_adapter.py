@@ -9,8 +9,10 @@ from typing import Any, Iterator, Optional
 import numpy as np
 import torch
 
+from torchstrategy import _context
 from torchstrategy.data.dataset import Dataset
 from torchstrategy.data.distribute import DistributedDataset, flatten_structure, map_structure
+from torchstrategy.keras.dataset_creator import DatasetCreator
 
 _DEFAULT_BATCH = 32
 
@@ -115,10 +117,13 @@ def split_validation(x: Any, y: Any, sample_weight: Any, validation_split: float
 
 
 def adapt(x: Any, y: Any = None, sample_weight: Any = None, batch_size: Optional[int] = None,
-          shuffle: Any = False, steps: Optional[int] = None) -> EpochData:
-    """Wraps any accepted input as EpochData of global batches."""
+          shuffle: Any = False, steps: Optional[int] = None, strategy: Any = None) -> EpochData:
+    """Wraps any accepted input as EpochData of global batches (a DatasetCreator: of the per-replica
+    batches that `strategy`, the model's, builds with it; the current scope's strategy when None)."""
     if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
         raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}.")
+    if isinstance(x, DatasetCreator):
+        return _from_creator(x, y, sample_weight, steps, strategy)
     if isinstance(x, (Dataset, DistributedDataset)):
         if y is not None:
             raise ValueError("`y` argument is not supported when x is a dataset: the dataset must yield "
@@ -152,6 +157,24 @@ def adapt(x: Any, y: Any = None, sample_weight: Any = None, batch_size: Optional
     dataset = dataset.batch(size)
     per_epoch = math.ceil(rows / size)
     return EpochData(dataset, min(steps, per_epoch) if steps is not None else per_epoch)
+
+
+def _from_creator(creator: DatasetCreator, y: Any, sample_weight: Any, steps: Optional[int],
+                  strategy: Any) -> EpochData:
+    """As TF: the strategy calls the creator once per input pipeline, and one iterator runs across epochs
+    (the function's own shuffle buffer keeps going instead of restarting each epoch)."""
+    if y is not None or sample_weight is not None:
+        raise ValueError("`y` and `sample_weight` are not supported with a DatasetCreator: its dataset_fn must "
+                         "return a dataset of (inputs, targets[, sample_weights]) tuples.")
+    if steps is None:
+        raise ValueError("A tf.keras.utils.experimental.DatasetCreator gives no way to know how many batches it "
+                         "holds: pass `steps_per_epoch` to Model.fit (and `validation_steps` for its validation "
+                         "data), or `steps` to Model.evaluate / Model.predict.")
+    if not isinstance(steps, int) or isinstance(steps, bool) or steps <= 0:
+        raise ValueError(f"The number of steps for a DatasetCreator must be a positive integer; got {steps!r}.")
+    strategy = strategy if strategy is not None else _context.get_strategy()
+    distributed = strategy.distribute_datasets_from_function(creator, options=creator.input_options)
+    return EpochData(distributed, steps, persistent=True)
 
 
 def _lists_as_tuples(value: Any) -> Any:

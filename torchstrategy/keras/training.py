@@ -206,11 +206,19 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     if kwargs:
         raise TypeError(f"fit() got unexpected keyword arguments: {sorted(kwargs)}")
     preflight.check_epochs(epochs, initial_epoch)
+    if getattr(model.distribute_strategy, "schedules_steps", False):  # steps run on remote workers
+        from torchstrategy.keras import scheduled_training
+
+        return scheduled_training.fit(
+            model, x, epochs, _verbosity(verbose), callbacks, validation_data, initial_epoch, steps_per_epoch,
+            validation_steps, validation_freq,
+            unsupported={"y": y, "sample_weight": sample_weight, "class_weight": class_weight,
+                         "validation_split": validation_split, "batch_size": batch_size})
     class_weights = _class_weight_table(class_weight)
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = data_adapter.split_validation(x, y, sample_weight, validation_split)
     strategy = model.distribute_strategy
-    data = _distributed(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch))
+    data = _distributed(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch, strategy=strategy))
     val_data = None
     if validation_data is not None:
         val_data = unpack(validation_data) if isinstance(validation_data, (tuple, list)) \
@@ -301,7 +309,12 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     if kwargs:
         raise TypeError(f"evaluate() got unexpected keyword arguments: {sorted(kwargs)}")
     strategy = model.distribute_strategy
-    data = _distributed(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, False, steps))
+    if getattr(strategy, "schedules_steps", False):  # steps run on remote workers
+        from torchstrategy.keras import scheduled_training
+
+        return scheduled_training.evaluate(model, x, steps, callbacks, return_dict,
+                                           unsupported={"y": y, "sample_weight": sample_weight, "batch_size": batch_size})
+    data = _distributed(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, False, steps, strategy=strategy))
     verbose = _verbosity(verbose)
     cbs = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else callbacks_module.CallbackList(
         callbacks, add_progbar=verbose != 0, model=model, verbose=verbose, epochs=1, steps=data.steps)
@@ -355,7 +368,7 @@ def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any =
     if kwargs:
         raise TypeError(f"predict() got unexpected keyword arguments: {sorted(kwargs)}")
     strategy = model.distribute_strategy
-    data = _distributed(strategy, data_adapter.adapt(x, None, None, batch_size, False, steps))
+    data = _distributed(strategy, data_adapter.adapt(x, None, None, batch_size, False, steps, strategy=strategy))
     verbose = _verbosity(verbose)
     cbs = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=model, verbose=verbose,
                                         epochs=1, steps=data.steps)

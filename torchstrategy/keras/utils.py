@@ -1,12 +1,15 @@
 """`keras.utils`: the data helpers scripts call (to_categorical, normalize, set_random_seed, get_file).
-`get_file` and its hash helpers live in torchstrategy.keras.file_utils and are re-exported here."""
+`get_file`, `SidecarEvaluator` and `experimental.DatasetCreator` live in their own modules and are re-exported here."""
 from __future__ import annotations
 
+import types
 from typing import Any, Optional
 
 import numpy as np
 
+from torchstrategy.keras.dataset_creator import DatasetCreator
 from torchstrategy.keras.file_utils import get_file  # noqa: F401  (keras.utils.get_file)
+from torchstrategy.keras.sidecar_evaluator import SidecarEvaluator  # noqa: F401  (keras.utils.SidecarEvaluator)
 from torchstrategy.random import set_seed as set_random_seed  # noqa: F401  (keras.utils.set_random_seed)
 
 
@@ -37,3 +40,6 @@ def normalize(x: Any, axis: int = -1, order: int = 2) -> np.ndarray:
     norm = np.atleast_1d(np.linalg.norm(x, order, axis))
     norm[norm == 0] = 1
     return x / np.expand_dims(norm, axis)
+
+
+experimental = types.SimpleNamespace(DatasetCreator=DatasetCreator)  # keras.utils.experimental

@@ -305,6 +305,7 @@ class Softmax(Layer):
 class Embedding(Layer):
     """Looks up rows of an (input_dim, output_dim) table for integer indices (floats are cast)."""
 
+
     def __init__(
         self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
         embeddings_regularizer: Any = None, activity_regularizer: Any = None, embeddings_constraint: Any = None,
@@ -328,12 +329,16 @@ class Embedding(Layer):
         self.embeddings = self.add_weight(
             "embeddings", shape=(self.input_dim, self.output_dim), initializer=self.embeddings_initializer,
             regularizer=self.embeddings_regularizer, constraint=self.embeddings_constraint, autocast=False)
+        # under ParameterServerStrategy a worker reads only the rows it looks up, not the whole table
+        self.embeddings._rows_read_on_demand = True
         self.built = True
 
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
         if inputs.is_floating_point() or inputs.dtype != torch.int64:
             inputs = inputs.to(torch.int64)
-        outputs = F.embedding(inputs, self.embeddings).to(self._compute_torch_dtype)
+        lookup = getattr(self._distribute_strategy, "embedding_lookup", None)  # a parameter-server worker
+        rows = lookup(self.embeddings, inputs) if lookup is not None else None
+        outputs = (rows if rows is not None else F.embedding(inputs, self.embeddings)).to(self._compute_torch_dtype)
         _record_activity(self, outputs)
         return outputs
 

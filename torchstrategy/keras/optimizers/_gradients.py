@@ -38,8 +38,6 @@ def check_pairs(grads: Sequence[Any], variables: Sequence[Any]) -> None:
             continue
         if not isinstance(grad, torch.Tensor):
             raise ValueError(f"Gradient #{index} is a {type(grad).__name__}; expected a tensor or None.")
-        if grad.is_sparse:
-            raise ValueError(f"Gradient #{index} is sparse; Keras optimizers here need dense gradients.")
         if tuple(grad.shape) != tuple(variable.shape):
             raise ValueError(
                 f"Gradient #{index} has shape {tuple(grad.shape)} but its variable has shape "

@@ -194,12 +194,20 @@ class Optimizer(torch.optim.Optimizer):
         if not entries:
             return loss
         grads = [p.grad for _, p in entries]
-        if any(g.is_sparse for g in grads):
-            raise RuntimeError(f"Optimizer '{self.name}' needs dense gradients; got a sparse one.")
+        # a parameter-server worker: the ps tasks hold the variables and apply the update (row gradients too)
+        remote = getattr(self._distribute_strategy, "apply_updates_remotely", None)
+        sparse = any(g.is_sparse for g in grads)
+        if sparse and (remote is None or self.clipnorm or self.global_clipnorm or self.clipvalue):
+            raise ValueError(f"Optimizer '{self.name}' needs dense gradients here; got a sparse one"
+                               f"{' (gradient clipping of embedding rows is not supported)' if remote else ''}.")
         if self.loss_scale_factor is not None:
-            grads = list(torch._foreach_div(grads, float(self.loss_scale_factor)))
-        grads = _gradients.clip_gradients(grads, self.clipnorm, self.global_clipnorm, self.clipvalue,
-                                          norm_of=getattr(self._distribute_strategy, "global_norm", None))
+            grads = [g / float(self.loss_scale_factor) for g in grads]
+        if not sparse:
+            grads = _gradients.clip_gradients(grads, self.clipnorm, self.global_clipnorm, self.clipvalue,
+                                              norm_of=getattr(self._distribute_strategy, "global_norm", None))
+        if remote is not None:
+            remote(self, [p for _, p in entries], grads)
+            return loss
         step_index = int(self._iterations)
         if not isinstance(self._learning_rate, float):
             current = self._scheduled_lr(step_index)

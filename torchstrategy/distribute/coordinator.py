@@ -1,0 +1,262 @@
+"""tf.distribute.coordinator: the ClusterCoordinator that queues closures for parameter-server workers
+(one in flight per worker, re-run elsewhere when a worker dies), RemoteValue, and per-worker datasets."""
+from __future__ import annotations
+
+import collections
+import itertools
+import sys
+import threading
+from typing import Any, Callable, Optional, Sequence
+
+import torch
+
+from torchstrategy.data.distribute import map_structure
+from torchstrategy.distribute.parts.closures import PerWorkerReference, _worker
+
+
+class RemoteValue:
+    """The result of a scheduled closure: `fetch()` waits and returns it as NumPy values, `get()` as it came
+    (tensors); both raise the closure's error when it failed."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._value: Any = None
+        self._error: Optional[BaseException] = None
+
+    def _set(self, value: Any) -> None:
+        self._value = value
+        self._done.set()
+
+    def _fail(self, error: BaseException) -> None:
+        self._error = error
+        self._done.set()
+
+    def get(self) -> Any:
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+    def fetch(self) -> Any:
+        return map_structure(lambda v: v.numpy() if isinstance(v, torch.Tensor) else v, self.get())
+
+    def __repr__(self) -> str:
+        return f"<RemoteValue {'ready' if self._done.is_set() else 'pending'}>"
+
+
+class _Closure:
+    def __init__(self, payload: bytes, specs: dict) -> None:
+        self.payload, self.specs = payload, specs
+        self.result = RemoteValue()
+
+
+class PerWorkerValues(PerWorkerReference):
+    """One value per worker (TF's PerWorkerValues): passed to `schedule`, each closure gets its worker's."""
+
+    _keys = itertools.count()
+
+    def __init__(self, coordinator: "ClusterCoordinator") -> None:
+        self._coordinator = coordinator
+        self._per_worker_key = f"pw{next(PerWorkerValues._keys)}"
+
+
+class PerWorkerIterator(PerWorkerValues):
+    """Each worker's iterator over its copy of a per-worker dataset; `next()` of it runs in a closure there."""
+
+    def __iter__(self) -> "PerWorkerIterator":
+        return self
+
+    def __next__(self) -> Any:
+        raise TypeError("A per-worker iterator gives batches on the workers: pass it to coordinator.schedule(fn, "
+                        "args=(iterator,)) and call next(iterator) inside fn.")
+
+
+class PerWorkerDataset(PerWorkerValues):
+    """The dataset `create_per_worker_dataset` made on every worker; `iter()` gives a per-worker iterator."""
+
+    def __iter__(self) -> PerWorkerIterator:
+        iterator = PerWorkerIterator(self._coordinator)
+        self._coordinator._on_each_worker("make_iterator", self._per_worker_key, iterator._per_worker_key)
+        return iterator
+
+
+class ClusterCoordinator:
+    """tf.distribute.coordinator.ClusterCoordinator(strategy): schedules functions onto the workers of a
+    ParameterServerStrategy cluster, asynchronously (one per strategy: a second call returns the first).
+
+    `schedule(fn, args)` queues `fn` and returns a RemoteValue at once; a free worker runs it on the
+    variables' current values and sends its updates to the ps tasks. `join()` waits for everything
+    scheduled and raises the first error a closure raised. A closure whose worker dies is run again on
+    another worker (closures may so run more than once; none is lost).
+    """
+
+    def __new__(cls, strategy: Any) -> "ClusterCoordinator":
+        existing = getattr(strategy, "_cluster_coordinator", None)
+        return existing if isinstance(existing, cls) else super().__new__(cls)
+
+    def __init__(self, strategy: Any) -> None:
+        if getattr(self, "_started", False):
+            return
+        if not getattr(strategy, "schedules_steps", False) or not hasattr(strategy, "_pack"):
+            raise ValueError(f"ClusterCoordinator needs a tf.distribute.ParameterServerStrategy; got "
+                             f"{type(strategy).__name__}. Other strategies run steps directly (strategy.run).")
+        self.strategy = strategy
+        self._condition = threading.Condition()
+        self._queue: collections.deque = collections.deque()
+        self._running = 0
+        self._errors: list = []
+        self._fatal: Optional[BaseException] = None
+        self._changed = False
+        self._closed = False
+        self._live = list(strategy._layout.worker_names)
+        self._threads = [threading.Thread(target=self._serve, args=(name,), name=f"torchstrategy-{name}", daemon=True)
+                         for name in self._live]
+        self._started = True
+        strategy._cluster_coordinator = self
+        for thread in self._threads:
+            thread.start()
+
+    # ----- scheduling ------------------------------------------------------------------------------
+    def schedule(self, fn: Callable, args: Optional[Sequence[Any]] = None, kwargs: Optional[dict] = None) -> RemoteValue:
+        """Queues `fn(*args, **kwargs)` for a worker; returns its RemoteValue without waiting.
+
+        Arguments are captured now (pickled; variables travel as references, so the worker reads their
+        values when it runs). Raises a closure error seen since the last `join()`, as TF does."""
+        if not callable(fn):
+            raise TypeError(f"schedule() needs a function to run on a worker; got {type(fn).__name__}: {fn!r}.")
+        self._raise_errors()
+        payload, specs = self.strategy._pack((fn, tuple(args or ()), dict(kwargs or {})))
+        closure = _Closure(payload, specs)
+        with self._condition:
+            if not self._live:
+                raise RuntimeError("No worker of the cluster is left to run closures (all failed).")
+            self._queue.append(closure)
+            self._condition.notify_all()
+        return closure.result
+
+    def join(self) -> None:
+        """Waits until every scheduled closure finished; then the coordinator's variables hold the ps values.
+        Raises the first error a closure raised since the last join (and forgets the others)."""
+        with self._condition:
+            while (self._queue or self._running) and self._fatal is None:
+                self._condition.wait()
+            changed, self._changed = self._changed, False
+        if changed and self._fatal is None:
+            self.strategy._refresh()
+        self._raise_errors()
+
+    def done(self) -> bool:
+        """True when nothing scheduled is pending or running (raises a closure's error, as join does)."""
+        with self._condition:
+            idle = not self._queue and not self._running
+        self._raise_errors()
+        return idle
+
+    def fetch(self, value: Any) -> Any:
+        """RemoteValues (in any nest) replaced by their fetched values."""
+        return map_structure(lambda v: v.fetch() if isinstance(v, RemoteValue) else v, value)
+
+    def create_per_worker_dataset(self, dataset_fn: Any) -> PerWorkerDataset:
+        """Makes the dataset on every worker: `dataset_fn()` runs there (typically returning
+        `strategy.distribute_datasets_from_function(fn)`), or a dataset object is copied to each worker.
+        `iter()` of the result gives each worker its own iterator."""
+        if not callable(dataset_fn) and not hasattr(dataset_fn, "__iter__"):
+            raise TypeError(f"create_per_worker_dataset needs a function returning a dataset, or a dataset; got "
+                            f"{type(dataset_fn).__name__}.")
+        dataset = PerWorkerDataset(self)
+        payload, _ = self.strategy._pack((dataset_fn,))
+        self._on_each_worker("create_per_worker", dataset._per_worker_key, payload)
+        return dataset
+
+    @property
+    def num_live_workers(self) -> int:
+        with self._condition:
+            return len(self._live)
+
+    # ----- internals -------------------------------------------------------------------------------
+    def _raise_errors(self) -> None:
+        with self._condition:
+            if self._fatal is not None:
+                raise self._fatal
+            if self._errors:
+                first, self._errors = self._errors[0], []
+                raise first
+
+    def _on_each_worker(self, method: str, *args: Any) -> None:
+        with self._condition:
+            live = list(self._live)
+        futures = [(name, self.strategy._group.call_async(name, _worker, (method, *args), timeout=0)) for name in live]
+        for name, future in futures:
+            try:
+                future.wait()
+            except RuntimeError as error:
+                self._lose_worker(name, error)
+
+    def _lose_worker(self, name: str, error: BaseException) -> None:
+        self.strategy._group.lost.add(name)
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        with self._condition:
+            if name not in self._live:
+                return
+            self._live.remove(name)
+            left = len(self._live)
+            if not left:
+                self._fatal = RuntimeError(f"Every worker of the cluster failed (the last, {name}: {first}); "
+                                           f"restart the job (BackupAndRestore resumes it).")
+                for closure in self._queue:
+                    closure.result._fail(self._fatal)
+                self._queue.clear()
+            self._condition.notify_all()
+        print(f"torchstrategy: {name} failed ({first}); its closures run on the {left} other worker(s). A "
+              f"restarted worker does not rejoin this job.", file=sys.stderr, flush=True)
+
+    def _serve(self, name: str) -> None:
+        """One worker's thread: takes closures one at a time and runs them on that worker."""
+        while True:
+            with self._condition:
+                while not self._queue and not self._closed and name in self._live:
+                    self._condition.wait()
+                if self._closed or name not in self._live:
+                    return
+                closure = self._queue.popleft()
+                self._running += 1
+            try:
+                status, value = self.strategy._group.call_async(
+                    name, _worker, ("run", closure.payload, closure.specs), timeout=0).wait()
+            except RuntimeError as error:  # the worker is gone: its closure goes back to the front
+                with self._condition:
+                    self._running -= 1
+                    self._queue.appendleft(closure)
+                self._lose_worker(name, error)
+                return
+            with self._condition:
+                self._running -= 1
+                self._changed = True
+                if status == "ok":
+                    closure.result._set(value)
+                else:
+                    error = value.exception()
+                    closure.result._fail(error)
+                    if value.failed_task is not None:
+                        self.strategy._group.lost.add(value.failed_task)
+                        self._fatal = RuntimeError(
+                            f"Parameter server '{value.failed_task}' stopped answering: the variables it held are "
+                            f"lost, so training cannot go on. Restart the job; BackupAndRestore or "
+                            f"CheckpointManager resume it from the last checkpoint.")
+                        self._fatal.__cause__ = error
+                        for queued in self._queue:
+                            queued.result._fail(self._fatal)
+                        self._queue.clear()
+                    else:
+                        self._errors.append(error)
+                self._condition.notify_all()
+
+    def _all_well(self) -> bool:
+        """No task lost: every worker alive and no parameter server failed."""
+        with self._condition:
+            return self._fatal is None and len(self._live) == len(self._threads)
+
+    def _close(self) -> None:
+        with self._condition:
+            self._closed = True
+            self._condition.notify_all()

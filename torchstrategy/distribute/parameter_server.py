@@ -1,0 +1,147 @@
+"""ParameterServerStrategy: asynchronous training where variables live on ps tasks and workers run the
+closures a ClusterCoordinator schedules; also the strategy a closure sees on a worker."""
+from __future__ import annotations
+
+import atexit
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import torch
+
+from torchstrategy.cluster.ps import PSClusterLayout, ps_layout
+from torchstrategy.distribute.parts.closures import _ClosurePickler
+from torchstrategy.distribute.parts.rpc_group import RpcGroup
+from torchstrategy.distribute.parts.variable_store import VariableClient, VariableRegistry
+from torchstrategy.distribute.strategy import Strategy, StrategyExtended
+
+
+def _device_name(task: str) -> str:
+    job, _, index = task.partition(":")
+    return f"/job:{job}/replica:0/task:{index}/device:CPU:0"
+
+
+@dataclass(frozen=True)
+class VariableShard:
+    """One piece of a variable on a ps task: rows [start, stop) (the whole variable when not partitioned)."""
+
+    device: str
+    start: int
+    stop: int
+    value: torch.Tensor
+
+
+class ParameterServerStrategy(Strategy):
+    """tf.distribute.ParameterServerStrategy: variables created in `scope()` live on the cluster's ps tasks
+    (round robin, or split into row shards by `variable_partitioner`); a `ClusterCoordinator` sends
+    closures to the workers, which read the variables, compute, and send their updates without waiting
+    for each other. This process is the coordinator (TF's chief); worker and ps processes run
+    `tf.distribute.Server(...).join()`.
+
+    >>> # cluster = tf.train.ClusterSpec({"worker": [...], "ps": [...]})
+    >>> # strategy = tf.distribute.ParameterServerStrategy(
+    >>> #     tf.distribute.cluster_resolver.SimpleClusterResolver(cluster, rpc_layer="grpc"))
+    >>> # coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
+    """
+
+    #: fit() schedules steps through a ClusterCoordinator instead of running them here.
+    schedules_steps = True
+
+    def __init__(self, cluster_resolver: Any = None, variable_partitioner: Optional[Callable] = None) -> None:
+        if cluster_resolver is None:
+            from torchstrategy.cluster.resolvers import TFConfigClusterResolver
+
+            cluster_resolver = TFConfigClusterResolver()
+        if variable_partitioner is not None and not callable(variable_partitioner):
+            raise TypeError(f"variable_partitioner must be a tf.distribute.experimental.partitioners.Partitioner "
+                            f"(or a callable(shape, dtype) -> partitions); got {variable_partitioner!r}.")
+        where = type(cluster_resolver).__name__
+        layout = ps_layout(cluster_resolver.cluster_spec(), cluster_resolver.task_type, cluster_resolver.task_id,
+                           where=where)
+        if layout.name != "chief":
+            raise ValueError(f"{where} says this process is task '{layout.name}', but ParameterServerStrategy runs on "
+                             f"the coordinator ('chief'). On worker and ps tasks start "
+                             f"tf.distribute.Server(cluster_spec, job_name=..., task_index=...) and call join().")
+        self._layout: PSClusterLayout = layout
+        self._group = RpcGroup(layout)
+        self._registry = VariableRegistry(VariableClient(self._group), layout.ps_names, variable_partitioner)
+        self._pickler = _ClosurePickler(self._registry, self)
+        self._cluster_coordinator: Any = None
+        self._closed = False
+        super().__init__("cpu", cluster_resolver=cluster_resolver)
+        self.variable_partitioner = variable_partitioner
+        atexit.register(self.teardown)
+
+    @property
+    def num_workers(self) -> int:
+        return self._layout.num_workers
+
+    @property
+    def num_ps(self) -> int:
+        return self._layout.num_ps
+
+    @property
+    def extended(self) -> StrategyExtended:
+        return StrategyExtended(should_checkpoint=True, should_save_summary=True,
+                                worker_devices=tuple(_device_name(t) for t in self._layout.worker_names),
+                                parameter_devices=tuple(_device_name(t) for t in self._layout.ps_names))
+
+    def __repr__(self) -> str:
+        return f"ParameterServerStrategy(workers={self.num_workers}, ps={self.num_ps})"
+
+    def variable_shards(self, variable: torch.Tensor) -> list:
+        """Where `variable` lives and its current value there: one VariableShard per ps piece (rows along
+        axis 0). The variable is placed on first use by a closure (or now, if it was not yet)."""
+        spec = self._registry.spec_of(variable, register=True)
+        self._registry.flush()
+        values = self._registry._client.read([spec])[0]
+        pieces = spec.pieces(values)
+        return [VariableShard(_device_name(shard.task), shard.start or 0,
+                              shard.stop if shard.stop is not None else (variable.shape[0] if variable.dim() else 1),
+                              piece.clone()) for shard, piece in zip(spec.shards, pieces)]
+
+    # ----- what the coordinator uses ---------------------------------------------------------------
+    def _pack(self, value: Any) -> tuple:
+        """`value` (a closure and its arguments) as bytes for a worker, the variables it uses placed and
+        the coordinator's own writes sent to the ps tasks first."""
+        payload, specs = self._pickler.dumps(value)
+        self._registry.flush()
+        return payload, specs
+
+    def _refresh(self) -> None:
+        """The coordinator's copies of every variable (and optimizer slot) set to their ps values."""
+        self._registry.refresh()
+
+    def teardown(self) -> None:
+        """Ends the job: the servers' join() returns and this process leaves the RPC group."""
+        if self._closed:
+            return
+        self._closed = True
+        coordinator = self._cluster_coordinator
+        graceful = not self._group.lost and (coordinator is None or coordinator._all_well())
+        if coordinator is not None:
+            coordinator._close()
+        self._group.stop_servers(self._layout.ps_names + self._layout.worker_names, graceful)
+        self._group.close(graceful)
+
+
+class WorkerStrategy(Strategy):
+    """What `strategy` is inside a closure on a worker: one local replica whose optimizer steps send the
+    gradients to the ps tasks (which apply them) instead of updating local copies."""
+
+    def __init__(self) -> None:
+        super().__init__("cpu")
+        self._service: Any = None
+
+    def _attach(self, service: Any) -> None:
+        self._service = service
+
+    def embedding_lookup(self, table: torch.Tensor, ids: torch.Tensor) -> Optional[torch.Tensor]:
+        """Called by an Embedding layer: its rows for `ids`, read from the ps tasks alone (None: look up locally)."""
+        return self._service.lookup_rows(table, ids)
+
+    def apply_updates_remotely(self, optimizer: Any, params: list, grads: list) -> None:
+        """Called by a Keras optimizer's step: the ps tasks holding `params` apply `grads`."""
+        self._service.apply_updates(optimizer, params, grads)
+
+    def __repr__(self) -> str:
+        return "ParameterServerStrategy(worker view)"

@@ -1,0 +1,138 @@
+"""The RPC group of a parameter-server cluster: starting it on a task (TensorPipe, rendezvous at ps 0),
+calling tasks, a watchdog that ends a task whose coordinator is gone, and leaving without hanging."""
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+import warnings
+from typing import Any, Callable, Optional, Sequence
+
+from torchstrategy import _context
+from torchstrategy.cluster.ps import COORDINATOR_NAME, PSClusterLayout
+
+#: Seconds between a server's checks that its coordinator still answers.
+WATCHDOG_INTERVAL_SECONDS = 2.0
+#: Seconds a check may take before the coordinator counts as gone.
+WATCHDOG_TIMEOUT_SECONDS = 20.0
+
+
+def _stop_task(graceful: bool) -> bool:
+    """Runs on a server when the coordinator ends the job: lets `join()` return (leaving the group together
+    with the others when every task is alive, else at once)."""
+    service = _context._get_task_service()
+    service.graceful = graceful
+    service.stopped.set()
+    return True
+
+
+def _ping() -> bool:
+    return True
+
+
+class RpcError(RuntimeError):
+    """A task of the cluster did not answer (its process died or its connection broke)."""
+
+    def __init__(self, task: str, error: BaseException) -> None:
+        first = str(error).splitlines()[0] if str(error) else type(error).__name__
+        advice = (" The variables it held are lost, so training cannot go on: restart the job; BackupAndRestore "
+                  "or CheckpointManager resume it from the last checkpoint.") if task.startswith("ps:") else ""
+        super().__init__(f"task '{task}' of the parameter-server cluster did not answer: {first}.{advice}")
+        self.task = task
+
+
+class RpcGroup:
+    """This process's membership in the cluster's RPC group (one per process, as torch.distributed.rpc allows).
+
+    `call`/`call_async` run a module-level function on a named task. Every task but the coordinator runs
+    a watchdog: when the coordinator stops answering, the task says so on stderr and exits, so that no
+    server outlives its job.
+    """
+
+    def __init__(self, layout: PSClusterLayout, timeout_seconds: float = 120.0, threads: int = 16) -> None:
+        import torch.distributed.rpc as rpc
+
+        self.layout = layout
+        self._rpc = rpc
+        self._closed = False
+        #: tasks that failed to answer a call (the group can then no longer leave gracefully)
+        self.lost: set = set()
+        options = rpc.TensorPipeRpcBackendOptions(
+            init_method=f"tcp://{layout.master_addr}:{layout.master_port}", rpc_timeout=timeout_seconds,
+            num_worker_threads=threads)
+        with warnings.catch_warnings():  # torch's own rendezvous uses a deprecated gloo call and says so
+            warnings.simplefilter("ignore", UserWarning)
+            rpc.init_rpc(layout.name, rank=layout.rank, world_size=layout.world_size, rpc_backend_options=options)
+        if layout.name != COORDINATOR_NAME:
+            threading.Thread(target=self._watch_coordinator, name="torchstrategy-ps-watchdog", daemon=True).start()
+
+    @property
+    def name(self) -> str:
+        return self.layout.name
+
+    def call(self, task: str, fn: Callable, args: Sequence[Any] = (), timeout: Optional[float] = None) -> Any:
+        """`fn(*args)` on `task`; an RpcError when the task does not answer."""
+        try:
+            return self._rpc.rpc_sync(task, fn, args=tuple(args), timeout=-1 if timeout is None else timeout)
+        except RuntimeError as error:
+            self.lost.add(task)
+            raise RpcError(task, error) from error
+
+    def call_async(self, task: str, fn: Callable, args: Sequence[Any] = (), timeout: Optional[float] = None) -> Any:
+        """A torch Future of `fn(*args)` on `task` (0 waits forever)."""
+        return self._rpc.rpc_async(task, fn, args=tuple(args), timeout=-1 if timeout is None else timeout)
+
+    def call_each(self, calls: Sequence[tuple]) -> list:
+        """Runs (task, fn, args) calls concurrently; their results in order (RpcError naming the first silent task)."""
+        futures = [(task, self.call_async(task, fn, args)) for task, fn, args in calls]
+        results = []
+        for task, future in futures:
+            try:
+                results.append(future.wait())
+            except RuntimeError as error:
+                self.lost.add(task)
+                raise RpcError(task, error) from error
+        return results
+
+    def stop_servers(self, names: Sequence[str], graceful: bool) -> None:
+        """Tells every named server its job is over (servers that died are skipped). `graceful` (every task
+        alive): all leave the group together, so no connection is cut while a message is on its way."""
+        futures = []
+        for name in names:
+            try:
+                futures.append(self.call_async(name, _stop_task, (graceful,), timeout=10))
+            except RuntimeError:
+                continue
+        for future in futures:
+            try:
+                future.wait()
+            except RuntimeError:
+                pass
+
+    def close(self, graceful: bool = False) -> None:
+        """Leaves the group: `graceful` with every task (all must be alive and leave too), else at once
+        without waiting for tasks that died."""
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._rpc.shutdown(graceful=graceful)
+        except Exception:  # noqa: BLE001 - leaving must not fail a job that ended
+            pass
+
+    def _watch_coordinator(self) -> None:
+        while not self._closed:
+            time.sleep(WATCHDOG_INTERVAL_SECONDS)
+            if self._closed:
+                return
+            try:
+                self._rpc.rpc_sync(COORDINATOR_NAME, _ping, timeout=WATCHDOG_TIMEOUT_SECONDS)
+            except Exception as error:  # noqa: BLE001 - any failure means the coordinator is gone
+                if self._closed:
+                    return
+                first = str(error).splitlines()[0] if str(error) else type(error).__name__
+                print(f"torchstrategy: {self.layout.name} lost the coordinator ({first}); this task stops. "
+                      f"Restart the job; BackupAndRestore/CheckpointManager resume it from the last checkpoint.",
+                      file=sys.stderr, flush=True)
+                os._exit(1)
