@@ -320,8 +320,10 @@ except ValueError as error:
     errors["no_steps"] = str(error)
 out = sys.argv[1] + ".d"
 callbacks = [tf.keras.callbacks.ModelCheckpoint(os.path.join(out, "ckpt-{epoch}.weights.h5"), save_weights_only=True),
-             tf.keras.callbacks.BackupAndRestore(os.path.join(out, "backup"))]
+             tf.keras.callbacks.BackupAndRestore(os.path.join(out, "backup")),
+             tf.keras.callbacks.TensorBoard(os.path.join(out, "logs"))]
 history = model.fit(creator, epochs=3, steps_per_epoch=20, callbacks=callbacks, verbose=0)
+events = [name for _, _, names in os.walk(os.path.join(out, "logs")) for name in names if "tfevents" in name]
 saved = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(16, activation="relu"), tf.keras.layers.Dense(2)])
 saved.load_weights(os.path.join(out, "ckpt-3.weights.h5"))
 evaluation = model.evaluate(creator, steps=8, return_dict=True)
@@ -351,9 +353,13 @@ try:
     coordinator.schedule(lambda: unbuilt.trainable_variables)
 except ValueError as error:
     errors["unbuilt"] = str(error)
+try:
+    strategy.run(lambda: 1)
+except RuntimeError as error:
+    errors["run_here"] = str(error)
 report({"history": history.history, "files": sorted(os.listdir(out)), "iterations": int(model.optimizer.iterations),
         "saved_equal": all(np.array_equal(a, b) for a, b in zip(saved.get_weights(), model.get_weights())),
-        "evaluation": evaluation, "errors": errors})
+        "evaluation": evaluation, "errors": errors, "events": events})
 '''
 
 
@@ -365,6 +371,7 @@ def test_fit_with_steps_per_epoch_trains_checkpoints_and_evaluates(tmp_path):
     assert report["iterations"] == 60  # 3 epochs x 20 steps, each applied once on the ps task
     assert {"ckpt-1.weights.h5", "ckpt-2.weights.h5", "ckpt-3.weights.h5"} <= set(report["files"])
     assert report["saved_equal"]  # the epoch-end checkpoint holds the ps values of the last epoch
+    assert report["events"]  # TensorBoard wrote the epoch logs
     assert set(report["evaluation"]) == {"loss", "accuracy"} and report["evaluation"]["accuracy"] > 0.85
     errors = report["errors"]
     assert "steps_per_epoch" in errors["no_steps"]
@@ -373,6 +380,7 @@ def test_fit_with_steps_per_epoch_trains_checkpoints_and_evaluates(tmp_path):
     assert "Raised on a parameter-server worker" in errors["fetch"][1] and "in fails" in errors["fetch"][1]
     assert errors["join"]
     assert "is not built" in errors["unbuilt"] and "Build it on the coordinator" in errors["unbuilt"]
+    assert "inside a function you pass to" in errors["run_here"]
 
 
 PS_FAILURE = '''

@@ -93,11 +93,18 @@ class ParameterServerStrategy(Strategy):
         axis 0). The variable is placed on first use by a closure (or now, if it was not yet)."""
         spec = self._registry.spec_of(variable, register=True)
         self._registry.flush()
-        values = self._registry._client.read([spec])[0]
-        pieces = spec.pieces(values)
+        pieces = spec.pieces(self._registry.read(spec))
         return [VariableShard(_device_name(shard.task), shard.start or 0,
                               shard.stop if shard.stop is not None else (variable.shape[0] if variable.dim() else 1),
                               piece.clone()) for shard, piece in zip(spec.shards, pieces)]
+
+    def run(self, fn: Callable, args: Any = (), kwargs: Optional[dict] = None, options: Any = None) -> Any:
+        """Runs `fn` on a worker when called inside a function given to `ClusterCoordinator.schedule` (there
+        `strategy` is the worker's view); on the coordinator itself it is an error, as the variables live on
+        the ps tasks."""
+        raise RuntimeError("ParameterServerStrategy.run runs steps on the workers: call it inside a function you "
+                           "pass to tf.distribute.coordinator.ClusterCoordinator(strategy).schedule(fn, args=...), "
+                           "or train with model.fit(..., steps_per_epoch=N).")
 
     # ----- what the coordinator uses ---------------------------------------------------------------
     def _pack(self, value: Any) -> tuple:

@@ -353,9 +353,9 @@ class VariableRegistry:
             self._optimizers[id(optimizer)] = entry
         return entry[1]
 
-    def spec(self, tensor: torch.Tensor) -> Optional[VariableSpec]:
-        """The placement of a registered tensor (None when no closure used it yet)."""
-        return self.spec_of(tensor)
+    def read(self, spec: VariableSpec) -> torch.Tensor:
+        """The ps value of one registered variable (shards joined)."""
+        return self._client.read([spec])[0]
 
     def flush(self) -> None:
         """Sends what changed on the coordinator since the last sync (and every new variable) to the ps tasks."""
