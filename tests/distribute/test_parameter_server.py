@@ -195,6 +195,7 @@ strategy, servers = start_cluster(workers=2, ps=1)
 with strategy.scope():
     counter = tf.keras.metrics.Sum()
 coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
+iterator = iter(coordinator.create_per_worker_dataset(tf.data.Dataset.range(1000)))
 
 def work(index):
     time.sleep(0.02)
@@ -208,18 +209,31 @@ coordinator.join()
 done = [r.fetch() for r in results]
 after = [coordinator.schedule(work, args=(i,)) for i in range(150, 160)]
 coordinator.join()
-report({"returned": done + [r.fetch() for r in after], "live": coordinator.num_live_workers,
-        "counted": float(counter.result())})
+live_after_kill = coordinator.num_live_workers
+
+# the worker restarted as its task is refused clearly (the group is fixed); the job goes on without it
+restarted = tf.distribute.Server(strategy.cluster_resolver.cluster_spec(), job_name="worker", task_index=1)
+code = restarted._process.wait(timeout=90)
+pids = [r.fetch() for r in [coordinator.schedule(os.getpid) for _ in range(10)]]
+report({"returned": done + [r.fetch() for r in after], "live": live_after_kill, "counted": float(counter.result()),
+        "restart_code": code, "pids": sorted(set(pids)), "worker0": servers[0]._process.pid,
+        "values": [int(r.fetch()) for r in [coordinator.schedule(lambda it: next(it), args=(iterator,))
+                                             for _ in range(3)]]})
 '''
 
 
-def test_a_sigkilled_worker_loses_no_closure(tmp_path):
+def test_a_sigkilled_worker_loses_no_closure_and_the_job_goes_on_without_it(tmp_path):
     report = _run(tmp_path, KILLED_WORKER)
     assert sorted(report["returned"]) == list(range(160))  # each closure finished, with its own result
     assert report["live"] == 1
     # a closure cut short by the kill may have run partly, so it may count twice (TF's at-least-once)
     assert 160 <= report["counted"] <= 162
     assert "worker:1 failed" in report["_stderr"] and "run on the 1 other worker" in report["_stderr"]
+    # torch.distributed.rpc cannot re-admit a process into a running group: the restart is refused clearly
+    assert report["restart_code"] != 0
+    assert "a restarted task cannot join it" in report["_stderr"]
+    assert report["pids"] == [report["worker0"]]  # later closures all ran on worker:0
+    assert report["values"] == [0, 1, 2]  # and its per-worker iterator is intact
 
 
 PARTITIONED = '''

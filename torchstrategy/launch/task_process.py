@@ -22,6 +22,8 @@ def start_task_process(cluster: dict, job_name: str, task_index: int, threads: O
     env = environment.snapshot()
     env.pop("TF_CONFIG", None)
     env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
+    # TensorPipe logs a warning for every connection a leaving task closes; the job's own end is not news
+    env.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")
     if threads is not None and not environment.threads_set_by_user():
         env["OMP_NUM_THREADS"] = str(threads)
     spec = json.dumps({"cluster": cluster, "job": job_name, "index": task_index, "parent": os.getpid()})

@@ -58,12 +58,25 @@ class RpcGroup:
         self._closed = False
         #: tasks that failed to answer a call (the group can then no longer leave gracefully)
         self.lost: set = set()
+        # TCP only (libuv): TensorPipe's shared-memory transport spins while idle, about half a core per process
         options = rpc.TensorPipeRpcBackendOptions(
             init_method=f"tcp://{layout.master_addr}:{layout.master_port}", rpc_timeout=timeout_seconds,
-            num_worker_threads=threads)
+            num_worker_threads=threads, _transports=["uv"])
+        # The group is fixed when the job starts (torch.distributed.rpc cannot let a new process take a dead
+        # member's place: a same-name join is refused, a new name's join waits on the dead member)
         with warnings.catch_warnings():  # torch's own rendezvous uses a deprecated gloo call and says so
             warnings.simplefilter("ignore", UserWarning)
-            rpc.init_rpc(layout.name, rank=layout.rank, world_size=layout.world_size, rpc_backend_options=options)
+            try:
+                rpc.init_rpc(layout.name, rank=layout.rank, world_size=layout.world_size,
+                             rpc_backend_options=options)
+            except RuntimeError as error:
+                first = str(error).splitlines()[0] if str(error) else type(error).__name__
+                raise RuntimeError(
+                    f"{layout.name} could not join the parameter-server group (rendezvous at ps 0, "
+                    f"{layout.master_addr}:{layout.master_port}): {first}. If the job is already running, a "
+                    f"restarted task cannot join it: the group is fixed when the job starts, and the job goes on "
+                    f"with the other workers. Restart the whole job to use it again; BackupAndRestore resumes "
+                    f"training from the last checkpoint.") from error
         if layout.name != COORDINATOR_NAME:
             threading.Thread(target=self._watch_coordinator, name="torchstrategy-ps-watchdog", daemon=True).start()
 
