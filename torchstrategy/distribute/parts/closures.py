@@ -88,6 +88,11 @@ class _ClosurePickler:
 
             def reducer_override(self, obj: Any) -> Any:
                 if isinstance(obj, torch.optim.Optimizer) and hasattr(obj, "get_config"):
+                    if not getattr(obj, "built", True) and getattr(obj, "_pending_state", None) is not None:
+                        raise ValueError(
+                            f"Optimizer '{obj.name}' holds restored state (slots) but has no variables yet, so the "
+                            f"state cannot be placed on the parameter servers. Build it before restoring or "
+                            f"scheduling: optimizer.build(model.trainable_variables) (fit() does this itself).")
                     state = dict(obj.__getstate__())
                     state["state"] = defaultdict(dict)  # slots live on the ps tasks
                     return _worker_optimizer, (type(obj), state, registry_ref.optimizer_key(obj))
