@@ -337,10 +337,13 @@ callbacks = [tf.keras.callbacks.ModelCheckpoint(os.path.join(out, "ckpt-{epoch}.
              tf.keras.callbacks.BackupAndRestore(os.path.join(out, "backup")),
              tf.keras.callbacks.TensorBoard(os.path.join(out, "logs"))]
 history = model.fit(creator, epochs=3, steps_per_epoch=20, callbacks=callbacks, verbose=0)
+iterations = int(model.optimizer.iterations)
 events = [name for _, _, names in os.walk(os.path.join(out, "logs")) for name in names if "tfevents" in name]
 saved = tf.keras.Sequential([tf.keras.Input((8,)), tf.keras.layers.Dense(16, activation="relu"), tf.keras.layers.Dense(2)])
 saved.load_weights(os.path.join(out, "ckpt-3.weights.h5"))
+saved_equal = all(np.array_equal(a, b) for a, b in zip(saved.get_weights(), model.get_weights()))
 evaluation = model.evaluate(creator, steps=8, return_dict=True)
+validated = model.fit(creator, epochs=1, steps_per_epoch=5, validation_data=creator, validation_steps=4, verbose=0)
 
 coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
 try:
@@ -371,9 +374,9 @@ try:
     strategy.run(lambda: 1)
 except RuntimeError as error:
     errors["run_here"] = str(error)
-report({"history": history.history, "files": sorted(os.listdir(out)), "iterations": int(model.optimizer.iterations),
-        "saved_equal": all(np.array_equal(a, b) for a, b in zip(saved.get_weights(), model.get_weights())),
-        "evaluation": evaluation, "errors": errors, "events": events})
+report({"history": history.history, "files": sorted(os.listdir(out)), "iterations": iterations,
+        "saved_equal": saved_equal,
+        "evaluation": evaluation, "errors": errors, "events": events, "validated": validated.history})
 '''
 
 
@@ -387,6 +390,8 @@ def test_fit_with_steps_per_epoch_trains_checkpoints_and_evaluates(tmp_path):
     assert report["saved_equal"]  # the epoch-end checkpoint holds the ps values of the last epoch
     assert report["events"]  # TensorBoard wrote the epoch logs
     assert set(report["evaluation"]) == {"loss", "accuracy"} and report["evaluation"]["accuracy"] > 0.85
+    assert set(report["validated"]) == {"loss", "accuracy", "val_loss", "val_accuracy"}
+    assert report["validated"]["val_accuracy"][0] > 0.85
     errors = report["errors"]
     assert "steps_per_epoch" in errors["no_steps"]
     assert "needs a function" in errors["not_callable"] and "int" in errors["not_callable"]

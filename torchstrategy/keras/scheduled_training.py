@@ -68,6 +68,21 @@ def _set_up_here(model: Any, make_here: Callable[[], Any]) -> Any:
     return runtime
 
 
+def _start(model: Any, x: Any, unsupported: dict, where: str) -> tuple:
+    """(runtime, coordinator, per-worker iterator): the model set up here, each worker's dataset made from `x`."""
+    from torchstrategy.distribute.coordinator import ClusterCoordinator
+
+    given = sorted(name for name, value in unsupported.items() if value)
+    if given:
+        raise ValueError(f"{where} under ParameterServerStrategy does not take {given}: put targets and weights in "
+                         f"the dataset the DatasetCreator makes.")
+    strategy = model.distribute_strategy
+    source, make_here = _dataset_source(strategy, x, where)
+    runtime = _set_up_here(model, make_here)
+    coordinator = ClusterCoordinator(strategy)
+    return runtime, coordinator, iter(coordinator.create_per_worker_dataset(source))
+
+
 def _schedule_epoch(coordinator: Any, fn: Callable, model: Any, iterator: Any, steps: int, per_execution: int,
                     cbs: Any, train: bool) -> None:
     step = 0
@@ -86,19 +101,11 @@ def fit(model: Any, x: Any, epochs: int, verbose: int, callbacks: Any, validatio
         steps_per_epoch: Optional[int], validation_steps: Optional[int], validation_freq: Any,
         unsupported: dict) -> Any:
     """model.fit under ParameterServerStrategy (called by training.fit)."""
-    from torchstrategy.distribute.coordinator import ClusterCoordinator
     from torchstrategy.keras import training
 
-    given = sorted(name for name, value in unsupported.items() if value)
-    if given:
-        raise ValueError(f"fit() under ParameterServerStrategy does not take {given}: put targets and weights in the "
-                         f"dataset the DatasetCreator makes.")
     steps = _check_steps(steps_per_epoch, "steps_per_epoch", "fit()")
+    runtime, coordinator, iterator = _start(model, x, unsupported, "fit()")
     strategy = model.distribute_strategy
-    source, make_here = _dataset_source(strategy, x, "fit()")
-    runtime = _set_up_here(model, make_here)
-    coordinator = ClusterCoordinator(strategy)
-    iterator = iter(coordinator.create_per_worker_dataset(source))
     val_iterator = None
     if validation_data is not None:
         val_steps = _check_steps(validation_steps, "validation_steps", "fit() with validation_data")
@@ -151,19 +158,8 @@ def _evaluate_on(model: Any, coordinator: Any, iterator: Any, steps: int) -> dic
 
 def evaluate(model: Any, x: Any, steps: Optional[int], callbacks: Any, return_dict: bool, unsupported: dict) -> Any:
     """model.evaluate under ParameterServerStrategy (called by training.evaluate)."""
-    from torchstrategy.distribute.coordinator import ClusterCoordinator
-    from torchstrategy.keras import training
-
-    given = sorted(name for name, value in unsupported.items() if value)
-    if given:
-        raise ValueError(f"evaluate() under ParameterServerStrategy does not take {given}: put targets and weights "
-                         f"in the dataset.")
     steps = _check_steps(steps, "steps", "evaluate()")
-    strategy = model.distribute_strategy
-    source, make_here = _dataset_source(strategy, x, "evaluate()")
-    _set_up_here(model, make_here)
-    coordinator = ClusterCoordinator(strategy)
-    iterator = iter(coordinator.create_per_worker_dataset(source))
+    _, coordinator, iterator = _start(model, x, unsupported, "evaluate()")
     cbs = callbacks_module.CallbackList(callbacks, model=model, verbose=0, steps=steps)
     cbs.on_test_begin()
     compiled = model._compiled
