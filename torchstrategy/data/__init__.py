@@ -3,8 +3,10 @@ AUTOTUNE and the cardinality constants. (`distribute.py` here feeds datasets to 
 from __future__ import annotations
 
 from torchstrategy.data import experimental
+from torchstrategy.data._more_ops import DatasetSpec
 from torchstrategy.data._records import TFRecordDataset
 from torchstrategy.data._structure import TensorShape, TensorSpec
+from torchstrategy.data._text import TextLineDataset
 from torchstrategy.data.dataset import (AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset,
                                         DatasetIterator)
 from torchstrategy.data.options import AutoShardPolicy, DistributeOptions, Options, ThreadingOptions
@@ -13,6 +15,7 @@ Iterator = DatasetIterator
 
 __all__ = [
     "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy", "Dataset", "DatasetIterator",
-    "DistributeOptions", "Iterator", "Options", "TensorShape", "TensorSpec", "TFRecordDataset", "ThreadingOptions",
+    "DatasetSpec", "DistributeOptions", "Iterator", "Options", "TensorShape", "TensorSpec", "TextLineDataset",
+    "TFRecordDataset", "ThreadingOptions",
     "experimental",
 ]

@@ -49,6 +49,12 @@ class DatasetIterator:
         """The next element; raises StopIteration at the end (tf raises OutOfRangeError)."""
         return next(self)
 
+    def get_next_as_optional(self) -> Any:
+        """The next element as a tf.experimental.Optional (empty at the end instead of raising)."""
+        from torchstrategy.data._sampling import get_next_as_optional
+
+        return get_next_as_optional(self)
+
     @property
     def element_spec(self) -> Any:
         return self._dataset.element_spec

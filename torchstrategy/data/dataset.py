@@ -395,3 +395,18 @@ def batch_cardinality(count: int, batch_size: int, drop_remainder: bool) -> int:
 
 # The op modules subclass Dataset, so they are imported once Dataset exists.
 from torchstrategy.data import _batching, _ops, _sources, _threads  # noqa: E402
+from torchstrategy.data import _more_ops, _sampling  # noqa: E402
+
+# More ops, written (with their docstrings) in _more_ops/_sampling to keep this file small.
+Dataset.window = _more_ops.window
+Dataset.scan = _more_ops.scan
+Dataset.unique = _more_ops.unique
+Dataset.ignore_errors = _more_ops.ignore_errors
+Dataset.group_by_window = _more_ops.group_by_window
+Dataset.bucket_by_sequence_length = _more_ops.bucket_by_sequence_length
+Dataset.rejection_resample = _sampling.rejection_resample
+Dataset.save = _sampling.save
+Dataset.load = staticmethod(_sampling.load)
+Dataset.list_files = staticmethod(_sampling.list_files)
+Dataset.sample_from_datasets = staticmethod(_sampling.sample_from_datasets)
+Dataset.choose_from_datasets = staticmethod(_sampling.choose_from_datasets)

@@ -110,6 +110,37 @@ def check_divisible(rows: int, replicas: int) -> None:
     )
 
 
+class DistributedIterator:
+    """`iter(distributed_dataset)`: this process's per-replica batches, with TF's `get_next()` and
+    `get_next_as_optional()` (empty at the end instead of raising)."""
+
+    def __init__(self, batches: Iterator[Any], dataset: "DistributedDataset") -> None:
+        self._batches = batches
+        self._dataset = dataset
+
+    def __iter__(self) -> "DistributedIterator":
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._batches)
+
+    def get_next(self) -> Any:
+        return next(self)
+
+    def get_next_as_optional(self) -> Any:
+        from torchstrategy.data._sampling import get_next_as_optional
+
+        return get_next_as_optional(self)
+
+    @property
+    def element_spec(self) -> Any:
+        """The spec of the input pipeline's elements (global batches)."""
+        return self._dataset._dataset.element_spec
+
+    def close(self) -> None:
+        self._batches.close()
+
+
 class DistributedDataset:
     """Iterable of this replica's batches, already on its device.
 
@@ -205,7 +236,10 @@ class DistributedDataset:
             return self._combine([to_device(batch, self._device)])
         return self._combine([to_device(self._rows_of(batch, replica), self._device) for replica in self._replica_ids])
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> "DistributedIterator":
+        return DistributedIterator(self._batches(), self)
+
+    def _batches(self) -> Iterator[Any]:
         fast = self._own_rows_only(0)
         batches = fast if fast is not None else self._replica_batches(iter(self._dataset), skipped=0)
         yield from self._grouped(batches)

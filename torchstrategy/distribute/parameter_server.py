@@ -11,7 +11,8 @@ import torch
 from torchstrategy.cluster.ps import PSClusterLayout, ps_layout
 from torchstrategy.distribute.parts.closures import _ClosurePickler
 from torchstrategy.distribute.parts.rpc_group import RpcGroup
-from torchstrategy.distribute.parts.variable_store import VariableClient, VariableRegistry
+from torchstrategy.distribute.parts.variable_registry import VariableRegistry
+from torchstrategy.distribute.parts.variable_store import VariableClient
 from torchstrategy.distribute.strategy import Strategy, StrategyExtended
 
 

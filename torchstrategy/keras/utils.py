@@ -8,6 +8,11 @@ from typing import Any, Optional
 import numpy as np
 
 from torchstrategy.keras.dataset_creator import DatasetCreator
+from torchstrategy.keras.dataset_utils import (  # noqa: F401  (keras.utils.*_dataset_from_*)
+    image_dataset_from_directory,
+    text_dataset_from_directory,
+    timeseries_dataset_from_array,
+)
 from torchstrategy.keras.file_utils import get_file  # noqa: F401  (keras.utils.get_file)
 from torchstrategy.keras.sidecar_evaluator import SidecarEvaluator  # noqa: F401  (keras.utils.SidecarEvaluator)
 from torchstrategy.random import set_seed as set_random_seed  # noqa: F401  (keras.utils.set_random_seed)

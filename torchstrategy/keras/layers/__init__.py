@@ -1,10 +1,15 @@
-"""`keras.layers`: the Layer base and every built-in layer (core, conv, pooling, normalization,
-merging, preprocessing), re-exported under their Keras names."""
+"""`keras.layers`: the Layer base and every built-in layer (core, conv, transposed conv, pooling,
+normalization, merging, preprocessing, recurrent, attention), re-exported under their Keras names."""
 from __future__ import annotations
 
+from torchstrategy.keras.layers.attention import MultiHeadAttention
 from torchstrategy.keras.layers.base import InputSpec, Layer
 from torchstrategy.keras.layers.conv import (
     Conv1D, Conv2D, Conv3D, Convolution1D, Convolution2D, Convolution3D, DepthwiseConv2D, ZeroPadding2D,
+)
+from torchstrategy.keras.layers.conv_transpose import (
+    Conv1DTranspose, Conv2DTranspose, Conv3DTranspose, Convolution2DTranspose, Convolution3DTranspose, Cropping1D,
+    Cropping2D, SeparableConv2D, SeparableConvolution2D, UpSampling1D, UpSampling2D,
 )
 from torchstrategy.keras.layers.core import (
     ELU, Activation, Dense, Dropout, Embedding, Flatten, Lambda, LeakyReLU, Permute, ReLU, Reshape, Softmax,
@@ -21,6 +26,8 @@ from torchstrategy.keras.layers.pooling import (
     MaxPool1D, MaxPool2D, MaxPool3D, MaxPooling1D, MaxPooling2D, MaxPooling3D,
 )
 from torchstrategy.keras.layers.preprocessing import Normalization, Rescaling, Resizing
+from torchstrategy.keras.layers.recurrent import GRU, LSTM, Bidirectional, Masking, SimpleRNN, TimeDistributed
+from torchstrategy.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -37,6 +44,10 @@ __all__ = [
     "MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
     "GlobalAvgPool1D", "GlobalAvgPool2D", "GlobalAvgPool3D", "GlobalMaxPool1D", "GlobalMaxPool2D", "GlobalMaxPool3D",
     "BatchNormalization", "LayerNormalization",
+    "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose", "Convolution2DTranspose", "Convolution3DTranspose",
+    "SeparableConv2D", "SeparableConvolution2D", "UpSampling1D", "UpSampling2D", "Cropping1D", "Cropping2D",
+    "MultiHeadAttention",
+    "SimpleRNN", "LSTM", "GRU", "SimpleRNNCell", "LSTMCell", "GRUCell", "Bidirectional", "TimeDistributed", "Masking",
     "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot",
     "add", "subtract", "multiply", "average", "maximum", "minimum", "concatenate", "dot",
     "Rescaling", "Normalization", "Resizing",

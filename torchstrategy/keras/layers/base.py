@@ -94,6 +94,7 @@ class Layer(nn.Module):
         self._call_takes_training = "training" in call_params or any(
             p.kind is inspect.Parameter.VAR_KEYWORD for p in call_params.values()
         )
+        self._call_takes_mask = "mask" in call_params  # Keras passes the input's mask only to such calls
         self._build_input_shape: Optional[Any] = None
         self._remat_mode = _context._current_remat_mode()  # keras.RematScope in force at creation (Keras 3)
 
@@ -375,12 +376,26 @@ class Layer(nn.Module):
             training = _context._inherited_training()
         if self._call_takes_training:
             kwargs["training"] = bool(training)
+        # Keras masking: a mask rides on the tensor as `_keras_mask`; an explicit mask= (not None) wins.
+        previous_mask = kwargs.get("mask")
+        if previous_mask is None:
+            previous_mask = _mask_of(inputs)
+            if self._call_takes_mask and previous_mask is not None:
+                kwargs["mask"] = previous_mask
         with _context._training_scope(bool(training)):
             if self._remat_mode is not None and torch.is_grad_enabled():
                 from torchstrategy.keras.rematerialization import _call_with_remat
 
-                return _call_with_remat(self, super().__call__, inputs, *args, **kwargs)
-            return super().__call__(inputs, *args, **kwargs)
+                outputs = _call_with_remat(self, super().__call__, inputs, *args, **kwargs)
+            else:
+                outputs = super().__call__(inputs, *args, **kwargs)
+        if self.supports_masking:
+            _attach_masks(outputs, self.compute_mask(inputs, previous_mask))
+        return outputs
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None)."""
+        return mask if self.supports_masking else None
 
     def forward(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         # The dtype scope is entered here, inside nn.Module.__call__, so recomputation (remat) re-enters it;
@@ -425,6 +440,26 @@ class Layer(nn.Module):
 
     def _get_name(self) -> str:  # shown by nn.Module's repr
         return f"{type(self).__name__}[{self.name}]"
+
+
+def _mask_of(inputs: Any) -> Any:
+    """The `_keras_mask` riding on `inputs` (a list of them for a list input), or None when there is none."""
+    if isinstance(inputs, (list, tuple)):
+        masks = [getattr(x, "_keras_mask", None) for x in inputs]
+        return None if all(m is None for m in masks) else masks
+    return getattr(inputs, "_keras_mask", None)
+
+
+def _attach_masks(outputs: Any, masks: Any) -> None:
+    """Sets each output's `_keras_mask` (Keras leaves a mask already there, e.g. on a returned input)."""
+    if masks is None:
+        return
+    flat_outputs, flat_masks = flatten(outputs), flatten(masks) if isinstance(masks, (list, tuple)) else [masks]
+    if all(getattr(t, "_keras_mask", None) is not None for t in flat_outputs):
+        return
+    for tensor, mask in zip(flat_outputs, flat_masks):
+        if mask is not None and isinstance(tensor, torch.Tensor) and getattr(tensor, "_keras_mask", None) is None:
+            tensor._keras_mask = mask
 
 
 def _iter_layers(items: Iterable[Any]) -> list[Layer]:

@@ -78,6 +78,7 @@ class Dense(Layer):
         activity_regularizer: Any = None, kernel_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # passes its input's mask on, as Keras
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
             raise ValueError(f"Dense: `units` must be a positive integer, got {units!r}.")
         self.units = units
@@ -126,6 +127,7 @@ class Activation(Layer):
 
     def __init__(self, activation: Any, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # passes its input's mask on, as Keras
         self.activation = activations.get(activation)
 
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
@@ -141,6 +143,7 @@ class Dropout(Layer):
     def __init__(self, rate: float, noise_shape: Optional[Sequence[Optional[int]]] = None,
                  seed: Optional[int] = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # passes its input's mask on, as Keras
         if not 0.0 <= float(rate) <= 1.0:
             raise ValueError(f"Invalid value {rate} received for `rate`, expected a value between 0 and 1.")
         self.rate = float(rate)
@@ -237,6 +240,7 @@ class ReLU(Layer):
     def __init__(self, max_value: Optional[float] = None, negative_slope: float = 0.0,
                  threshold: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # passes its input's mask on, as Keras
         if max_value is not None and max_value < 0:
             raise ValueError(f"ReLU: max_value must be >= 0, got {max_value}.")
         if negative_slope is None or negative_slope < 0:
@@ -257,6 +261,7 @@ class LeakyReLU(Layer):
 
     def __init__(self, alpha: Optional[float] = None, negative_slope: Optional[float] = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # passes its input's mask on, as Keras
         if alpha is not None and negative_slope is not None and alpha != negative_slope:
             raise ValueError("LeakyReLU: pass either `alpha` or `negative_slope`, not both.")
         slope = 0.3 if alpha is None and negative_slope is None else (alpha if alpha is not None else negative_slope)
@@ -276,6 +281,7 @@ class ELU(Layer):
 
     def __init__(self, alpha: float = 1.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # passes its input's mask on, as Keras
         self.alpha = float(alpha)
 
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
@@ -290,6 +296,7 @@ class Softmax(Layer):
 
     def __init__(self, axis: int = -1, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # passes its input's mask on, as Keras
         self.axis = axis
 
     def call(self, inputs: torch.Tensor, mask: Optional[torch.Tensor] = None) -> torch.Tensor:

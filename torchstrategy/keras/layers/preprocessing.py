@@ -21,6 +21,7 @@ class Rescaling(Layer):
 
     def __init__(self, scale: float, offset: float = 0.0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # passes its input's mask on, as Keras
         self.scale, self.offset = scale, offset
 
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
@@ -44,6 +45,7 @@ class Normalization(Layer):
     def __init__(self, axis: Union[None, int, Sequence[int]] = -1, mean: Any = None, variance: Any = None,
                  invert: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self.supports_masking = True  # passes its input's mask on, as Keras
         if (mean is None) != (variance is None):
             raise ValueError("Normalization: pass both `mean` and `variance`, or neither (then call adapt()).")
         self.axis = () if axis is None else ((axis,) if isinstance(axis, int) else tuple(axis))
