@@ -239,3 +239,8 @@ def _get_task_service() -> Any:
         raise RuntimeError("This process is not a task of a parameter-server cluster (no tf.distribute.Server "
                            "or ParameterServerStrategy started here), yet it received a task call.")
     return _task_service
+
+
+# ----- tf.config logical devices -----------------------------------------------------------------
+# Physical device name -> the tuple of LogicalDeviceConfiguration it was split into (process-wide, as in TF).
+_logical_device_configs: dict = {}

@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 import torch
 
+from torchstrategy import _context
 from torchstrategy.cluster import tpu as _tpu
 
 _DEVICE_RE = re.compile(r"^(?:/job:\w+(?:/replica:\d+)?(?:/task:\d+)?)?/?(?:device:)?(cpu|gpu|cuda|tpu|xla)(?::(\d+))?$",
@@ -101,9 +102,58 @@ def list_physical_devices(device_type: Optional[str] = None) -> list[PhysicalDev
     return devices
 
 
+@dataclass(frozen=True)
+class LogicalDeviceConfiguration:
+    """One logical device a physical device is split into (tf.config.LogicalDeviceConfiguration). On CPU the
+    count is what matters (a MirroredStrategy over "/cpu:0", "/cpu:1" runs a replica per logical CPU);
+    the GPU fields are accepted for TF scripts."""
+
+    memory_limit: Optional[int] = None
+    experimental_priority: Optional[int] = None
+    experimental_device_ordinal: Optional[int] = None
+
+
+def set_logical_device_configuration(device: PhysicalDevice, logical_devices: Optional[list]) -> None:
+    """Splits `device` into `len(logical_devices)` logical devices (None or [] undoes it), as
+    tf.config.set_logical_device_configuration does.
+
+    >>> cpu = tf.config.list_physical_devices("CPU")[0]
+    >>> tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * 2)
+    >>> [d.name for d in tf.config.list_logical_devices("CPU")]
+    ['/device:CPU:0', '/device:CPU:1']
+    """
+    if not isinstance(device, PhysicalDevice):
+        raise TypeError(f"set_logical_device_configuration needs a PhysicalDevice from "
+                        f"tf.config.list_physical_devices(); got {device!r}.")
+    configs = tuple(logical_devices or ())
+    for config in configs:
+        if not isinstance(config, LogicalDeviceConfiguration):
+            raise TypeError(f"logical_devices must be tf.config.LogicalDeviceConfiguration objects; got {config!r}.")
+    if device.device_type == "GPU" and len(configs) > 1:
+        raise ValueError(f"Splitting {device.name} into {len(configs)} logical GPUs is not supported: each replica "
+                         f"of MirroredStrategy needs a GPU of its own here. Use one configuration per GPU.")
+    if configs:
+        _context._logical_device_configs[device.name] = configs
+    else:
+        _context._logical_device_configs.pop(device.name, None)
+
+
+def get_logical_device_configuration(device: PhysicalDevice) -> Optional[list]:
+    """The LogicalDeviceConfiguration list `device` was split into, or None."""
+    configs = _context._logical_device_configs.get(device.name)
+    return list(configs) if configs else None
+
+
 def list_logical_devices(device_type: Optional[str] = None) -> list[LogicalDevice]:
-    return [LogicalDevice(d.name.replace("/physical_device:", "/device:"), d.device_type)
-            for d in list_physical_devices(device_type)]
+    """One entry per physical device, or per logical device where one was split (CPU:0, CPU:1, ...)."""
+    devices = []
+    counts: dict = {}
+    for physical in list_physical_devices(device_type):
+        for _ in range(len(_context._logical_device_configs.get(physical.name, ())) or 1):
+            index = counts.get(physical.device_type, 0)
+            counts[physical.device_type] = index + 1
+            devices.append(LogicalDevice(f"/device:{physical.device_type}:{index}", physical.device_type))
+    return devices
 
 
 def experimental_connect_to_cluster(cluster_resolver: Any, job_name: str = "localhost", task_index: int = 0,
@@ -142,6 +192,11 @@ experimental = types.SimpleNamespace(
     set_memory_growth=_set_memory_growth,
     get_memory_growth=_get_memory_growth,
     list_physical_devices=list_physical_devices,
+    list_logical_devices=list_logical_devices,
+    # TF 2.x's older names of the logical-device calls
+    VirtualDeviceConfiguration=LogicalDeviceConfiguration,
+    set_virtual_device_configuration=set_logical_device_configuration,
+    get_virtual_device_configuration=get_logical_device_configuration,
 )
 
 threading = types.SimpleNamespace(

@@ -277,3 +277,30 @@ def test_cuda_state_saves_from_and_restores_onto_the_gpu(tmp_path):
     moments = [state["exp_avg"] for state in other_optimizer.state.values()]
     expected = [state["exp_avg"] for state in optimizer.state.values()]
     assert all(m.device.type == "cuda" and torch.equal(m, e) for m, e in zip(moments, expected))
+
+
+def test_objects_added_after_restore_are_restored_when_added(tmp_path):
+    # TF's deferred restoration: restore() first, attach the optimizer and a step counter afterwards
+    model, optimizer = _mlp(), tf.keras.optimizers.Adam(0.01)
+    _train(model, optimizer, _batches(3))
+    step = tf.Variable(7, dtype=tf.int64)
+    path = tf.train.Checkpoint(model=model, optimizer=optimizer, step=step).save(str(tmp_path / "ckpt"))
+
+    fresh_model, fresh_optimizer = _mlp(), tf.keras.optimizers.Adam(0.01)
+    fresh_optimizer.build(fresh_model.trainable_variables)
+    checkpoint = tf.train.Checkpoint(model=fresh_model)
+    status = checkpoint.restore(path)
+    with pytest.raises(AssertionError, match="matched nothing here"):
+        status.assert_consumed()
+    checkpoint.optimizer = fresh_optimizer
+    checkpoint.step = fresh_step = tf.Variable(0, dtype=tf.int64)
+    status.assert_consumed()  # everything in the file found its object
+    assert int(fresh_step) == 7 and int(fresh_optimizer.iterations) == 3
+    for got, want in zip(fresh_optimizer.variables, optimizer.variables):
+        torch.testing.assert_close(got, want)
+    # and training goes on exactly as the original would
+    batches = _batches(5)[3:]
+    _train(model, optimizer, batches)
+    _train(fresh_model, fresh_optimizer, batches)
+    for got, want in zip(fresh_model.get_weights(), model.get_weights()):
+        np.testing.assert_allclose(got, want, rtol=1e-6)

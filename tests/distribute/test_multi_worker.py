@@ -149,3 +149,17 @@ def test_bad_tf_config_is_reported_before_any_process_group(tmp_path):
     script = mp.write_script(tmp_path, "import torchstrategy as tf\ntf.distribute.MultiWorkerMirroredStrategy()\n")
     result = mp.run_python([script], env=mp.clean_env(TF_CONFIG="{not json"), timeout=60)
     assert result.returncode != 0 and "TF_CONFIG" in result.stderr
+
+
+def test_without_a_cluster_the_resolver_names_no_task(monkeypatch):
+    # TF 2.21: MultiWorkerMirroredStrategy() outside a cluster has a TFConfigClusterResolver whose
+    # task_type and task_id are None and whose cluster_spec() is empty; the strategy is one local worker.
+    import torchstrategy as tf
+
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+    resolver = strategy.cluster_resolver
+    assert isinstance(resolver, tf.distribute.cluster_resolver.TFConfigClusterResolver)
+    assert resolver.task_type is None and resolver.task_id is None
+    assert not resolver.cluster_spec().as_dict()
+    assert strategy.num_replicas_in_sync == 1

@@ -100,6 +100,32 @@ class CheckpointLoadStatus(_Status):
             _objects.warn_unrestored(self.save_path, unmatched)
 
 
+class _DeferredRestore:
+    """The saved objects a restore found nothing for (TF's deferred restoration): an object set on the
+    Checkpoint later under one of their names is restored then, and the restore's status counts it."""
+
+    def __init__(self, plan: _objects.RestorePlan, root: dict) -> None:
+        self._plan = plan
+        self._saved = {name: node for name, node in root.get("children", {}).items()
+                       if name in plan.unmatched_in_file}
+
+    @property
+    def waiting(self) -> bool:
+        return bool(self._saved)
+
+    def restore_child(self, name: str, value: Any) -> None:
+        node = self._saved.pop(name, None)
+        if node is None:
+            return
+        late = _objects.RestorePlan(self._plan.file_path, self._plan.root_node, io=self._plan.io)
+        late.match(node, value, name)
+        late.apply()
+        self._plan.unmatched_in_file = [p for p in self._plan.unmatched_in_file if p != name]
+        self._plan.matched.extend(late.matched)
+        self._plan.unmatched_in_file.extend(late.unmatched_in_file)
+        self._plan.unmatched_objects.extend(late.unmatched_objects)
+
+
 class Checkpoint:
     """Groups trackable objects (tf.train.Checkpoint), e.g. `Checkpoint(model=model, optimizer=opt, step=step)`.
 
@@ -143,6 +169,9 @@ class Checkpoint:
             raise AttributeError("`save_counter` is managed by the Checkpoint; use a tf.Variable of your own for steps.")
         _objects.check_trackable(value, name)
         self._children[name] = value
+        pending = self.__dict__.get("_deferred_restore")
+        if pending is not None:
+            pending.restore_child(name, value)
 
     def __getattr__(self, name: str) -> Any:
         children = self.__dict__.get("_children", {})
@@ -262,6 +291,9 @@ class Checkpoint:
             structure.load([pair for kind, obj, state, deferred in plan.targets
                             for pair in _sharded.templates(kind, obj, state, structure, plan.io, deferred)])
         plan.apply()
+        # a saved object with no live counterpart yet is restored when it is added (file checkpoints)
+        deferred = _DeferredRestore(plan, payload["objects"]) if structure is None else None
+        object.__setattr__(self, "_deferred_restore", deferred if deferred is not None and deferred.waiting else None)
         return CheckpointLoadStatus(save_path, plan, metadata)
 
     def _check_world_size(self, save_path: str, per_replica: list, metadata: dict) -> None:

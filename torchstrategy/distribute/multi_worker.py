@@ -34,6 +34,10 @@ class MultiWorkerMirroredStrategy(Strategy):
         backend = choose_backend(on_cuda, options.implementation)
         device = torch.device("cuda", spec.local_rank % torch.cuda.device_count()) if on_cuda else torch.device("cpu")
         timeout = timedelta(seconds=options.timeout_seconds) if options.timeout_seconds else DEFAULT_TIMEOUT
+        if resolver is None:  # as TF: a TF_CONFIG resolver that names no task (task_type None, empty cluster)
+            from torchstrategy.cluster.resolvers import TFConfigClusterResolver
+
+            resolver = TFConfigClusterResolver()
         super().__init__(device, **parts.one_process_per_replica(spec, device, backend, timeout),
                          cluster_resolver=resolver, allow_uneven_split=allow_uneven_split,
                          needs_model_in_scope=True)
