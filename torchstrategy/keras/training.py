@@ -215,6 +215,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
             unsupported={"y": y, "sample_weight": sample_weight, "class_weight": class_weight,
                          "validation_split": validation_split, "batch_size": batch_size})
     class_weights = _class_weight_table(class_weight)
+    x, y, sample_weight = data_adapter.chief_arrays(model.distribute_strategy, x, y, sample_weight)
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = data_adapter.split_validation(x, y, sample_weight, validation_split)
     strategy = model.distribute_strategy
@@ -314,6 +315,7 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
 
         return scheduled_training.evaluate(model, x, steps, callbacks, return_dict,
                                            unsupported={"y": y, "sample_weight": sample_weight, "batch_size": batch_size})
+    x, y, sample_weight = data_adapter.chief_arrays(strategy, x, y, sample_weight)
     data = _distributed(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, False, steps, strategy=strategy))
     verbose = _verbosity(verbose)
     cbs = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else callbacks_module.CallbackList(
@@ -368,6 +370,7 @@ def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any =
     if kwargs:
         raise TypeError(f"predict() got unexpected keyword arguments: {sorted(kwargs)}")
     strategy = model.distribute_strategy
+    (x,) = data_adapter.chief_arrays(strategy, x)
     data = _distributed(strategy, data_adapter.adapt(x, None, None, batch_size, False, steps, strategy=strategy))
     verbose = _verbosity(verbose)
     cbs = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=model, verbose=verbose,
