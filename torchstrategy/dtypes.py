@@ -11,6 +11,8 @@ import torch
 float16, bfloat16, float32, float64 = torch.float16, torch.bfloat16, torch.float32, torch.float64
 int8, uint8, int16, int32, int64 = torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64
 bool = torch.bool  # noqa: A001  (tf.dtypes.bool)
+# Strings are NumPy object arrays of bytes throughout the project (see torchstrategy/data/_records.py).
+string = np.dtype(object)
 
 _DTYPE_NAMES = {"float": torch.float32, "double": torch.float64, "half": torch.float16}
 

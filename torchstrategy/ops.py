@@ -1,5 +1,5 @@
-"""The handful of tf tensor functions training scripts call (constant, cast, reduce_*, dtypes),
-all returning plain torch tensors."""
+"""The basic tf tensor functions (constant, convert_to_tensor, cast, reshape, stack, concat, ...), all
+returning plain torch tensors; tf.math and the other array ops live in math_ops.py and array_ops.py."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -8,6 +8,16 @@ import numpy as np
 import torch
 
 from torchstrategy.dtypes import as_dtype
+
+# The reductions, argmax and equal follow TF's dtype rules; they live with the rest of tf.math.
+from torchstrategy.math_ops import (  # noqa: F401
+    argmax,
+    equal,
+    reduce_max,
+    reduce_mean,
+    reduce_min,
+    reduce_sum,
+)
 
 Tensor = torch.Tensor
 newaxis = None
@@ -39,34 +49,6 @@ def cast(x: Any, dtype: Any, name: Optional[str] = None) -> torch.Tensor:
     return convert_to_tensor(x).to(_dtype(dtype))
 
 
-def _reduce(fn: Any, x: Any, axis: Any, keepdims: bool) -> torch.Tensor:
-    x = convert_to_tensor(x)
-    if axis is None:
-        return fn(x)
-    dims = tuple(axis) if isinstance(axis, (list, tuple)) else (axis,)
-    return fn(x, dim=dims, keepdim=keepdims)
-
-
-def reduce_sum(x: Any, axis: Any = None, keepdims: bool = False) -> torch.Tensor:
-    return _reduce(torch.sum, x, axis, keepdims)
-
-
-def reduce_mean(x: Any, axis: Any = None, keepdims: bool = False) -> torch.Tensor:
-    return _reduce(torch.mean, x, axis, keepdims)
-
-
-def reduce_max(x: Any, axis: Any = None, keepdims: bool = False) -> torch.Tensor:
-    return _reduce(torch.amax, x, axis, keepdims)
-
-
-def reduce_min(x: Any, axis: Any = None, keepdims: bool = False) -> torch.Tensor:
-    return _reduce(torch.amin, x, axis, keepdims)
-
-
-def argmax(x: Any, axis: int = 0) -> torch.Tensor:
-    return torch.argmax(convert_to_tensor(x), dim=axis)
-
-
 def reshape(x: Any, shape: Any) -> torch.Tensor:
     return convert_to_tensor(x).reshape(tuple(shape))
 
@@ -91,10 +73,6 @@ def concat(values: Any, axis: int) -> torch.Tensor:
     return torch.cat([convert_to_tensor(v) for v in values], dim=axis)
 
 
-def equal(x: Any, y: Any) -> torch.Tensor:
-    return torch.eq(convert_to_tensor(x), convert_to_tensor(y))
-
-
 def expand_dims(x: Any, axis: int) -> torch.Tensor:
     return convert_to_tensor(x).unsqueeze(axis)
 
@@ -109,8 +87,17 @@ def one_hot(indices: Any, depth: int, dtype: Any = torch.float32) -> torch.Tenso
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None) -> torch.Tensor:  # noqa: A001
+    """Numbers from start (0 when only one bound is given) up to, not including, limit by delta; the dtype
+    follows the arguments as in TF (Python ints -> int32, floats -> float32) unless `dtype` is given."""
     if limit is None:
         start, limit = 0, start
+    if dtype is None:
+        from torchstrategy._tensor_convert import to_tensor
+
+        bounds = [to_tensor(value, op="tf.range") for value in (start, limit, delta)]
+        floats = [b.dtype for b in bounds if b.is_floating_point()]
+        dtype = floats[0] if floats else next((b.dtype for b in bounds if b.dtype == torch.int64), torch.int32)
+        start, limit, delta = (b.item() for b in bounds)
     return torch.arange(start, limit, delta, dtype=_dtype(dtype))
 
 

@@ -1,12 +1,16 @@
-"""`tf.random`: one call seeds every generator a training script touches (Python, NumPy,
-torch CPU and CUDA), plus the few sampling functions scripts use."""
+"""`tf.random`: one call seeds every generator a training script touches (Python, NumPy, torch CPU and
+CUDA), the sampling functions (stateful, stateless with seed pairs) and tf.random.Generator."""
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import random as _py_random
-from typing import Any, Optional, Sequence
+from typing import Any, Iterator, Optional
 
 import numpy as np
 import torch
+
+from torchstrategy.dtypes import as_dtype
 
 
 def set_seed(seed: int) -> None:
@@ -22,21 +26,244 @@ def _generator(seed: Optional[int]) -> Optional[torch.Generator]:
     return None if seed is None else torch.Generator().manual_seed(int(seed))
 
 
-def uniform(shape: Sequence[int], minval: float = 0.0, maxval: float = 1.0, dtype: Any = torch.float32,
-            seed: Optional[int] = None) -> torch.Tensor:
-    """Uniform samples in [minval, maxval)."""
-    return torch.rand(tuple(shape), generator=_generator(seed), dtype=dtype) * (maxval - minval) + minval
+def _shape(shape: Any) -> tuple:
+    if isinstance(shape, (torch.Tensor, np.ndarray)):
+        shape = shape.tolist()
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(size) for size in shape)
 
 
-def normal(shape: Sequence[int], mean: float = 0.0, stddev: float = 1.0, dtype: Any = torch.float32,
-           seed: Optional[int] = None) -> torch.Tensor:
+def _float_dtype(dtype: Any, op: str) -> torch.dtype:
+    resolved = as_dtype(dtype)
+    if not resolved.is_floating_point:
+        raise ValueError(f"{op}: dtype must be a float dtype (float16, bfloat16, float32, float64), got {dtype!r}.")
+    return resolved
+
+
+def _uniform(shape: tuple, minval: Any, maxval: Any, dtype: Any, generator: Optional[torch.Generator],
+             op: str) -> torch.Tensor:
+    resolved = as_dtype(dtype)
+    if resolved in (torch.int32, torch.int64):
+        if maxval is None:
+            raise ValueError(f"{op}: integer dtype {resolved} needs maxval (minval defaults to 0), as in TF.")
+        low, high = int(minval), int(maxval)
+        if high <= low:
+            raise ValueError(f"{op}: need minval < maxval for integers, got [{low}, {high}).")
+        return torch.randint(low, high, shape, generator=generator, dtype=resolved)
+    resolved = _float_dtype(dtype, op)
+    high = 1.0 if maxval is None else maxval
+    # Sample in float32/float64 and scale there, so half-precision outputs keep their range.
+    base = torch.float64 if resolved == torch.float64 else torch.float32
+    unit = torch.rand(shape, generator=generator, dtype=base)
+    return (unit * (_as_float(high, base) - _as_float(minval, base)) + _as_float(minval, base)).to(resolved)
+
+
+def _as_float(value: Any, dtype: torch.dtype) -> Any:
+    return value.to(dtype) if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value), dtype=dtype)
+
+
+def _normal(shape: tuple, mean: Any, stddev: Any, dtype: Any, generator: Optional[torch.Generator],
+            op: str) -> torch.Tensor:
+    resolved = _float_dtype(dtype, op)
+    base = torch.float64 if resolved == torch.float64 else torch.float32
+    draws = torch.randn(shape, generator=generator, dtype=base)
+    return (draws * _as_float(stddev, base) + _as_float(mean, base)).to(resolved)
+
+
+def _truncated_normal(shape: tuple, mean: Any, stddev: Any, dtype: Any, generator: Optional[torch.Generator],
+                      op: str) -> torch.Tensor:
+    resolved = _float_dtype(dtype, op)
+    base = torch.float64 if resolved == torch.float64 else torch.float32
+    draws = torch.randn(shape, generator=generator, dtype=base)
+    # Redraw anything beyond two standard deviations, as TF's truncated normal does.
+    outside = draws.abs() > 2
+    while bool(outside.any()):
+        draws[outside] = torch.randn(int(outside.sum()), generator=generator, dtype=base)
+        outside = draws.abs() > 2
+    return (draws * _as_float(stddev, base) + _as_float(mean, base)).to(resolved)
+
+
+def _categorical(logits: Any, num_samples: int, dtype: Any, generator: Optional[torch.Generator],
+                 op: str) -> torch.Tensor:
+    table = logits if isinstance(logits, torch.Tensor) else torch.as_tensor(np.asarray(logits, dtype=np.float32))
+    if table.dim() != 2:
+        raise ValueError(f"{op}: logits must be [batch_size, num_classes], got shape {tuple(table.shape)}.")
+    out_dtype = as_dtype(dtype)
+    if out_dtype not in (torch.int32, torch.int64):
+        raise ValueError(f"{op}: dtype must be int32 or int64, got {dtype!r}.")
+    probs = torch.softmax(table.to(torch.float64), dim=-1)
+    return torch.multinomial(probs, int(num_samples), replacement=True, generator=generator).to(out_dtype)
+
+
+def uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = torch.float32,
+            seed: Optional[int] = None, name: Optional[str] = None) -> torch.Tensor:
+    """Uniform samples in [minval, maxval) (maxval defaults to 1 for floats; integer dtypes need it).
+
+    >>> uniform([3], maxval=5, dtype=torch.int32, seed=1).dtype
+    torch.int32
+    """
+    return _uniform(_shape(shape), minval, maxval, dtype, _generator(seed), "tf.random.uniform")
+
+
+def normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = torch.float32,
+           seed: Optional[int] = None, name: Optional[str] = None) -> torch.Tensor:
     """Normal samples with the given mean and standard deviation."""
-    return torch.randn(tuple(shape), generator=_generator(seed), dtype=dtype) * stddev + mean
+    return _normal(_shape(shape), mean, stddev, dtype, _generator(seed), "tf.random.normal")
 
 
-def shuffle(value: torch.Tensor, seed: Optional[int] = None) -> torch.Tensor:
+def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = torch.float32,
+                     seed: Optional[int] = None, name: Optional[str] = None) -> torch.Tensor:
+    """Normal samples redrawn until they lie within two standard deviations of the mean."""
+    return _truncated_normal(_shape(shape), mean, stddev, dtype, _generator(seed), "tf.random.truncated_normal")
+
+
+def categorical(logits: Any, num_samples: int, dtype: Any = torch.int64, seed: Optional[int] = None,
+                name: Optional[str] = None) -> torch.Tensor:
+    """`num_samples` class indices per row of `logits` ([batch, classes], unnormalised log-probabilities)."""
+    return _categorical(logits, num_samples, dtype, _generator(seed), "tf.random.categorical")
+
+
+def shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) -> torch.Tensor:
     """`value` with its first dimension randomly permuted."""
-    return value[torch.randperm(value.shape[0], generator=_generator(seed))]
+    tensor = value if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
+    return tensor[torch.randperm(tensor.shape[0], generator=_generator(seed))]
+
+
+def gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = torch.float32, seed: Optional[int] = None,
+          name: Optional[str] = None) -> torch.Tensor:
+    """Gamma(alpha, rate=beta) samples of shape `shape + broadcast(alpha, beta).shape`, as TF."""
+    resolved = _float_dtype(dtype, "tf.random.gamma")
+    concentration = _as_float(alpha, torch.float64)
+    rate = torch.ones_like(concentration) if beta is None else _as_float(beta, torch.float64)
+    concentration, rate = torch.broadcast_tensors(concentration, rate)
+    full = _shape(shape) + tuple(concentration.shape)
+    # torch's gamma sampler has no generator argument: draw inside a forked RNG when a seed is given.
+    with _seeded(seed):
+        draws = torch._standard_gamma(concentration.expand(full).contiguous())
+    return (draws / rate).to(resolved)
+
+
+def poisson(shape: Any, lam: Any, dtype: Any = torch.float32, seed: Optional[int] = None,
+            name: Optional[str] = None) -> torch.Tensor:
+    """Poisson(lam) samples of shape `shape + lam.shape`, as `dtype` (float or int)."""
+    rates = _as_float(lam, torch.float64)
+    full = _shape(shape) + tuple(rates.shape)
+    with _seeded(seed):
+        draws = torch.poisson(rates.expand(full).contiguous())
+    return draws.to(as_dtype(dtype))
+
+
+@contextlib.contextmanager
+def _seeded(seed: Optional[int]) -> Iterator[None]:
+    """Runs a block under a fixed CPU seed and then puts the global CPU stream back (None: no change)."""
+    if seed is None:
+        yield
+        return
+    with torch.random.fork_rng(devices=[]):
+        torch.default_generator.manual_seed(int(seed))
+        yield
+
+
+# ----- stateless sampling: same seed pair, same numbers -------------------------------------------------
+
+
+def _stateless_generator(seed: Any, op: str) -> torch.Generator:
+    pair = seed.tolist() if isinstance(seed, (torch.Tensor, np.ndarray)) else seed
+    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+        raise ValueError(f"{op}: seed must be a pair of ints (shape [2]), e.g. seed=[1, 2]; got {seed!r}.")
+    first, second = (int(part) % (2**64) for part in pair)
+    # torch's CPU generator (mt19937) keeps only 32 bits of its seed, so hash the whole pair down to 32 bits
+    # rather than dropping a half; the numbers differ from TF's Philox streams.
+    digest = hashlib.blake2b(first.to_bytes(8, "little") + second.to_bytes(8, "little"), digest_size=4).digest()
+    return torch.Generator().manual_seed(int.from_bytes(digest, "little"))
+
+
+def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None, dtype: Any = torch.float32,
+                      name: Optional[str] = None, alg: Any = "auto_select") -> torch.Tensor:
+    """Uniform samples fixed by the seed pair: equal seeds give equal numbers on every call and process.
+    (The values are not TF's: TF's Philox counters are not reproduced.)"""
+    return _uniform(_shape(shape), minval, maxval, dtype, _stateless_generator(seed, "tf.random.stateless_uniform"),
+                    "tf.random.stateless_uniform")
+
+
+def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = torch.float32,
+                     name: Optional[str] = None, alg: Any = "auto_select") -> torch.Tensor:
+    """Normal samples fixed by the seed pair (see `stateless_uniform`)."""
+    return _normal(_shape(shape), mean, stddev, dtype, _stateless_generator(seed, "tf.random.stateless_normal"),
+                   "tf.random.stateless_normal")
+
+
+def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
+                               dtype: Any = torch.float32, name: Optional[str] = None, alg: Any = "auto_select"
+                               ) -> torch.Tensor:
+    """Truncated normal samples fixed by the seed pair (see `stateless_uniform`)."""
+    op = "tf.random.stateless_truncated_normal"
+    return _truncated_normal(_shape(shape), mean, stddev, dtype, _stateless_generator(seed, op), op)
+
+
+def stateless_categorical(logits: Any, num_samples: int, seed: Any, dtype: Any = torch.int64,
+                          name: Optional[str] = None) -> torch.Tensor:
+    """Class samples fixed by the seed pair (see `stateless_uniform`)."""
+    op = "tf.random.stateless_categorical"
+    return _categorical(logits, num_samples, dtype, _stateless_generator(seed, op), op)
+
+
+class Generator:
+    """`tf.random.Generator`: a random stream with its own state, independent of the global seed.
+
+    >>> g = Generator.from_seed(1)
+    >>> g.normal([2]).shape
+    torch.Size([2])
+    """
+
+    def __init__(self, seed: Optional[int] = None, *, _torch_generator: Optional[torch.Generator] = None):
+        if _torch_generator is not None:
+            self._torch = _torch_generator
+        else:
+            self._torch = torch.Generator()
+            if seed is None:
+                self._torch.seed()
+            else:
+                self._torch.manual_seed(int(seed) % (2**63))
+
+    @classmethod
+    def from_seed(cls, seed: int, alg: Any = None) -> "Generator":
+        """A generator whose draws are fixed by `seed`."""
+        return cls(seed)
+
+    @classmethod
+    def from_non_deterministic_state(cls, alg: Any = None) -> "Generator":
+        """A generator seeded from the operating system's entropy."""
+        return cls(None)
+
+    def reset_from_seed(self, seed: int) -> None:
+        """Restarts the stream as `from_seed(seed)` would."""
+        self._torch.manual_seed(int(seed) % (2**63))
+
+    def uniform(self, shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = torch.float32,
+                name: Optional[str] = None) -> torch.Tensor:
+        """Uniform samples from this stream (as `tf.random.uniform`)."""
+        return _uniform(_shape(shape), minval, maxval, dtype, self._torch, "Generator.uniform")
+
+    def normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = torch.float32,
+               name: Optional[str] = None) -> torch.Tensor:
+        """Normal samples from this stream."""
+        return _normal(_shape(shape), mean, stddev, dtype, self._torch, "Generator.normal")
+
+    def truncated_normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = torch.float32,
+                         name: Optional[str] = None) -> torch.Tensor:
+        """Truncated normal samples from this stream."""
+        return _truncated_normal(_shape(shape), mean, stddev, dtype, self._torch, "Generator.truncated_normal")
+
+    def make_seeds(self, count: int = 1) -> torch.Tensor:
+        """An int64 [2, count] tensor of seed pairs for the stateless functions."""
+        return torch.randint(-(2**62), 2**62, (2, int(count)), generator=self._torch, dtype=torch.int64)
+
+    def split(self, count: int = 1) -> list:
+        """`count` new generators seeded from this one's stream."""
+        seeds = torch.randint(0, 2**62, (int(count),), generator=self._torch, dtype=torch.int64).tolist()
+        return [Generator(seed) for seed in seeds]
 
 
 def get_rng_state() -> dict:

@@ -216,8 +216,8 @@ def test_bad_input_raises_clear_errors():
         optimizers.AdamW(weight_decay=None)
     with pytest.raises(ValueError, match="not recognized"):
         optimizers.Adam(betas=(0.9, 0.99))
-    with pytest.raises(NotImplementedError, match="use_ema"):
-        optimizers.Adam(use_ema=True)
+    with pytest.raises(ValueError, match="ema_momentum"):  # use_ema itself is supported (test_optimizer_ema.py)
+        optimizers.Adam(use_ema=True, ema_momentum=2.0)
     with pytest.raises(ValueError, match="should be a float"):
         optimizers.Adam(torch.nn.Linear(2, 2).parameters())
     w = torch.nn.Parameter(torch.zeros(3))

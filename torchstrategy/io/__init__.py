@@ -1,5 +1,5 @@
 """`tf.io`: TFRecord files (TFRecordWriter, TFRecordOptions), tf.train.Example parsing (parse_single_example,
-parse_example, FixedLenFeature, VarLenFeature) and read_file."""
+parse_example, FixedLenFeature, VarLenFeature), read_file and write_file."""
 from __future__ import annotations
 
 import os
@@ -18,7 +18,8 @@ from torchstrategy.io.parsing import (
 from torchstrategy.io.tfrecord import DataLossError, TFRecordOptions, TFRecordWriter
 
 __all__ = ["DataLossError", "FixedLenFeature", "InvalidArgumentError", "SparseTensor", "TFRecordOptions",
-           "TFRecordWriter", "VarLenFeature", "parse_example", "parse_single_example", "read_file"]
+           "TFRecordWriter", "VarLenFeature", "parse_example", "parse_single_example", "read_file",
+           "write_file"]
 
 
 def read_file(filename: Union[str, os.PathLike, Any], name: Optional[str] = None) -> np.ndarray:
@@ -39,3 +40,32 @@ def read_file(filename: Union[str, os.PathLike, Any], name: Optional[str] = None
     scalar = np.empty((), dtype=object)
     scalar[()] = content
     return scalar
+
+
+def write_file(filename: Union[str, os.PathLike, Any], contents: Any, name: Optional[str] = None) -> None:
+    """Writes the scalar string `contents` (bytes, str or a 0-d object array) to `filename`, replacing it
+    and creating missing parent directories, as `tf.io.write_file` does.
+
+    >>> write_file("/tmp/note.txt", b"hello")  # doctest: +SKIP
+    """
+    path = os.fspath(_scalar(filename, "filename").decode("utf-8"))
+    data = _scalar(contents, "contents")
+    parent = os.path.dirname(path)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    with open(path, "wb") as handle:
+        handle.write(data)
+
+
+def _scalar(value: Any, what: str) -> bytes:
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0:
+            raise ValueError(f"tf.io.write_file: {what} must be a scalar string, got an array of shape {value.shape}.")
+        value = value.item()
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    raise TypeError(f"tf.io.write_file: {what} must be a string (bytes or str), got {type(value).__name__}.")

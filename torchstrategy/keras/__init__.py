@@ -14,6 +14,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "activations": "torchstrategy.keras.activations",
     "initializers": "torchstrategy.keras.initializers",
     "regularizers": "torchstrategy.keras.regularizers",
+    "constraints": "torchstrategy.keras.constraints",
     "datasets": "torchstrategy.keras.datasets",
     "backend": "torchstrategy.keras.backend",
     "utils": "torchstrategy.keras.utils",

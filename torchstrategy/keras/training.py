@@ -293,6 +293,8 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
         model.stop_training = runtime.strategy.any_replica(model.stop_training)
         if model.stop_training:
             break
+    if epochs > 0 and getattr(model, "optimizer", None) is not None:  # Keras 3: EMA weights replace the trained ones
+        model.optimizer.finalize_variable_values(model.trainable_weights)
     cbs.on_train_end(logs)
     return model.history
 

@@ -31,6 +31,37 @@ def _ping() -> bool:
     return True
 
 
+_RUNNING_KEY = "torchstrategy/parameter_server_job_running"
+
+
+def _rendezvous_store(layout: PSClusterLayout, timeout_seconds: float) -> Any:
+    """A client of the rendezvous store ps 0 serves, or None when it does not answer within the timeout."""
+    from datetime import timedelta
+
+    import torch.distributed as dist
+
+    try:
+        return dist.TCPStore(layout.master_addr, layout.master_port, is_master=False,
+                             timeout=timedelta(seconds=timeout_seconds), wait_for_workers=False)
+    except (RuntimeError, OSError):
+        return None
+
+
+def _job_running(layout: PSClusterLayout) -> bool:
+    """Whether the job this task belongs to already formed its group (so this task is a restart)."""
+    import socket
+
+    try:  # a plain connect first: nothing listening yet (ps 0 starting) means a fresh job, no store retries
+        socket.create_connection((layout.master_addr, layout.master_port), timeout=1.0).close()
+    except OSError:
+        return False
+    store = _rendezvous_store(layout, timeout_seconds=5.0)
+    try:
+        return store is not None and store.check([_RUNNING_KEY])
+    except RuntimeError:
+        return False
+
+
 class RpcError(RuntimeError):
     """A task of the cluster did not answer (its process died or its connection broke)."""
 
@@ -64,6 +95,12 @@ class RpcGroup:
             num_worker_threads=threads, _transports=["uv"])
         # The group is fixed when the job starts (torch.distributed.rpc cannot let a new process take a dead
         # member's place: a same-name join is refused, a new name's join waits on the dead member)
+        if layout.rank != 0 and _job_running(layout):
+            raise RuntimeError(
+                f"{layout.name} cannot join the parameter-server job at {layout.master_addr}:{layout.master_port}: "
+                f"it is already running, and its group is fixed when the job starts (a restarted task cannot "
+                f"join it; the job goes on with the other workers). Restart the whole job to use this task again; "
+                f"BackupAndRestore resumes training from the last checkpoint.")
         with warnings.catch_warnings():  # torch's own rendezvous uses a deprecated gloo call and says so
             warnings.simplefilter("ignore", UserWarning)
             try:
@@ -77,8 +114,13 @@ class RpcGroup:
                     f"restarted task cannot join it: the group is fixed when the job starts, and the job goes on "
                     f"with the other workers. Restart the whole job to use it again; BackupAndRestore resumes "
                     f"training from the last checkpoint.") from error
+        self._store: Any = None
         if layout.name != COORDINATOR_NAME:
             threading.Thread(target=self._watch_coordinator, name="torchstrategy-ps-watchdog", daemon=True).start()
+        else:  # every task has joined: a task started now is a restart, which _job_running turns away
+            self._store = _rendezvous_store(layout, timeout_seconds=30.0)
+            if self._store is not None:
+                self._store.set(_RUNNING_KEY, "1")
 
     @property
     def name(self) -> str:

@@ -26,6 +26,10 @@ from torchstrategy.keras.layers.pooling import (
     MaxPool1D, MaxPool2D, MaxPool3D, MaxPooling1D, MaxPooling2D, MaxPooling3D,
 )
 from torchstrategy.keras.layers.preprocessing import Normalization, Rescaling, Resizing
+from torchstrategy.keras.layers.preprocessing_image import (
+    CenterCrop, RandomBrightness, RandomContrast, RandomCrop, RandomFlip, RandomRotation, RandomTranslation, RandomZoom,
+)
+from torchstrategy.keras.layers.preprocessing_text import IntegerLookup, StringLookup, TextVectorization
 from torchstrategy.keras.layers.recurrent import GRU, LSTM, Bidirectional, Masking, SimpleRNN, TimeDistributed
 from torchstrategy.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell
 
@@ -47,6 +51,8 @@ __all__ = [
     "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose", "Convolution2DTranspose", "Convolution3DTranspose",
     "SeparableConv2D", "SeparableConvolution2D", "UpSampling1D", "UpSampling2D", "Cropping1D", "Cropping2D",
     "MultiHeadAttention",
+    "StringLookup", "IntegerLookup", "TextVectorization", "CenterCrop", "RandomCrop", "RandomFlip", "RandomRotation",
+    "RandomZoom", "RandomTranslation", "RandomContrast", "RandomBrightness",
     "SimpleRNN", "LSTM", "GRU", "SimpleRNNCell", "LSTMCell", "GRUCell", "Bidirectional", "TimeDistributed", "Masking",
     "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot",
     "add", "subtract", "multiply", "average", "maximum", "minimum", "concatenate", "dot",

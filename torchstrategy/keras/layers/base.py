@@ -159,7 +159,8 @@ class Layer(nn.Module):
     ) -> torch.Tensor:
         """Creates a weight (a Parameter if trainable, else a buffer) in the policy's variable dtype unless
         `dtype` is given, and returns it. Trainable float weights are read in the compute dtype inside a
-        mixed-policy call unless `autocast=False` (Keras 3's argument)."""
+        mixed-policy call unless `autocast=False` (Keras 3's argument). A `constraint` (name, config or
+        callable) is kept as the weight's `constraint` attribute and applied by the optimizer after each update."""
         from torchstrategy.keras import initializers
 
         dtype = backend.to_torch_dtype(dtype or self.variable_dtype)
@@ -177,6 +178,12 @@ class Layer(nn.Module):
         self._weight_order.append((attr, trainable))
         if not autocast:
             self._no_autocast.add(attr)
+        # Keras keeps the projection on the variable (`variable.constraint`); the optimizer applies it
+        # after each update
+        from torchstrategy.keras import constraints
+
+        stored = self._parameters[attr] if trainable else self._buffers[attr]
+        stored.constraint = constraints.get(constraint)
         if regularizer is not None:
             from torchstrategy.keras import regularizers
 

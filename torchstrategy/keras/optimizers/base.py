@@ -1,5 +1,5 @@
 """The Keras `Optimizer` on top of `torch.optim.Optimizer`: deferred build, Keras learning rate and
-`iterations`, clipping, decoupled weight decay, `apply_gradients`, config and checkpoint state."""
+`iterations`, clipping, decoupled weight decay, EMA, weight constraints, `apply_gradients`, config and state."""
 from __future__ import annotations
 
 import copy
@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 import torch
 
 from torchstrategy import _context
-from torchstrategy.keras.optimizers import _gradients, _learning_rate
+from torchstrategy.keras.optimizers import _averaging, _gradients, _learning_rate
 from torchstrategy.keras.optimizers import schedules as _schedules
 from torchstrategy.keras.optimizers._learning_rate import LearningRate
 
@@ -58,8 +58,7 @@ class Optimizer(torch.optim.Optimizer):
         _gradients.check_clip_args(clipnorm, clipvalue, global_clipnorm)
         if weight_decay is not None and (not isinstance(weight_decay, (int, float)) or weight_decay < 0):
             raise ValueError(f"`weight_decay` must be a float >= 0 or None. Received: weight_decay={weight_decay!r}")
-        if use_ema:
-            raise NotImplementedError("`use_ema=True` is not supported yet; leave it False.")
+        _averaging.check_ema_args(use_ema, ema_momentum, ema_overwrite_frequency)
         if gradient_accumulation_steps:
             raise NotImplementedError("`gradient_accumulation_steps` is not supported yet; leave it None.")
         self._learning_rate = _learning_rate.to_learning_rate(learning_rate)
@@ -74,6 +73,7 @@ class Optimizer(torch.optim.Optimizer):
         self._decay_filter = _gradients.WeightDecayFilter()
         self._pending_state: Optional[dict] = None
         self._warned_missing_grads = False
+        self._warned_remote_constraints = False
         # the strategy whose replicas this optimizer updates: recorded here, replaced when a model sets it up
         self._distribute_strategy = _context.get_strategy() if _context.has_strategy() else None
         # torch refuses an empty parameter list, so initialise its machinery on a placeholder and drop it.
@@ -156,8 +156,14 @@ class Optimizer(torch.optim.Optimizer):
             return
         for param in group["params"]:
             if param not in self.state:
-                self.state[param] = self._init_slots(param)
+                self.state[param] = self._new_state(param)
         self.built = True
+
+    def _new_state(self, param: torch.Tensor) -> dict:
+        # Keras creates the EMA copies ("average", zeros) in the base build, before the subclass's slots
+        state = {"average": torch.zeros_like(param, memory_format=torch.preserve_format)} if self.use_ema else {}
+        state.update(self._init_slots(param))
+        return state
 
     def _all_params(self) -> list[torch.Tensor]:
         return [p for group in self.param_groups for p in group["params"]]
@@ -184,7 +190,9 @@ class Optimizer(torch.optim.Optimizer):
     # ----- the update ------------------------------------------------------------------------------------
     @torch.no_grad()
     def step(self, closure: Optional[Callable[[], Any]] = None) -> Any:
-        """One Keras update of every parameter whose `.grad` is set: clip, weight-decay, update, `iterations += 1`."""
+        """One Keras update of every parameter whose `.grad` is set: clip, weight-decay, update, EMA of every
+        variable (and the EMA overwrite every `ema_overwrite_frequency` steps), each updated variable's
+        `constraint`, then `iterations += 1` (Keras 3's order)."""
         loss = None
         if closure is not None:
             with torch.enable_grad():
@@ -206,6 +214,7 @@ class Optimizer(torch.optim.Optimizer):
             grads = _gradients.clip_gradients(grads, self.clipnorm, self.global_clipnorm, self.clipvalue,
                                               norm_of=getattr(self._distribute_strategy, "global_norm", None))
         if remote is not None:
+            self._check_remote_update([p for _, p in entries])
             remote(self, [p for _, p in entries], grads)
             return loss
         step_index = int(self._iterations)
@@ -221,8 +230,23 @@ class Optimizer(torch.optim.Optimizer):
                 if decayed:
                     torch._foreach_mul_(decayed, 1.0 - lr * float(self.weight_decay))
             self._update(params, bucket_grads, states, lr, step_index + 1)
+        if self.use_ema:
+            self._update_moving_averages(first_step=step_index == 0)
+            if self.ema_overwrite_frequency and (step_index + 1) % self.ema_overwrite_frequency == 0:
+                self._overwrite_with_averages(self._all_params())
+        _averaging.apply_constraints([p for _, p in entries])
         self._iterations += 1
         return loss
+
+    # ----- EMA (the moving averages live in keras/optimizers/_averaging.py) -------------------------------
+    def _update_moving_averages(self, first_step: bool) -> None:
+        _averaging.update_moving_averages(self, first_step)
+
+    def _overwrite_with_averages(self, var_list: Sequence[torch.Tensor]) -> None:
+        _averaging.overwrite_with_averages(self, var_list)
+
+    def _check_remote_update(self, params: list) -> None:
+        _averaging.check_remote_update(self, params)
 
     def _bucket_states(self, params: list) -> list:
         """The slot dicts of `params` (one device): created if a parameter arrived without them (torch's
@@ -230,7 +254,7 @@ class Optimizer(torch.optim.Optimizer):
         states = [self.state[p] for p in params]  # defaultdict: {} for an unknown parameter
         for param, state in zip(params, states):
             if not state:
-                state.update(self._init_slots(param))
+                state.update(self._new_state(param))
         first = next(iter(states[0].values()), None)
         if isinstance(first, torch.Tensor) and first.device != params[0].device:
             for state in states:
@@ -320,8 +344,22 @@ class Optimizer(torch.optim.Optimizer):
         """Multiplies the loss by `loss_scale_factor` when one is set (Keras 3)."""
         return loss if self.loss_scale_factor is None else loss * self.loss_scale_factor
 
+    @torch.no_grad()
     def finalize_variable_values(self, var_list: Any) -> None:
-        """Keras calls this at the end of `fit()`; without EMA there is nothing to do."""
+        """With `use_ema=True`, overwrites each variable of `var_list` with its moving average (Keras calls
+        this at the end of `fit()`; a custom loop calls it after its last `apply_gradients`, e.g.
+        `optimizer.finalize_variable_values(model.trainable_variables)`). Without EMA, or before any update,
+        it does nothing."""
+        if not self.use_ema or not self.built or int(self._iterations) == 0:
+            return  # averages are only meaningful once a step has set them
+        variables = [var_list] if isinstance(var_list, torch.Tensor) else list(var_list)
+        unknown = [tuple(v.shape) for v in variables if v not in self.state or "average" not in self.state[v]]
+        if unknown:
+            raise ValueError(
+                f"finalize_variable_values() got {len(unknown)} variable(s) (shapes {unknown}) that optimizer "
+                f"'{self.name}' keeps no moving average of; pass the variables it updates, e.g. "
+                "`model.trainable_variables`.")
+        self._overwrite_with_averages(variables)
 
     def exclude_from_weight_decay(self, var_list: Optional[Iterable] = None, var_names: Optional[Iterable[str]] = None) -> None:
         """Exempts variables, or variables whose name contains any of `var_names`, from weight decay."""
@@ -418,3 +456,4 @@ class Optimizer(torch.optim.Optimizer):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, learning_rate={self._learning_rate!r}, built={self.built})"
+
