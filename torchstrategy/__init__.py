@@ -28,6 +28,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "train": "torchstrategy.train",
     "io": "torchstrategy.io",
     "image": "torchstrategy.image",
+    "experimental": "torchstrategy._experimental",
     "nn": "torchstrategy.nn",
     "random": "torchstrategy.random",
     "nest": "torchstrategy.nest",

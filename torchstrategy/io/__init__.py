@@ -17,6 +17,15 @@ from torchstrategy.io.parsing import (
 )
 from torchstrategy.io.tfrecord import DataLossError, TFRecordOptions, TFRecordWriter
 
+
+def __getattr__(name: str) -> Any:
+    """TF also names the image codecs under tf.io (tf.io.decode_png ...); they live in torchstrategy.image."""
+    if name in ("decode_image", "decode_jpeg", "decode_png", "encode_jpeg", "encode_png"):
+        from torchstrategy import image
+
+        return getattr(image, name)
+    raise AttributeError(f"module 'torchstrategy.io' has no attribute '{name}'")
+
 __all__ = ["DataLossError", "FixedLenFeature", "InvalidArgumentError", "SparseTensor", "TFRecordOptions",
            "TFRecordWriter", "VarLenFeature", "parse_example", "parse_single_example", "read_file",
            "write_file"]

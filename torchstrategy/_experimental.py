@@ -1,0 +1,7 @@
+"""`tf.experimental`: the few names TF scripts use from it (`Optional`, the value-or-nothing of
+`get_next_as_optional`), defined where they belong and named here."""
+from __future__ import annotations
+
+from torchstrategy.data._sampling import Optional_ as Optional
+
+__all__ = ["Optional"]
