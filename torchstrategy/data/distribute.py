@@ -110,6 +110,24 @@ def check_divisible(rows: int, replicas: int) -> None:
     )
 
 
+def fingerprint(leaves: Any) -> list:
+    """A cheap summary of array leaves that differs when their data or order does: each leaf's shape, and the
+    plain and position-weighted sums of evenly spaced elements (all of them for small leaves), without a pass
+    over a large batch. Processes compare theirs to see whether they hold the same data."""
+    stats: list = []
+    for leaf in leaves:
+        if not hasattr(leaf, "shape"):
+            stats.append(float(leaf) if isinstance(leaf, (int, float)) else 0.0)
+            continue
+        tensor = torch.as_tensor(leaf)
+        stats += [float(n) for n in tensor.shape]
+        if tensor.dtype == torch.bool:
+            continue
+        flat = tensor.reshape(-1)[:: max(1, tensor.numel() // 8192)].double()
+        stats += [float(flat.sum()), float((flat * torch.arange(1, len(flat) + 1, dtype=torch.float64)).sum())]
+    return stats
+
+
 class DistributedIterator:
     """`iter(distributed_dataset)`: this process's per-replica batches, with TF's `get_next()` and
     `get_next_as_optional()` (empty at the end instead of raising)."""

@@ -11,7 +11,7 @@ import torch
 
 from torchstrategy import _context
 from torchstrategy.data.dataset import Dataset
-from torchstrategy.data.distribute import DistributedDataset, flatten_structure, map_structure
+from torchstrategy.data.distribute import DistributedDataset, fingerprint, flatten_structure, map_structure
 from torchstrategy.keras.dataset_creator import DatasetCreator
 
 _DEFAULT_BATCH = 32
@@ -193,21 +193,6 @@ def _len_or_none(value: Any) -> Optional[int]:
         return None
 
 
-def _fingerprint(arrays: tuple) -> list:
-    """Shapes, sums and position-weighted sums of evenly spaced elements of every array leaf: equal on every
-    process when the arrays are the same (a different draw or order shows), without a pass over all data."""
-    stats: list = []
-    for leaf in flatten_structure(arrays):
-        if not hasattr(leaf, "shape"):
-            stats.append(float(leaf) if isinstance(leaf, (int, float)) else 0.0)
-            continue
-        tensor = torch.as_tensor(np.asarray(leaf) if isinstance(leaf, np.ndarray) else leaf)
-        flat = tensor.reshape(-1)[:: max(1, tensor.numel() // 8192)].double()
-        stats += [float(n) for n in tensor.shape]
-        stats += [float(flat.sum()), float((flat * torch.arange(1, len(flat) + 1, dtype=torch.float64)).sum())]
-    return stats
-
-
 def chief_arrays(strategy: Any, *arrays: Any) -> tuple:
     """`arrays` as the chief holds them on every process of a multi-process strategy: TF's one-process
     MirroredStrategy trains on the script's arrays, so replicas that drew their own (unseeded NumPy data)
@@ -215,7 +200,7 @@ def chief_arrays(strategy: Any, *arrays: Any) -> tuple:
     if getattr(strategy, "num_processes", 1) <= 1 or not all(a is None or _is_array_like(a) for a in arrays) \
             or all(a is None for a in arrays):
         return arrays
-    everyone = strategy.gather_objects(_fingerprint(arrays))
+    everyone = strategy.gather_objects(fingerprint(flatten_structure(arrays)))
     if all(stats == everyone[0] for stats in everyone):
         return arrays
     return tuple(strategy.broadcast(arrays, 0))

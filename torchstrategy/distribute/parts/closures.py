@@ -16,14 +16,13 @@ from torch import nn
 
 from torchstrategy import _context
 from torchstrategy.distribute.parts.rpc_group import RpcError
+from torchstrategy.distribute.parts.variable_store import optimizer_blueprint
 
 #: Modules found by import on every task (their functions and classes are pickled by name); anything
 #: else (the user's script, test files) is pickled by value, since a worker may not be able to import it.
 _IMPORTABLE_ROOTS = frozenset({"torchstrategy", "torch", "numpy", "builtins", "collections", "functools", "math",
                                "operator", "itertools", "typing", "copy", "abc", "enum", "dataclasses", "re",
                                "random", "cloudpickle", "lightning_utilities", "torchvision"})
-#: Keras optimizer arguments applied on the worker before the gradients leave it (they need all of them).
-_WORKER_SIDE_OPTIONS = ("clipnorm", "clipvalue", "global_clipnorm", "loss_scale_factor")
 
 
 class PerWorkerReference:
@@ -242,11 +241,7 @@ class WorkerService:
         if any(spec is None for spec in specs):
             raise ValueError("an optimizer on a parameter-server worker can only update variables created on the "
                              "coordinator (in strategy.scope()); this one was made on the worker.")
-        config = dict(optimizer.get_config())
-        for option in _WORKER_SIDE_OPTIONS:
-            if option in config:
-                config[option] = None
-        self.client.apply(optimizer._ps_key, (type(optimizer), config), getattr(optimizer, "_learning_rate", None),
+        self.client.apply(optimizer._ps_key, optimizer_blueprint(optimizer), getattr(optimizer, "_learning_rate", None),
                           specs, grads)
 
 

@@ -6,8 +6,8 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from torchstrategy.data.distribute import (DistributedDataset, batch_size_of, check_distributable, flatten_structure,
-                                           map_structure, replica_slice, to_device)
+from torchstrategy.data.distribute import (DistributedDataset, batch_size_of, check_distributable, fingerprint,
+                                           flatten_structure, map_structure, replica_slice, to_device)
 from torchstrategy.data.options import AutoShardPolicy
 
 
@@ -82,14 +82,7 @@ class BatchPlacement:
 
     def _verify_same_batches(self, batch: Any) -> None:
         """Slicing global batches is only right if every process's pipeline yields the same batches."""
-        leaves = [torch.as_tensor(leaf) for leaf in flatten_structure(batch) if hasattr(leaf, "shape")]
-        stats = [float(leaf.numel()) for leaf in leaves]
-        # a fingerprint of evenly spaced elements (all of them for small leaves): a different order or
-        # different data shows in it, at a fraction of a full pass over a large image batch
-        samples = [leaf.reshape(-1)[:: max(1, leaf.numel() // 8192)] for leaf in leaves if leaf.dtype != torch.bool]
-        stats += [float(sample.double().sum()) for sample in samples]
-        stats += [float((sample.double() * torch.arange(1, len(sample) + 1, dtype=torch.float64)).sum())
-                  for sample in samples]  # position-weighted: a reordering within the sample shows too
+        stats = fingerprint([leaf for leaf in flatten_structure(batch) if hasattr(leaf, "shape")])
         everyone = self._collectives.gather_objects(stats)
         if any(len(other) != len(stats) or any(abs(a - b) > 1e-9 * max(1.0, abs(b)) for a, b in zip(other, stats))
                for other in everyone):

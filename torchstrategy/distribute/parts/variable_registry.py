@@ -8,17 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 
 from torchstrategy.distribute.partitioners import shard_bounds
-from torchstrategy.distribute.parts.variable_store import Shard, VariableClient, VariableSpec
-
-
-def optimizer_blueprint(optimizer: Any) -> tuple:
-    """(class, config) a ps task builds its copy of `optimizer` from; gradient clipping and loss scaling
-    are left out, since workers apply them before the gradients leave (they need every gradient)."""
-    config = dict(optimizer.get_config())
-    for option in ("clipnorm", "clipvalue", "global_clipnorm", "loss_scale_factor"):
-        if option in config:
-            config[option] = None
-    return type(optimizer), config
+from torchstrategy.distribute.parts.variable_store import Shard, VariableClient, VariableSpec, optimizer_blueprint
 
 
 _EMPTY_OPTIMIZER = (0, ())

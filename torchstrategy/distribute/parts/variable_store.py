@@ -169,6 +169,16 @@ def _row_pieces(spec: VariableSpec, grad: torch.Tensor) -> list:
     return pieces
 
 
+def optimizer_blueprint(optimizer: Any) -> tuple:
+    """(class, config) a ps task builds its copy of `optimizer` from; gradient clipping and loss scaling
+    are left out, since workers apply them before the gradients leave (they need every gradient)."""
+    config = dict(optimizer.get_config())
+    for option in ("clipnorm", "clipvalue", "global_clipnorm", "loss_scale_factor"):
+        if option in config:
+            config[option] = None
+    return type(optimizer), config
+
+
 def _ps(method: str, *args: Any) -> Any:
     """The entry point of every call a ps task receives."""
     return getattr(_context._get_task_service(), method)(*args)

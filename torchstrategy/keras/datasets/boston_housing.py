@@ -3,11 +3,10 @@ Reads Keras's `boston_housing.npz` (arrays x and y) and shuffles with NumPy's Ra
 from __future__ import annotations
 
 import numbers
-import os
 
 import numpy as np
 
-from torchstrategy.keras.datasets import _fetch, _locate
+from torchstrategy.keras.datasets import _npz
 
 ORIGIN = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/boston_housing.npz"
 FILE_SHA256 = "f553886a1f8d56431e820c5b82552d9d95cfcb96d1e678153f8839538947dff5"
@@ -34,19 +33,7 @@ def load_data(
     """
     if isinstance(test_split, bool) or not isinstance(test_split, numbers.Real) or not 0 <= test_split < 1:
         raise ValueError(f"Invalid `test_split` argument: {test_split!r}. It must be between 0 and 1 (exclusive of 1).")
-    if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
-        raise TypeError(f"path must be a non-empty file name or path such as 'boston_housing.npz', got {path!r}")
-    path = os.fspath(path)
-    if os.path.isabs(path):
-        if not os.path.isfile(path):
-            raise _locate.DatasetNotFoundError(
-                f"Boston Housing file {path} does not exist. Pass the path of Keras's boston_housing.npz "
-                f"(from {ORIGIN}), or a relative name to search the usual directories."
-            )
-        npz_file = path
-    else:
-        root = _fetch.find_or_download("Boston Housing", [path], [ORIGIN], file_hash=FILE_SHA256)
-        npz_file = os.path.join(root, path)
+    npz_file = _npz.locate("Boston Housing", path, ORIGIN, FILE_SHA256)
     with np.load(npz_file, allow_pickle=False) as archive:
         missing = [key for key in ("x", "y") if key not in archive.files]
         if missing:
