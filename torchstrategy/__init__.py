@@ -33,6 +33,8 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "random": "torchstrategy.random",
     "nest": "torchstrategy.nest",
     "profiler": "torchstrategy.profiler",
+    "saved_model": "torchstrategy.saved_model",
+    "errors": "torchstrategy.errors",
     "GradientTape": "torchstrategy.tape:GradientTape",
     "function": "torchstrategy.tape:function",
     "recompute_grad": "torchstrategy.recompute:recompute_grad",

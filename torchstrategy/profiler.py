@@ -22,12 +22,8 @@ __all__ = ["AlreadyExistsError", "UnavailableError", "ProfilerOptions", "start",
 _PathLike = Union[str, "os.PathLike[str]"]
 
 
-class AlreadyExistsError(RuntimeError):
-    """Raised by `start` while a profiling session is already running (TF's `tf.errors.AlreadyExistsError`)."""
-
-
-class UnavailableError(RuntimeError):
-    """Raised by `stop` when no profiling session is running (TF's `tf.errors.UnavailableError`)."""
+# `start` while a session runs raises AlreadyExistsError; `stop` with none running, UnavailableError (as TF)
+from torchstrategy.errors import AlreadyExistsError, UnavailableError  # noqa: E402
 
 
 class ProfilerOptions(collections.namedtuple(

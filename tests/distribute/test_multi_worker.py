@@ -163,3 +163,54 @@ def test_without_a_cluster_the_resolver_names_no_task(monkeypatch):
     assert resolver.task_type is None and resolver.task_id is None
     assert not resolver.cluster_spec().as_dict()
     assert strategy.num_replicas_in_sync == 1
+
+
+TASK_REPLICAS = r'''
+import json, os, sys
+import numpy as np
+import torchstrategy as tf
+
+out, logical = sys.argv[1], int(sys.argv[2])
+cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(cpu, [tf.config.LogicalDeviceConfiguration()] * logical)
+strategy = tf.distribute.MultiWorkerMirroredStrategy()
+rng = np.random.default_rng(0)
+x = rng.normal(size=(64, 5)).astype(np.float32)
+y = (x @ np.arange(1, 6, dtype=np.float32)[:, None]).astype(np.float32)
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(3, activation="relu"),
+                                 tf.keras.layers.Dense(1)])
+    model.set_weights([np.linspace(-0.5, 0.5, w.size).reshape(w.shape).astype(np.float32)
+                       for w in model.get_weights()])
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.05), loss="mse")
+model.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(16), epochs=2, verbose=0)
+resolver = strategy.cluster_resolver
+report = {"replicas": strategy.num_replicas_in_sync, "task": [resolver.task_type, resolver.task_id],
+          "rank": os.environ.get("RANK"), "pid": os.getpid(), "parent": os.getppid(),
+          "weights": [w.tolist() for w in model.get_weights()]}
+with open(os.path.join(out, f"report_{os.getpid()}.json"), "w") as handle:
+    json.dump(report, handle)
+'''
+
+
+def test_a_tf_config_task_runs_one_replica_per_local_device(tmp_path):
+    # TF's MultiWorkerMirroredStrategy runs a task's replicas on every local GPU; here each is a process
+    # the task starts. Without a GPU the launch logic runs on 2 logical CPU devices.
+    script = mp.write_script(tmp_path, TASK_REPLICAS)
+    alone, task = tmp_path / "alone", tmp_path / "task"
+    alone.mkdir(), task.mkdir()
+    reference = mp.run_python([script, str(alone), "2"], timeout=120)  # no cluster: one local worker, as TF
+    assert reference.returncode == 0, reference.stderr
+    cluster = {"chief": [f"{mp.LOOPBACK}:{mp.free_port()}"]}
+    config = json.dumps({"cluster": cluster, "task": {"type": "chief", "index": 0}})
+    result = mp.run_python([script, str(task), "2"], env=mp.clean_env(TF_CONFIG=config), timeout=180)
+    assert result.returncode == 0, result.stderr
+    [single] = [mp.read_json(p) for p in alone.iterdir()]
+    reports = sorted((mp.read_json(p) for p in task.iterdir()), key=lambda r: r["rank"] or "0")
+    assert single["replicas"] == 1
+    assert [r["replicas"] for r in reports] == [2, 2]
+    assert reports[0]["task"] == ["chief", 0] and reports[0]["rank"] is None  # the task's own process
+    assert reports[1]["rank"] == "1" and reports[1]["parent"] == reports[0]["pid"]  # started by it
+    for ours, expected in zip(reports[0]["weights"], single["weights"]):
+        np.testing.assert_allclose(ours, expected, rtol=1e-5, atol=1e-6)
+    assert reports[0]["weights"] == reports[1]["weights"]

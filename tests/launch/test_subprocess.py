@@ -319,3 +319,19 @@ def test_watchdog_ends_a_replica_whose_launcher_is_gone(tmp_path):
         launcher.kill()
         launcher.wait()
         kill_process_group(watcher)
+
+
+def test_every_task_of_a_cluster_gets_its_block_of_ranks():
+    from torchstrategy.cluster.spec import ProcessSpec
+    from torchstrategy.launch.subprocess import task_replica_placements
+
+    # the worker task of a chief + 2 workers cluster (rank 2 of 3), 4 local devices per task
+    worker = ProcessSpec(world_size=3, rank=2, master_port=1234, launched=True, source="tf_config")
+    placements = task_replica_placements(worker, 4)
+    assert [p["RANK"] for p in placements] == [9, 10, 11]  # rank 8 stays in the task's own process
+    assert {p["WORLD_SIZE"] for p in placements} == {12}
+    assert [p["LOCAL_RANK"] for p in placements] == [1, 2, 3]
+    assert {(p["GROUP_RANK"], p["GROUP_WORLD_SIZE"], p["LOCAL_WORLD_SIZE"]) for p in placements} == {(2, 3, 4)}
+    replica = ProcessSpec(world_size=12, rank=9, local_rank=1, local_world_size=4, node_rank=2, num_nodes=3,
+                          launched=True, source="torchstrategy")
+    assert (replica.task_processes, replica.num_tasks, replica.task_rank) == (4, 3, 2)

@@ -311,6 +311,8 @@ def _check_tf_config_agrees(spec: ProcessSpec) -> None:
         return
     tf_config = TFConfigClusterResolver()
     trainers = trainer_count(tf_config.cluster_spec())
+    if spec.source == "torchstrategy" and trainers * spec.local_world_size == spec.world_size:
+        return  # a TF_CONFIG task's replicas (one per local device), started by torchstrategy's launcher
     if trainers and trainers != spec.world_size:
         raise ValueError(f"Mismatched world sizes: WORLD_SIZE={spec.world_size} (torchrun environment) but "
                          f"TF_CONFIG lists {trainers} chief/worker task(s). Unset TF_CONFIG when launching "

@@ -28,6 +28,10 @@ class ProcessSpec:
     task_id: int = 0
     launcher_pid: Optional[int] = None  # set in replicas that torchstrategy's launcher started
     restart_count: int = 0  # torchrun's TORCHELASTIC_RESTART_COUNT: which attempt of an elastic job this is
+    #: processes that together make up this process's TF task (its 'worker', which reads one input pipeline):
+    #: 1 for a torchrun / TF_CONFIG / SLURM process, every local replica for torchstrategy's launcher, and the
+    #: task's replicas when a TF_CONFIG task runs one replica per local GPU. None: derived from `source`.
+    task_processes: Optional[int] = None
 
     def __post_init__(self) -> None:
         if self.world_size < 1:
@@ -37,6 +41,21 @@ class ProcessSpec:
                              f"(valid ranks: 0..{self.world_size - 1}).")
         if not 0 <= self.local_rank < self.local_world_size:
             raise ValueError(f"local_rank {self.local_rank} is outside local_world_size {self.local_world_size}.")
+        if self.task_processes is None:
+            object.__setattr__(self, "task_processes", self.local_world_size if self.source == "torchstrategy" else 1)
+        if self.task_processes < 1 or self.world_size % self.task_processes:
+            raise ValueError(f"task_processes {self.task_processes} must divide world_size {self.world_size} "
+                             f"(every task runs the same number of replicas).")
+
+    @property
+    def num_tasks(self) -> int:
+        """How many TF tasks (input workers) the job's processes form."""
+        return self.world_size // int(self.task_processes)  # type: ignore[arg-type]
+
+    @property
+    def task_rank(self) -> int:
+        """This process's task among them (its ranks are contiguous: task_rank * task_processes + i)."""
+        return self.rank // int(self.task_processes)  # type: ignore[arg-type]
 
     @property
     def is_chief(self) -> bool:

@@ -46,8 +46,13 @@ class DatasetIterator:
         return element
 
     def get_next(self) -> Any:
-        """The next element; raises StopIteration at the end (tf raises OutOfRangeError)."""
-        return next(self)
+        """The next element; past the end raises tf.errors.OutOfRangeError, as TF (`next()` raises StopIteration)."""
+        try:
+            return next(self)
+        except StopIteration:
+            from torchstrategy.errors import OutOfRangeError
+
+            raise OutOfRangeError(None, None, "End of sequence") from None
 
     def get_next_as_optional(self) -> Any:
         """The next element as a tf.experimental.Optional (empty at the end instead of raising)."""

@@ -46,6 +46,7 @@ def list_files(file_pattern: Any, shuffle: Optional[bool] = None, seed: Optional
                                        TensorSpec((), _STRING))
     if shuffle is None or shuffle:
         dataset = dataset.shuffle(len(names), seed=seed)
+    dataset._listed_file_count = len(set(names))  # where AutoShardPolicy.FILE shards the files
     return dataset
 
 

@@ -143,7 +143,13 @@ class DistributedIterator:
         return next(self._batches)
 
     def get_next(self) -> Any:
-        return next(self)
+        """This step's per-replica batch; past the end raises tf.errors.OutOfRangeError, as TF."""
+        try:
+            return next(self)
+        except StopIteration:
+            from torchstrategy.errors import OutOfRangeError
+
+            raise OutOfRangeError(None, None, "End of sequence") from None
 
     def get_next_as_optional(self) -> Any:
         from torchstrategy.data._sampling import get_next_as_optional
@@ -184,6 +190,7 @@ class DistributedDataset:
         combine: Callable[[list], Any] = lambda parts: parts[0],
         replica_ids: Optional[Sequence[int]] = None,
         whole_batches: bool = False,
+        agree_end: Optional[Callable[[bool], bool]] = None,
     ) -> None:
         self._dataset = dataset
         self._context = input_context
@@ -198,6 +205,9 @@ class DistributedDataset:
         self._options = options
         self._verify = verify
         self._allow_uneven = allow_uneven_split
+        # processes reading different data (files sharded per worker) may run out at different steps:
+        # `agree_end(exhausted)` is True everywhere once any has, so all stop at the same step instead of hanging
+        self._agree_end = agree_end
         # an unbatched pipeline is refused now when its spec shows it, else on its first element
         self._check_first_for_batch_dim = self._split and self._unbatched_pipeline()
 
@@ -255,7 +265,22 @@ class DistributedDataset:
         return self._combine([to_device(self._rows_of(batch, replica), self._device) for replica in self._replica_ids])
 
     def __iter__(self) -> "DistributedIterator":
-        return DistributedIterator(self._batches(), self)
+        return DistributedIterator(self._agreed(self._batches()), self)
+
+    def _agreed(self, batches: Iterator[Any]) -> Iterator[Any]:
+        if self._agree_end is None:
+            return batches
+        return self._until_any_ends(batches)
+
+    def _until_any_ends(self, batches: Iterator[Any]) -> Iterator[Any]:
+        try:
+            while True:
+                batch = next(batches, _MISSING)
+                if self._agree_end(batch is _MISSING):
+                    return
+                yield batch
+        finally:
+            batches.close()
 
     def _batches(self) -> Iterator[Any]:
         fast = self._own_rows_only(0)
@@ -319,13 +344,13 @@ class DistributedDataset:
             return iter(self)
         fast = self._own_rows_only(skip)
         if fast is not None:
-            return fast
+            return self._agreed(fast)
         skip *= self._group  # a step of a dataset function's batches takes one per local replica
         if hasattr(self._dataset, "_iterate_from"):
-            return self._grouped(self._replica_batches(self._dataset._iterate_from(skip), skipped=skip))
+            return self._agreed(self._grouped(self._replica_batches(self._dataset._iterate_from(skip), skipped=skip)))
         source = iter(self._dataset)
         collections.deque(itertools.islice(source, skip), maxlen=0)
-        return self._grouped(self._replica_batches(source, skipped=skip))
+        return self._agreed(self._grouped(self._replica_batches(source, skipped=skip)))
 
     _iterate_from = iterate_from
 

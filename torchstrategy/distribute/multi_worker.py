@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import torch
 
-from torchstrategy import cluster
+from torchstrategy import cluster, config
 from torchstrategy.cluster.spec import ProcessSpec
 from torchstrategy.distribute import parts
 from torchstrategy.distribute.communication import DEFAULT_TIMEOUT, CommunicationOptions, choose_backend
@@ -18,7 +18,10 @@ class MultiWorkerMirroredStrategy(Strategy):
     """Data parallelism over every process of a multi-node job (tf.distribute.MultiWorkerMirroredStrategy).
 
     Without a resolver the environment decides (torchrun, TF_CONFIG, SLURM, in that order); with
-    none of them it is a single local worker, as in TF.
+    none of them it is a single local worker, as in TF. A TF_CONFIG (or SimpleClusterResolver) task
+    runs one replica per local GPU, as TF's does, each a process started here (every task must see
+    the same number); on CPU, one per logical CPU device configured with
+    `tf.config.set_logical_device_configuration` (one by default, as TF).
 
     >>> import torchstrategy as tf
     >>> tf.distribute.MultiWorkerMirroredStrategy().num_replicas_in_sync  # no cluster: one worker
@@ -31,6 +34,10 @@ class MultiWorkerMirroredStrategy(Strategy):
         spec = resolver.process_spec() if resolver is not None else ProcessSpec()
         options = communication_options or CommunicationOptions()
         on_cuda = torch.cuda.is_available()
+        # TF runs a task's replicas on every local GPU; here each is a process (CPU: the logical devices set
+        # with tf.config.set_logical_device_configuration, one by default)
+        per_task = torch.cuda.device_count() if on_cuda else len(config.list_logical_devices("CPU"))
+        spec = parts.expand_task(spec, per_task, threads_per_replica=None if on_cuda else 1)
         backend = choose_backend(on_cuda, options.implementation)
         device = torch.device("cuda", spec.local_rank % torch.cuda.device_count()) if on_cuda else torch.device("cpu")
         timeout = timedelta(seconds=options.timeout_seconds) if options.timeout_seconds else DEFAULT_TIMEOUT

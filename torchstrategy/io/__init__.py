@@ -1,5 +1,5 @@
 """`tf.io`: TFRecord files (TFRecordWriter, TFRecordOptions), tf.train.Example parsing (parse_single_example,
-parse_example, FixedLenFeature, VarLenFeature), read_file and write_file."""
+parse_example, FixedLenFeature, VarLenFeature), read_file and write_file; tf.io.gfile is in io/gfile.py."""
 from __future__ import annotations
 
 import os
@@ -24,6 +24,10 @@ def __getattr__(name: str) -> Any:
         from torchstrategy import image
 
         return getattr(image, name)
+    if name == "gfile":
+        import importlib
+
+        return importlib.import_module("torchstrategy.io.gfile")
     raise AttributeError(f"module 'torchstrategy.io' has no attribute '{name}'")
 
 __all__ = ["DataLossError", "FixedLenFeature", "InvalidArgumentError", "SparseTensor", "TFRecordOptions",

@@ -13,8 +13,8 @@ __all__ = ["FixedLenFeature", "InvalidArgumentError", "SparseTensor", "VarLenFea
            "parse_single_example"]
 
 
-class InvalidArgumentError(ValueError):
-    """A parse spec does not fit the data (TF's `tf.errors.InvalidArgumentError`)."""
+# a parse spec that does not fit the data raises tf.errors.InvalidArgumentError
+from torchstrategy.errors import InvalidArgumentError  # noqa: E402
 
 
 # the three dtypes an Example can hold: which Feature list carries each and what its values become

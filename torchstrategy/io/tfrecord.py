@@ -12,8 +12,8 @@ from typing import Any, BinaryIO, Iterator, Optional, Union
 __all__ = ["DataLossError", "TFRecordOptions", "TFRecordWriter", "crc32c", "iterate_records"]
 
 
-class DataLossError(OSError):
-    """A TFRecord file is corrupted or truncated (TF's `tf.errors.DataLossError`)."""
+# a TFRecord file that is corrupted or truncated raises tf.errors.DataLossError
+from torchstrategy.errors import DataLossError  # noqa: E402
 
 
 # ------------------------------------------------------------------ CRC-32C (Castagnoli), table-driven

@@ -3,8 +3,8 @@ plain `python train.py` (rank 0 supervises them), and the watchdog that ends rep
 from __future__ import annotations
 
 from torchstrategy.launch.subprocess import (LAUNCHED_VARIABLE, LAUNCHER_PID_VARIABLE, PortInUseError,
-                                             launch_local_replicas)
+                                             launch_local_replicas, launch_task_replicas)
 from torchstrategy.launch.watchdog import start_parent_watchdog
 
-__all__ = ["launch_local_replicas", "start_parent_watchdog", "PortInUseError", "LAUNCHED_VARIABLE",
+__all__ = ["launch_local_replicas", "launch_task_replicas", "start_parent_watchdog", "PortInUseError", "LAUNCHED_VARIABLE",
            "LAUNCHER_PID_VARIABLE"]

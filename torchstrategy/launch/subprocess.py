@@ -2,6 +2,7 @@
 extra replica with the rank environment set, and the calling process becomes rank 0."""
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import socket
@@ -72,7 +73,9 @@ def launch_local_replicas(num_replicas: int, master_port: Optional[int] = None, 
         command = _command_to_rerun() if num_replicas > 1 else []
         port = _rendezvous_port(master_addr, master_port)
         _limit_threads_here(threads_per_replica)
-        replicas = _spawn(command, num_replicas, master_addr, port, threads_per_replica, extra_env or {})
+        placements = [{"RANK": rank, "LOCAL_RANK": rank, "WORLD_SIZE": num_replicas, "LOCAL_WORLD_SIZE": num_replicas,
+                       "GROUP_RANK": 0} for rank in range(1, num_replicas)]
+        replicas = _spawn(command, placements, master_addr, port, threads_per_replica, extra_env or {})
         if replicas:
             _supervisor = ReplicaSupervisor(replicas)
             _supervisor.start()
@@ -158,30 +161,71 @@ def _limit_threads_here(threads_per_replica: Optional[int]) -> None:
     torch.set_num_threads(threads_per_replica)
 
 
-def _replica_environment(rank: int, num_replicas: int, master_addr: str, master_port: int,
+def _replica_environment(placement: Mapping[str, int], master_addr: str, master_port: int,
                          threads_per_replica: Optional[int], extra_env: Mapping[str, str]) -> Dict[str, str]:
+    """`placement`: RANK, LOCAL_RANK, WORLD_SIZE, LOCAL_WORLD_SIZE, GROUP_RANK (and GROUP_WORLD_SIZE)."""
     env = environment.snapshot()
     env.update({str(key): str(value) for key, value in extra_env.items()})
     if threads_per_replica is not None and not environment.threads_set_by_user():
         env["OMP_NUM_THREADS"] = str(threads_per_replica)
-    env.update({"RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(num_replicas),
-                "LOCAL_WORLD_SIZE": str(num_replicas), "GROUP_RANK": "0", "MASTER_ADDR": master_addr,
-                "MASTER_PORT": str(master_port), LAUNCHED_VARIABLE: "1", LAUNCHER_PID_VARIABLE: str(os.getpid())})
+    env.update({key: str(value) for key, value in placement.items()})
+    env.update({"MASTER_ADDR": master_addr, "MASTER_PORT": str(master_port), LAUNCHED_VARIABLE: "1",
+                LAUNCHER_PID_VARIABLE: str(os.getpid())})
     return env
 
 
-def _spawn(command: List[str], num_replicas: int, master_addr: str, master_port: int,
+def _spawn(command: List[str], placements: List[Mapping[str, int]], master_addr: str, master_port: int,
            threads_per_replica: Optional[int], extra_env: Mapping[str, str]) -> List[Replica]:
     replicas: List[Replica] = []
     try:
-        for rank in range(1, num_replicas):
-            env = _replica_environment(rank, num_replicas, master_addr, master_port, threads_per_replica, extra_env)
+        for placement in placements:
+            env = _replica_environment(placement, master_addr, master_port, threads_per_replica, extra_env)
             # Same process group as rank 0, so a terminal's Ctrl-C reaches every replica.
             process = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL)
-            replicas.append(Replica(rank, process))
+            replicas.append(Replica(placement["RANK"], process))
     except BaseException:
         for replica in replicas:
             replica.process.kill()
             replica.process.wait()
         raise
     return replicas
+
+
+def task_replica_placements(spec: ProcessSpec, per_task: int) -> List[Dict[str, int]]:
+    """The environment placements of a TF task's replicas 1..per_task-1 when every task of the job runs
+    `per_task` replicas: task t's replicas are ranks t * per_task + i of world_size * per_task."""
+    return [{"RANK": spec.rank * per_task + local, "LOCAL_RANK": local, "WORLD_SIZE": spec.world_size * per_task,
+             "LOCAL_WORLD_SIZE": per_task, "GROUP_RANK": spec.rank, "GROUP_WORLD_SIZE": spec.world_size}
+            for local in range(1, per_task)]
+
+
+def launch_task_replicas(spec: ProcessSpec, per_task: int, threads_per_replica: Optional[int] = None) -> ProcessSpec:
+    """Runs the TF task this process is (`spec`, one process of a TF_CONFIG cluster) as `per_task` replica
+    processes, one per local device, as TF's MultiWorkerMirroredStrategy uses every local GPU of a task.
+
+    Every task must do the same with the same `per_task` (as torchrun's --nproc_per_node): task t's
+    replicas become ranks t * per_task .. t * per_task + per_task - 1, rendezvous unchanged (the chief's
+    address). This process stays its task's first replica; the others re-run the program with the rank
+    environment set (see `launch_local_replicas`), and a supervisor makes the task's processes stop together.
+    Returns this process's new spec.
+    """
+    global _launched, _supervisor
+    _check_arguments(per_task, None, threads_per_replica)
+    with _launch_lock:
+        if _launched is not None:
+            if _launched.task_processes != per_task:
+                raise RuntimeError(f"this task already runs {_launched.task_processes} replicas; it cannot be "
+                                   f"relaunched with {per_task}. Build the strategy once per program.")
+            return _launched
+        if threading.current_thread() is not threading.main_thread():
+            raise RuntimeError("the task's replicas must be started from the main thread; build the strategy there.")
+        placements = task_replica_placements(spec, per_task)
+        _limit_threads_here(threads_per_replica)
+        replicas = _spawn(_command_to_rerun(), placements, spec.master_addr, int(spec.master_port or 0),
+                          threads_per_replica, {})
+        _supervisor = ReplicaSupervisor(replicas)
+        _supervisor.start()
+        _launched = dataclasses.replace(
+            spec, world_size=spec.world_size * per_task, rank=spec.rank * per_task, local_rank=0,
+            local_world_size=per_task, node_rank=spec.rank, num_nodes=spec.world_size, task_processes=per_task)
+        return _launched

@@ -6,7 +6,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from torchstrategy.distribute.parts.checkpoint_io import FullStateIO
 from torchstrategy.distribute.parts.collectives import ProcessGroupCollectives, SingleReplicaCollectives
-from torchstrategy.distribute.parts.launcher import RerunScriptLauncher
+from torchstrategy.distribute.parts.launcher import RerunScriptLauncher, expand_task
 from torchstrategy.distribute.parts.placement import BatchPlacement
 from torchstrategy.distribute.parts.precision import Precision
 from torchstrategy.distribute.parts.replication import DDPReplication, LocalReplication
@@ -102,5 +102,5 @@ def one_process_per_replica(spec: Any, device: Any, backend: str, timeout: Any) 
 
 
 __all__ = ["one_process_per_replica", "Collectives", "Replication", "PrecisionPart", "CheckpointIO", "Placement", "check_part",
-           "ProcessGroupCollectives", "SingleReplicaCollectives", "ReplicaThreads", "RerunScriptLauncher",
+           "ProcessGroupCollectives", "SingleReplicaCollectives", "ReplicaThreads", "RerunScriptLauncher", "expand_task",
            "Precision", "FullStateIO", "BatchPlacement", "DDPReplication", "LocalReplication"]

@@ -39,6 +39,9 @@ class LoneProcess:
     ReplicaThreads, which differ only in how many replicas the process holds)."""
 
     num_processes = 1
+    #: the TF tasks ('workers') the processes form, each reading one input pipeline, and this one's index
+    num_input_workers = 1
+    input_worker_index = 0
 
     def sum_tensors(self, tensors: list) -> list:
         return tensors
@@ -130,6 +133,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         super().__init__(process_rank=spec.rank)
         self.num_replicas = spec.world_size
         self.num_processes = spec.world_size
+        self.num_input_workers, self.input_worker_index = spec.num_tasks, spec.task_rank
         self._spec = spec
         self._device = device
         self._backend = backend

@@ -47,3 +47,18 @@ class RerunScriptLauncher:
             start_parent_watchdog(spec.launcher_pid)
         elif spec.source == "torchrun" and spec.world_size > 1 and os.getppid() > 1:
             start_parent_watchdog(os.getppid(), terminate_grace=_ORPHAN_GRACE_S)
+
+
+#: Where a process of a TF task was placed by its cluster's configuration, one process per task
+_PER_TASK_SOURCES = ("tf_config", "simple")
+
+
+def expand_task(spec: ProcessSpec, per_task: int, threads_per_replica: Optional[int] = None) -> ProcessSpec:
+    """This TF task as `per_task` replica processes (one per local device), as TF's MultiWorkerMirrored
+    uses every local GPU of a task; `spec` unchanged for one device, or where a launcher (torchrun,
+    SLURM, torchstrategy's own) already decided the processes."""
+    if per_task <= 1 or spec.source not in _PER_TASK_SOURCES or spec.world_size < 1:
+        return spec
+    from torchstrategy.launch import launch_task_replicas
+
+    return launch_task_replicas(spec, per_task, threads_per_replica=threads_per_replica)

@@ -6,9 +6,10 @@ from typing import Any, Callable, Sequence
 
 import torch
 
-from torchstrategy.data.distribute import (DistributedDataset, batch_size_of, check_distributable, fingerprint,
-                                           flatten_structure, map_structure, replica_slice, to_device)
+from torchstrategy.data.distribute import (DistributedDataset, batch_size_of, check_distributable, check_divisible,
+                                           fingerprint, flatten_structure, map_structure, replica_slice, to_device)
 from torchstrategy.data.options import AutoShardPolicy
+from torchstrategy.distribute.values import InputContext
 
 
 def _first(parts: Sequence[Any]) -> Any:
@@ -59,20 +60,59 @@ class BatchPlacement:
         policy = AutoShardPolicy.AUTO
         if hasattr(dataset, "options"):
             policy = AutoShardPolicy(dataset.options().experimental_distribute.auto_shard_policy)
-        if policy is AutoShardPolicy.FILE and context.num_replicas_in_sync > 1:
-            raise ValueError("AutoShardPolicy.FILE shards by input files, and this dataset is not read from files. "
-                             "Use AutoShardPolicy.DATA (or AUTO), or build per-worker datasets with "
-                             "strategy.distribute_datasets_from_function.")
         shared = self._processes > 1 and policy is not AutoShardPolicy.OFF
         if shared and hasattr(dataset, "get_state"):
             # torch seeds each process differently, so unseeded shuffles would differ between replicas:
             # every replica takes rank 0's pipeline random state (seeds, pass counters) instead.
             dataset.set_state(self._collectives.broadcast(dataset.get_state(), 0))
         uneven = getattr(options, "experimental_allow_uneven_split", None)
+        allow_uneven = self._allow_uneven_split if uneven is None else uneven
+        by_files = self._shard_by_files(dataset, policy, context, replica_ids, allow_uneven)
+        if by_files is not None:
+            dataset, context, replica_ids = by_files
         return DistributedDataset(dataset, context, self.device, split_global_batch=True, options=options,
-                                  replica_ids=replica_ids, verify=self._verify_same_batches if shared else None,
+                                  replica_ids=replica_ids,
+                                  verify=self._verify_same_batches if shared and by_files is None else None,
                                   combine=self._combine, whole_batches=self.whole_batches,
-                                  allow_uneven_split=self._allow_uneven_split if uneven is None else uneven)
+                                  allow_uneven_split=allow_uneven,
+                                  agree_end=self._collectives.any if by_files is not None else None)
+
+    def _shard_by_files(self, dataset: Any, policy: AutoShardPolicy, context: Any, replica_ids: Sequence[int],
+                        allow_uneven: bool) -> Any:
+        """AutoShardPolicy.FILE (and AUTO where it can): each input worker (TF task) reads its files and makes
+        batches of its rows of each global batch; its replicas split those. Returns (dataset, the worker's
+        input context, this process's replica ids within the worker), or None for DATA sharding."""
+        from torchstrategy.data import _autoshard
+        from torchstrategy.data.dataset import Dataset
+
+        workers = getattr(self._collectives, "num_input_workers", 1)
+        if policy not in (AutoShardPolicy.AUTO, AutoShardPolicy.FILE) or not isinstance(dataset, Dataset):
+            if policy is AutoShardPolicy.FILE and workers > 1:
+                raise ValueError("AutoShardPolicy.FILE shards by input files, and this input is not a tf.data "
+                                 "Dataset read from files. Use AutoShardPolicy.DATA (or AUTO), or build "
+                                 "per-worker datasets with strategy.distribute_datasets_from_function.")
+            return None
+        if workers == 1:
+            return None  # one worker reads every file; its replicas split the global batches
+        worker = self._collectives.input_worker_index
+        replicas = context.num_replicas_in_sync
+        per_worker = replicas // workers
+        first = worker * per_worker
+        try:
+            sharded = _autoshard.shard_by_files(dataset, workers, worker)
+            size = _autoshard.global_batch_size(sharded)
+            if size is not None and not allow_uneven:
+                check_divisible(size, replicas)
+            sharded = _autoshard.rebatch(sharded, lambda rows: sum(
+                len(range(rows)[replica_slice(rows, replicas, r)]) for r in range(first, first + per_worker)))
+        except _autoshard.FileShardError as error:
+            if policy is AutoShardPolicy.AUTO:
+                return None  # TF's AUTO: FILE where it can, else DATA
+            raise ValueError(f"AutoShardPolicy.FILE cannot shard this dataset over {workers} workers: {error}. "
+                             f"Use AutoShardPolicy.DATA (every worker reads everything and keeps its rows), or "
+                             f"give the pipeline at least {workers} files.") from None
+        worker_context = InputContext(num_input_pipelines=1, input_pipeline_id=0, num_replicas_in_sync=per_worker)
+        return sharded, worker_context, [r - first for r in replica_ids]
 
     def distribute_per_replica_batches(self, dataset: Any, context: Any, replica_ids: Sequence[int],
                                        options: Any = None) -> DistributedDataset:
