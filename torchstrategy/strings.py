@@ -12,7 +12,7 @@ from torchstrategy.dtypes import as_dtype
 from torchstrategy.io.parsing import InvalidArgumentError
 
 __all__ = ["length", "lower", "upper", "split", "join", "regex_replace", "regex_full_match", "to_number",
-           "as_string", "substr", "strip", "reduce_join"]
+           "as_string", "substr", "strip", "reduce_join", "to_hash_bucket_fast"]
 
 
 def _as_bytes(item: Any, op: str) -> bytes:
@@ -60,6 +60,21 @@ def length(input: Any, name: Optional[str] = None, unit: str = "BYTE") -> torch.
     size = len if unit == "BYTE" else (lambda item: len(item.decode("utf-8")))
     counts = np.array([size(item) for item in array.reshape(-1)], dtype=np.int32).reshape(array.shape)
     return torch.from_numpy(counts)
+
+
+def to_hash_bucket_fast(input: Any, num_buckets: int, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
+    """Each string's FarmHash Fingerprint64 mod `num_buckets` (int64), TF's buckets exactly.
+
+    >>> to_hash_bucket_fast(["cat", "dog"], 10).shape
+    torch.Size([2])
+    """
+    from torchstrategy._farmhash import hash_bucket
+
+    if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)) or num_buckets < 1:
+        raise ValueError(f"tf.strings.to_hash_bucket_fast: num_buckets must be a positive integer, got {num_buckets!r}.")
+    array = _strings(input, "tf.strings.to_hash_bucket_fast")
+    buckets = [hash_bucket(item, int(num_buckets)) for item in array.reshape(-1)]
+    return torch.tensor(buckets, dtype=torch.int64).reshape(array.shape)
 
 
 def lower(input: Any, encoding: str = "", name: Optional[str] = None) -> np.ndarray:  # noqa: A002

@@ -122,6 +122,7 @@ def function(func: Optional[Callable] = None, *, input_signature: Any = None, ji
                 return fn(*args, **kw)
 
             eager.python_function = fn  # type: ignore[attr-defined]
+            eager.input_signature = _as_signature(input_signature)  # type: ignore[attr-defined]  (saved_model)
             return eager
         compiled = torch.compile(fn)
 
@@ -130,9 +131,20 @@ def function(func: Optional[Callable] = None, *, input_signature: Any = None, ji
             return compiled(*args, **kw)
 
         run.python_function = fn  # type: ignore[attr-defined]
+        run.input_signature = _as_signature(input_signature)  # type: ignore[attr-defined]
         return run
 
     return decorate(func) if func is not None else decorate
+
+
+def _as_signature(input_signature: Any) -> Optional[list]:
+    """The specs a function was declared with (kept for tf.saved_model.save; calls stay eager)."""
+    if input_signature is None:
+        return None
+    if not isinstance(input_signature, (list, tuple)):
+        raise TypeError(f"input_signature must be a list or tuple of tf.TensorSpec; got "
+                        f"{type(input_signature).__name__}.")
+    return list(input_signature)
 
 
 def compute_average_loss(

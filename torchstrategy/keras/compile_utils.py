@@ -28,12 +28,33 @@ def _float32_predictions(preds: list) -> list:
     out = []
     for pred in preds:
         if isinstance(pred, torch.Tensor) and pred.dtype in (torch.float16, torch.bfloat16):
-            logits = getattr(pred, "_keras_logits", None)
+            logits, mask = getattr(pred, "_keras_logits", None), getattr(pred, "_keras_mask", None)
             pred = pred.float()
             if logits is not None:  # softmax/sigmoid outputs keep pointing the loss at their logits
                 pred._keras_logits = logits
+            if mask is not None:  # and a masked output keeps masking its loss and metrics
+                pred._keras_mask = mask
         out.append(pred)
     return out
+
+
+def _masked_metric_weights(sample_weight: Any, mask: Any) -> torch.Tensor:
+    """Keras 3's rule for a masked prediction in a mean metric (MeanMetricWrapper): the mask, as 0/1,
+    multiplies the sample weights, so masked positions leave the mean (accuracy over unmasked steps)."""
+    mask = torch.as_tensor(mask)
+    float_mask = mask.to(torch.float32)
+    if sample_weight is None:
+        return float_mask
+    weights = torch.as_tensor(sample_weight).to(device=float_mask.device, dtype=torch.float32)
+    if weights.ndim == float_mask.ndim + 1 and weights.shape[-1] == 1:
+        weights = weights.squeeze(-1)
+    while weights.ndim < float_mask.ndim:  # per-sample weights spread over the masked (time) axis
+        weights = weights.unsqueeze(-1)
+    try:
+        return weights * float_mask
+    except RuntimeError:
+        raise ValueError(f"sample_weight of shape {tuple(weights.shape)} does not fit the output's mask of shape "
+                         f"{tuple(mask.shape)}: pass one weight per sample or per masked position.") from None
 
 
 def _is_config(spec: Any) -> bool:
@@ -230,7 +251,11 @@ class CompiledState:
         trues = _output_list(self.model, y)
         preds = _float32_predictions(_output_list(self.model, y_pred))
         for index, metric, weighted in self._metrics:
-            metric.update_state(trues[index], preds[index].detach(), sample_weight=sample_weight if weighted else None)
+            weights = sample_weight if weighted else None
+            mask = getattr(preds[index], "_keras_mask", None)
+            if mask is not None and isinstance(metric, metrics_module.MeanMetricWrapper):
+                weights = _masked_metric_weights(weights, mask)
+            metric.update_state(trues[index], preds[index].detach(), sample_weight=weights)
 
     # ----- results -------------------------------------------------------------------------
     def all_metrics(self) -> list:
@@ -242,8 +267,25 @@ class CompiledState:
             metric.reset_state()
 
     def results(self) -> dict[str, torch.Tensor]:
-        """Current metric values as 0-d tensors, keyed by log name ('loss', 'accuracy', ...)."""
-        return {metric.name: metric.result() for metric in self.all_metrics()}
+        """Current metric values as 0-d tensors, keyed by log name ('loss', 'accuracy', ...).
+
+        Names repeat as in Keras 3: a weighted metric named like an earlier one logs as 'weighted_<name>'
+        (after the output's prefix), and any later repeat gets '_1', '_2', ... appended."""
+        trackers = [self.loss_tracker] + [t for t in self._output_trackers if t is not None]
+        logs = {metric.name: metric.result() for metric in trackers}
+        seen: dict[str, int] = {}
+        for index, metric, weighted in self._metrics or []:
+            name = metric.name
+            if name in seen and weighted:
+                prefix = f"{self._output_names[index]}_" if self._output_names[index] else ""
+                name = prefix + "weighted_" + name[len(prefix):]
+            if name in seen:
+                seen[name] += 1
+                name = f"{name}_{seen[name] - 1}"
+            else:
+                seen[name] = 1
+            logs[name] = metric.result()
+        return logs
 
     def metric_states(self) -> Optional[list]:
         """This replica's metric states (CPU copies), or None before the metrics exist."""

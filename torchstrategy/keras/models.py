@@ -251,6 +251,13 @@ class Model(Layer):
 
         saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
 
+    def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
+               input_signature: Any = None, **kwargs: Any) -> None:
+        """Writes a serving directory (endpoint 'serve', signature 'serving_default'); see keras/export.py."""
+        from torchstrategy.keras import export
+
+        export.export_model(self, filepath, format=format, verbose=verbose, input_signature=input_signature, **kwargs)
+
     def save_weights(self, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:
         from torchstrategy.keras import saving
 

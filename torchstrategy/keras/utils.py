@@ -14,6 +14,13 @@ from torchstrategy.keras.dataset_utils import (  # noqa: F401  (keras.utils.*_da
     timeseries_dataset_from_array,
 )
 from torchstrategy.keras.file_utils import get_file  # noqa: F401  (keras.utils.get_file)
+from torchstrategy.keras.preprocessing.image import (  # noqa: F401  (keras.utils.load_img, ...)
+    array_to_img,
+    img_to_array,
+    load_img,
+    save_img,
+)
+from torchstrategy.keras.preprocessing.sequence import pad_sequences  # noqa: F401  (keras.utils.pad_sequences)
 from torchstrategy.keras.sidecar_evaluator import SidecarEvaluator  # noqa: F401  (keras.utils.SidecarEvaluator)
 from torchstrategy.random import set_seed as set_random_seed  # noqa: F401  (keras.utils.set_random_seed)
 

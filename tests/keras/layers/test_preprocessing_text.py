@@ -89,8 +89,6 @@ def test_lookup_errors_are_clear():
         StringLookup(num_oov_indices=0)(np.array(["a"]))
     with pytest.raises(TypeError, match="IntegerLookup"):
         StringLookup(vocabulary=["a"])(np.array([1]))
-    with pytest.raises(NotImplementedError, match="num_oov_indices"):
-        StringLookup(vocabulary=["a"], num_oov_indices=2)(np.array(["q"]))
 
 
 def test_lookup_config_round_trip():
@@ -143,3 +141,18 @@ def test_text_vectorization_standardize_split_and_shapes():
         TextVectorization(standardize="upper")
     with pytest.raises(ValueError, match="output_sequence_length"):
         TextVectorization(output_mode="count", output_sequence_length=3)
+
+
+# TF 2.21 (Keras 3): StringLookup(vocabulary=["cat", "dog", "bird"], num_oov_indices=4, mask_token=...) on these
+# words; OOV words land in FarmHash Fingerprint64 buckets (tf.strings.to_hash_bucket_fast)
+OOV_WORDS = ["cat", "fish", "dog", "", "zebra", "\u00fcber", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "lion", "bird", "x y", "w0", "w1", "w2", "w3", "w4", "w5", "w6", "w7", "w8", "w9", "w10", "w11", "w12", "w13", "w14", "w15", "w16", "w17", "w18", "w19", "w20", "w21", "w22", "w23", "w24", "w25", "w26", "w27", "w28", "w29", "w30", "w31", "w32", "w33", "w34", "w35", "w36", "w37", "w38", "w39"]
+TF_OOV_NO_MASK = [4, 2, 5, 3, 2, 1, 0, 2, 6, 1, 2, 3, 0, 3, 1, 0, 1, 2, 0, 0, 0, 2, 0, 3, 1, 3, 1, 0, 2, 0, 0, 2, 0, 3, 1, 3, 1, 0, 2, 0, 1, 3, 1, 2, 0, 2, 0, 1, 3, 1]
+TF_OOV_EMPTY_MASK = [5, 3, 6, 0, 3, 2, 1, 3, 7, 2, 3, 4, 1, 4, 2, 1, 2, 3, 1, 1, 1, 3, 1, 4, 2, 4, 2, 1, 3, 1, 1, 3, 1, 4, 2, 4, 2, 1, 3, 1, 2, 4, 2, 3, 1, 3, 1, 2, 4, 2]
+
+
+def test_string_lookup_hashes_oov_words_into_tensorflows_buckets():
+    words = np.array(OOV_WORDS, dtype=object)
+    plain = StringLookup(vocabulary=["cat", "dog", "bird"], num_oov_indices=4)
+    masked = StringLookup(vocabulary=["cat", "dog", "bird"], num_oov_indices=4, mask_token="")
+    assert np.asarray(plain(words)).tolist() == TF_OOV_NO_MASK
+    assert np.asarray(masked(words)).tolist() == TF_OOV_EMPTY_MASK

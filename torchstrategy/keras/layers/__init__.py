@@ -57,4 +57,14 @@ __all__ = [
     "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot",
     "add", "subtract", "multiply", "average", "maximum", "minimum", "concatenate", "dot",
     "Rescaling", "Normalization", "Resizing",
+    "TFSMLayer",
 ]
+
+
+def __getattr__(name: str):
+    # TFSMLayer loads lazily: keras/export.py imports this package (its Layer base)
+    if name == "TFSMLayer":
+        from torchstrategy.keras.export import TFSMLayer
+
+        return TFSMLayer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

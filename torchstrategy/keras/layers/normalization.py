@@ -43,6 +43,16 @@ def _cross_replica_sum(layer: Layer, tensor: torch.Tensor) -> torch.Tensor:
     return reduce(tensor)
 
 
+def _masked_moments(x: torch.Tensor, mask: torch.Tensor, reduce_axes: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Mean and biased variance over the positions the mask keeps (Keras 3 divides by count + 1e-7,
+    so an all-masked batch gives 0, 0)."""
+    keep = torch.broadcast_to(mask.bool().unsqueeze(-1), x.shape)
+    count = keep.to(x.dtype).sum(dim=reduce_axes, keepdim=True) + 1e-7
+    mean = torch.where(keep, x, torch.zeros_like(x)).sum(dim=reduce_axes, keepdim=True) / count
+    centred = torch.where(keep, x - mean, torch.zeros_like(x))
+    return mean, centred.square().sum(dim=reduce_axes, keepdim=True) / count
+
+
 class BatchNormalization(Layer):
     """Normalises over all axes but `axis` (the channels): batch statistics when training, moving ones otherwise.
 
@@ -90,14 +100,22 @@ class BatchNormalization(Layer):
         self.input_spec = InputSpec(ndim=ndim, axes={a: input_shape[a] for a in axes})
         self.built = True
 
-    def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
+    def call(self, inputs: torch.Tensor, training: Optional[bool] = None, mask: Any = None) -> torch.Tensor:
+        """`mask` (Keras 3): a bool tensor of the input's shape without its last axis; in training the batch
+        moments then come from the unmasked positions only (the mask covers every feature of a position)."""
+        if mask is not None:
+            mask = torch.as_tensor(mask, device=inputs.device)
+            if mask.dim() != inputs.dim() - 1:
+                raise ValueError(f"Layer '{self.name}': the mask must have one dimension less than the inputs, got "
+                                 f"mask.shape={tuple(mask.shape)} for inputs.shape={tuple(inputs.shape)}.")
         training = bool(training) and self.trainable
         per_channel = inputs.numel() // max(1, math.prod(inputs.shape[a] for a in self._axes))
-        fused_ok = len(self._axes) == 1 and not (training and (self.synchronized or per_channel < 2))
+        fused_ok = len(self._axes) == 1 and not (training and (self.synchronized or per_channel < 2
+                                                               or mask is not None))
         # As Keras: float16/bfloat16 statistics overflow or lose precision, so they run in float32
         # (weights read as stored), and the result comes back in the layer's compute dtype.
         x = inputs.float() if inputs.dtype in (torch.float16, torch.bfloat16) else inputs
-        outputs = self._fused(x, training, per_channel) if fused_ok else self._explicit(x, training)
+        outputs = self._fused(x, training, per_channel) if fused_ok else self._explicit(x, training, mask)
         return outputs.to(self._compute_torch_dtype)
 
     def _fused(self, inputs: torch.Tensor, training: bool, count: int) -> torch.Tensor:
@@ -125,12 +143,14 @@ class BatchNormalization(Layer):
             strategy.assign_mean(self.moving_mean, new_mean)
         return y.movedim(1, axis) if axis != 1 else y
 
-    def _explicit(self, inputs: torch.Tensor, training: bool) -> torch.Tensor:
+    def _explicit(self, inputs: torch.Tensor, training: bool, mask: Optional[torch.Tensor] = None) -> torch.Tensor:
         reduce_axes = [i for i in range(inputs.dim()) if i not in self._axes]
         x = inputs.float() if inputs.dtype in (torch.float16, torch.bfloat16) else inputs
         shape = self._broadcast_shape
         if training:
-            if self.synchronized:
+            if mask is not None:  # Keras 3 computes masked moments per replica, even when synchronized
+                mean, variance = _masked_moments(x, mask, reduce_axes)
+            elif self.synchronized:
                 mean, variance = self._global_moments(x, reduce_axes)
             else:
                 variance, mean = torch.var_mean(x, dim=reduce_axes, correction=0, keepdim=True)

@@ -318,9 +318,10 @@ class StringLookup(_IndexLookup):
         return key.decode(self.encoding)
 
     def _hash_oov(self, keys: np.ndarray) -> np.ndarray:
-        # TF hashes strings with FarmHash Fingerprint64; without it the buckets would not match TF's
-        raise NotImplementedError(f"{type(self).__name__}: num_oov_indices > 1 (hashed OOV buckets) is not supported "
-                                  "for strings yet; use num_oov_indices=1.")
+        # as TF (tf.strings.to_hash_bucket_fast): FarmHash Fingerprint64 of the UTF-8 bytes, mod the bucket count
+        from torchstrategy._farmhash import hash_bucket
+
+        return np.asarray([hash_bucket(key, self.num_oov_indices) for key in keys.tolist()], dtype=np.int64)
 
     def _inverted_token(self, token: Any) -> bytes:
         return self._key(token)

@@ -75,6 +75,21 @@ def compute_weighted_loss(
     return total / max(weighted.numel(), 1)
 
 
+def _mask_like(mask: Any, losses: torch.Tensor) -> torch.Tensor:
+    """A prediction's Keras mask as a bool tensor shaped like the per-sample losses."""
+    mask = backend.to_tensor(mask).to(device=losses.device).bool()
+    if mask.ndim == losses.ndim + 1 and mask.shape[-1] == 1:
+        mask = mask.squeeze(-1)
+    while mask.ndim < losses.ndim:
+        mask = mask.unsqueeze(-1)
+    try:
+        return torch.broadcast_to(mask, losses.shape)
+    except RuntimeError:
+        raise ValueError(f"The prediction's mask (shape {tuple(mask.shape)}) does not fit the per-sample losses "
+                         f"(shape {tuple(losses.shape)}); a masked output needs a mask over its leading "
+                         "(batch, time) axes.") from None
+
+
 class Loss:
     """Base of Keras losses: `call` gives per-sample values, `__call__` weights and reduces them.
 
@@ -98,7 +113,11 @@ class Loss:
         return self.call(backend.to_tensor(y_true), backend.to_tensor(y_pred)), None
 
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> torch.Tensor:
+        keras_mask = getattr(y_pred, "_keras_mask", None)  # Keras 3: a masked prediction masks its loss
         losses, valid_mask = self._losses_and_mask(y_true, y_pred)
+        if keras_mask is not None:
+            keras_mask = _mask_like(keras_mask, losses)
+            valid_mask = keras_mask if valid_mask is None else valid_mask & keras_mask
         return compute_weighted_loss(losses, sample_weight, self.reduction, valid_mask)
 
     def get_config(self) -> dict:
