@@ -244,3 +244,8 @@ def _get_task_service() -> Any:
 # ----- tf.config logical devices -----------------------------------------------------------------
 # Physical device name -> the tuple of LogicalDeviceConfiguration it was split into (process-wide, as in TF).
 _logical_device_configs: dict = {}
+
+
+# ----- keras.config ------------------------------------------------------------------------------
+# Process-wide Keras settings (keras.config / keras.backend set_floatx, set_epsilon, set_image_data_format).
+keras_config: dict = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}

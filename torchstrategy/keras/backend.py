@@ -9,17 +9,15 @@ import torch
 
 from torchstrategy import _context, dtypes
 
-_FLOATX = "float32"
-_EPSILON = 1e-7
 
 def floatx() -> str:
     """The default float type name ('float32'), as `keras.backend.floatx()`."""
-    return _FLOATX
+    return _context.keras_config["floatx"]
 
 
 def epsilon() -> float:
     """The fuzz factor Keras uses in losses and metrics (1e-7)."""
-    return _EPSILON
+    return _context.keras_config["epsilon"]
 
 
 def clear_session() -> None:
@@ -29,7 +27,7 @@ def clear_session() -> None:
 
 def to_torch_dtype(dtype: Any) -> torch.dtype:
     """Maps 'float32', np.float32, torch.float32 ... to a torch dtype; None means floatx()."""
-    return dtypes.as_dtype(_FLOATX if dtype is None else dtype)
+    return dtypes.as_dtype(floatx() if dtype is None else dtype)
 
 
 def to_tensor(value: Any, dtype: Any = None) -> torch.Tensor:
@@ -64,3 +62,8 @@ def assign_full(target: torch.Tensor, value: torch.Tensor) -> None:
             target.copy_(placed_like(value, target))
         else:
             target.copy_(value.to(target.dtype))
+
+
+# The legacy `keras.backend` functions (K.mean, K.set_value, ...) live in their own module; re-exported here
+# so `tf.keras.backend.<name>` finds them. Imported last, after the functions that module reads on use.
+from torchstrategy.keras._legacy_backend import *  # noqa: E402,F401,F403

@@ -171,10 +171,13 @@ class Layer(nn.Module):
         value = backend.to_tensor(value).to(dtype)
         value = self._strategy_for_weights().init_variable(value)  # mirrored: every replica starts equal
         attr = name.replace("/", "_")
+        from torchstrategy.keras.variables import make_weight  # Keras 3's variable API on the stored tensor
+
+        weight = make_weight(value, bool(trainable), self._trainable, name, f"{self.name}/{name}")
         if trainable:
-            setattr(self, attr, nn.Parameter(value, requires_grad=self._trainable))
+            setattr(self, attr, weight)
         else:
-            self.register_buffer(attr, value)
+            self.register_buffer(attr, weight)
         self._weight_order.append((attr, trainable))
         if not autocast:
             self._no_autocast.add(attr)

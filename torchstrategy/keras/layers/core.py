@@ -24,7 +24,11 @@ def _normalize_tuple(value: Union[int, Sequence[int]], rank: int, name: str) -> 
 
 
 def _normalize_data_format(data_format: Optional[str]) -> str:
-    data_format = "channels_last" if data_format is None else str(data_format).lower()
+    if data_format is None:  # Keras: keras.config.image_data_format()
+        from torchstrategy import _context
+
+        data_format = _context.keras_config["image_data_format"]
+    data_format = str(data_format).lower()
     if data_format not in ("channels_last", "channels_first"):
         raise ValueError(f"The `data_format` argument must be 'channels_last' or 'channels_first'. "
                          f"Received: data_format={data_format!r}")
