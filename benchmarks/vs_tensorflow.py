@@ -1,14 +1,16 @@
-"""torchstrategy fit() against TensorFlow 2.21's Keras fit() on the seed CIFAR-10 CNN: the same data, initial
-weights, batch and optimizer, float32 / mixed_bfloat16 / 2 CPU replicas, interleaved rounds on this machine.
+"""torchstrategy fit() against TensorFlow 2.21's Keras fit() on the seed CIFAR-10 CNN (float32 / mixed_bfloat16 /
+2 CPU replicas) and, in float32, a 3-block BatchNorm CNN and an MLP: the same data, initial weights, batch and
+optimizer on both sides, interleaved rounds on this machine.
 
-    python benchmarks/vs_tensorflow.py [--rounds 7] [--steps 20] [--configs fp32,bf16,mirrored] [--tf-venv DIR]
+    python benchmarks/vs_tensorflow.py [--rounds 7] [--steps 20] [--configs fp32,bf16,mirrored,bn_cnn,mlp]
+                                       [--tf-venv DIR]
 
 TensorFlow (tensorflow-cpu==2.21.0) lives in a venv of its own, never in the package's: /work/tfref when it has
 it, else --tf-venv (made there on first use, about 2 minutes). Each side of a config is one long-lived worker
 process (the torchstrategy MirroredStrategy side relaunches itself as 2 gloo processes); the driver hands each
 worker numbered command files in its own folder ('run', 'final', 'quit') and reads back one JSON answer per
 command, so neither side's import, model build or first (warm-up) fit is timed. Data and initial weights come
-from the driver as .npz files: torchstrategy's get_weights() of the seed CNN, set into both models.
+from the driver as .npz files: torchstrategy's get_weights() of each model, set into both sides.
 """
 from __future__ import annotations
 
@@ -27,10 +29,14 @@ ROOT = os.path.dirname(HERE)
 TF_VERSION = "2.21.0"
 REFERENCE_TF_VENV = "/work/tfref"
 DEFAULT_TF_VENV = os.path.join(os.path.expanduser("~"), ".cache", "torchstrategy", f"tf-{TF_VERSION}")
-CONFIGS = ("fp32", "bf16", "mirrored")
+CONFIGS = ("fp32", "bf16", "mirrored", "bn_cnn", "mlp")
 CONFIG_LABELS = {"fp32": "a. float32, one process",
                  "bf16": "b. mixed_bfloat16, one process",
-                 "mirrored": "c. float32, MirroredStrategy, 2 CPU replicas"}
+                 "mirrored": "c. float32, MirroredStrategy, 2 CPU replicas",
+                 "bn_cnn": "d. 3-block CNN with BatchNormalization, float32, one process",
+                 "mlp": "e. MLP (3072-512-256-10), float32, one process"}
+#: the model each config trains: the seed CNN, or one of the two that show an optimisation slows nothing else
+MODEL_OF = {"fp32": "seed", "bf16": "seed", "mirrored": "seed", "bn_cnn": "bn_cnn", "mlp": "mlp"}
 SIDES = ("tf", "ts")
 SIDE_LABELS = {"tf": "TF 2.21 Keras", "ts": "torchstrategy"}
 FLAG_PREFIXES = ("avx512", "amx")
@@ -38,8 +44,29 @@ POLL_SECONDS = 0.005
 
 
 # ----- the workers (each runs in its own process; the TF one imports no torch) ----------------------------
+def build_model(keras, name: str):
+    """One of the benchmark's models from a Keras-API module (TF's tf.keras or torchstrategy's): the same
+    code builds both sides, layer for layer, so get_weights() of one fits set_weights() of the other."""
+    layers = keras.layers
+    if name == "seed":  # fit_overhead.seed_cnn: the CIFAR-10 tutorial CNN
+        body = [layers.Conv2D(32, (3, 3), activation="relu"), layers.MaxPooling2D((2, 2)),
+                layers.Conv2D(64, (3, 3), activation="relu"), layers.MaxPooling2D((2, 2)),
+                layers.Conv2D(64, (3, 3), activation="relu"), layers.Flatten(),
+                layers.Dense(64, activation="relu"), layers.Dense(10)]
+    elif name == "bn_cnn":
+        body = []
+        for filters in (32, 64, 128):
+            body += [layers.Conv2D(filters, 3, padding="same"), layers.BatchNormalization(), layers.ReLU(),
+                     layers.MaxPooling2D()]
+        body += [layers.Flatten(), layers.Dense(10)]
+    else:
+        body = [layers.Flatten(), layers.Dense(512, activation="relu"), layers.Dense(256, activation="relu"),
+                layers.Dense(10)]
+    return keras.Sequential([keras.Input((32, 32, 3)), *body])
+
+
 def _tf_model(config: str, threads: int, weights: list):
-    """The seed CNN (fit_overhead.seed_cnn) in TF Keras, with the given initial weights, compiled."""
+    """The config's model in TF Keras, with the given initial weights, compiled."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import tensorflow as tf
 
@@ -53,19 +80,8 @@ def _tf_model(config: str, threads: int, weights: list):
         strategy = tf.distribute.get_strategy()
     if config == "bf16":
         tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
-    layers = tf.keras.layers
     with strategy.scope():
-        model = tf.keras.Sequential([
-            tf.keras.Input((32, 32, 3)),
-            layers.Conv2D(32, (3, 3), activation="relu"),
-            layers.MaxPooling2D((2, 2)),
-            layers.Conv2D(64, (3, 3), activation="relu"),
-            layers.MaxPooling2D((2, 2)),
-            layers.Conv2D(64, (3, 3), activation="relu"),
-            layers.Flatten(),
-            layers.Dense(64, activation="relu"),
-            layers.Dense(10),
-        ])
+        model = build_model(tf.keras, MODEL_OF[config])
         model.set_weights(weights)
         model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                       metrics=["accuracy"])
@@ -73,9 +89,8 @@ def _tf_model(config: str, threads: int, weights: list):
 
 
 def _ts_model(config: str, threads: int, weights: list):
-    """torchstrategy's seed CNN, with the same initial weights, compiled as fit_overhead.py does."""
+    """torchstrategy's model of the config, with the same initial weights, compiled as fit_overhead.py does."""
     import torch
-    from fit_overhead import seed_cnn
 
     import torchstrategy as tf
 
@@ -87,7 +102,7 @@ def _ts_model(config: str, threads: int, weights: list):
     if config == "bf16":
         tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
     with strategy.scope():
-        model = seed_cnn()
+        model = build_model(tf.keras, MODEL_OF[config])
         model.set_weights(weights)
         model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                       metrics=["accuracy"])
@@ -112,7 +127,7 @@ def worker(side: str, config: str, threads: int, folder: str, batch: int) -> Non
     import numpy as np
 
     data = np.load(os.path.join(os.path.dirname(folder), "data.npz"))
-    saved = np.load(os.path.join(os.path.dirname(folder), "weights.npz"))
+    saved = np.load(os.path.join(os.path.dirname(folder), f"weights_{MODEL_OF[config]}.npz"))
     weights = [saved[f"w{index}"] for index in range(len(saved.files))]
     images, labels = data["images"], data["labels"]
     tf, model, reports, replicas = (_tf_model if side == "tf" else _ts_model)(config, threads, weights)
@@ -293,12 +308,15 @@ def report(results: dict, args: argparse.Namespace, flags: str, seconds: float) 
         for side in SIDES:
             median = statistics.median(rates[side])
             rows.append([CONFIG_LABELS[config], SIDE_LABELS[side], _fmt_rate(rates[side]),
-                         f"{median / tf_fp32:.2f}" if tf_fp32 else "-",
+                         f"{median / tf_fp32:.2f}" if tf_fp32 and MODEL_OF[config] == "seed" else "-",
                          "1.00" if side == "tf" else f"**{paired:.2f}**",
                          f"{result['ready'][side]['loss_before']:.5f}",
                          f"{result['final'][side]['loss']:.4f}", f"{result['final'][side]['accuracy']:.4f}"])
     trained = (1 + args.rounds) * args.steps
-    body = (f"Seed CIFAR-10 CNN (benchmarks/fit_overhead.py `seed_cnn`, rebuilt layer for layer in TF Keras), both "
+    body = (f"Seed CIFAR-10 CNN (benchmarks/fit_overhead.py `seed_cnn`) in configs a-c; d is three blocks of "
+            f"Conv2D(same) -> BatchNormalization -> ReLU -> MaxPooling2D (32/64/128 filters) and a Dense(10), e a "
+            f"Flatten -> Dense(512, relu) -> Dense(256, relu) -> Dense(10) MLP: each built by one function from "
+            f"TF's tf.keras and from torchstrategy's (layer for layer the same), both "
             f"starting from torchstrategy's initial weights (get_weights() -> set_weights()), 'adam', "
             f"SparseCategoricalCrossentropy(from_logits=True), global batch {args.batch_size}, the same "
             f"synthetic CIFAR-shaped data (benchmarks/_results.py synthetic_cifar, {args.batch_size * args.steps} "
@@ -359,16 +377,15 @@ def main() -> None:
     sys.path.insert(0, HERE)
     import _results
     import numpy as np
-    from fit_overhead import seed_cnn
-
     import torchstrategy as tf
 
     job = tempfile.mkdtemp(prefix="vs_tensorflow-")
     images, labels = _results.synthetic_cifar(args.batch_size * args.steps)
     np.savez(os.path.join(job, "data.npz"), images=images, labels=labels)
-    tf.random.set_seed(0)
-    weights = seed_cnn().get_weights()
-    np.savez(os.path.join(job, "weights.npz"), **{f"w{index}": w for index, w in enumerate(weights)})
+    for model_name in sorted({MODEL_OF[config] for config in configs}):
+        tf.random.set_seed(0)
+        weights = build_model(tf.keras, model_name).get_weights()
+        np.savez(os.path.join(job, f"weights_{model_name}.npz"), **{f"w{index}": w for index, w in enumerate(weights)})
     results = {}
     try:
         for config in configs:

@@ -60,15 +60,29 @@ def test_prefetch_reraises_producer_errors_in_the_consumer():
 
 def test_closing_a_prefetching_iterator_stops_its_thread():
     before = len(_prefetch_threads())
-    iterator = iter(Dataset.range(10**9).prefetch(4))
+    iterator = iter(Dataset.range(10**9).map(lambda v: v + 1).prefetch(4))  # a map: real work to overlap
     next(iterator)
     assert len(_prefetch_threads()) == before + 1
     iterator.close()
     assert _wait_for(lambda: len(_prefetch_threads()) == before)
-    abandoned = iter(Dataset.range(10**9).prefetch(4))
+    abandoned = iter(Dataset.range(10**9).map(lambda v: v + 1).prefetch(4))
     next(abandoned)
     del abandoned
     assert _wait_for(lambda: len(_prefetch_threads()) == before)
+
+
+def test_in_memory_gathers_are_not_prefetched_on_a_thread():
+    # slices [-> shuffle] -> batch: each batch is one gather; a producer thread would only contend for the GIL
+    import numpy as np
+
+    before = len(_prefetch_threads())
+    data = np.arange(50)
+    plain = Dataset.from_tensor_slices(data).shuffle(50, seed=4).batch(8)
+    prefetched = Dataset.from_tensor_slices(data).shuffle(50, seed=4).batch(8).prefetch(2)
+    iterator = iter(prefetched)
+    first = next(iterator)
+    assert len(_prefetch_threads()) == before
+    assert [b.tolist() for b in plain] == [first.tolist()] + [b.tolist() for b in iterator]
 
 
 def test_parallel_map_keeps_order_and_runs_concurrently():

@@ -11,6 +11,8 @@ DATA_DIR_VARIABLE = "TORCHSTRATEGY_DATA"
 KERAS_HOME_VARIABLE = "KERAS_HOME"
 #: Set to 1/true/yes/on to never try a dataset download (no network probe at all).
 OFFLINE_VARIABLE = "TORCHSTRATEGY_OFFLINE"
+#: Set to 0/false/no/off to let glibc return freed host memory to the OS as usual (see _host_memory.py).
+KEEP_HOST_MEMORY_VARIABLE = "TORCHSTRATEGY_KEEP_HOST_MEMORY"
 
 _TRUE_WORDS = {"1", "true", "yes", "on"}
 
@@ -40,6 +42,11 @@ def keras_home() -> str:
 def offline() -> bool:
     """True when `TORCHSTRATEGY_OFFLINE` is 1/true/yes/on: dataset loaders then never download."""
     return os.environ.get(OFFLINE_VARIABLE, "").strip().lower() in _TRUE_WORDS
+
+
+def keep_host_memory() -> bool:
+    """False when `TORCHSTRATEGY_KEEP_HOST_MEMORY` is 0/false/no/off; True by default."""
+    return os.environ.get(KEEP_HOST_MEMORY_VARIABLE, "").strip().lower() not in {"0", "false", "no", "off"}
 
 
 def snapshot() -> dict[str, str]:

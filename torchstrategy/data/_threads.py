@@ -149,14 +149,25 @@ class PrefetchDataset(UnaryDataset):
         self._buffer_size = buffer_size
 
     def _iterate_elements(self) -> Iterator[Any]:
-        if self._buffer_size == 0:
+        if self._buffer_size == 0 or self._gathered_in_memory():
             return self._input._iterate()
         return self._prefetched(self._input._iterate)
 
     def _elements_from(self, skip: int) -> Iterator[Any]:
         # The skip runs here, in the caller's thread (cheap on the index path); the producer continues.
         upstream = self._input._iterate_from(skip)
-        return upstream if self._buffer_size == 0 else self._prefetched(lambda: upstream)
+        return upstream if self._buffer_size == 0 or self._gathered_in_memory() else self._prefetched(lambda: upstream)
+
+    def _gathered_in_memory(self) -> bool:
+        """True when each element is one fancy-index gather of in-memory tensors (slices [-> shuffle/repeat/...]
+        [-> batch], no map): there is nothing worth overlapping, and a Python producer thread would only
+        contend with the training step for the GIL and the cores (fit measured 10-18% slower with it)."""
+        from torchstrategy.data._batching import BatchDataset
+
+        upstream = self._input
+        if isinstance(upstream, BatchDataset) and type(upstream)._combine is BatchDataset._combine:
+            upstream = upstream._input
+        return upstream._index_plan() is not None
 
     def _prefetched(self, start: Callable[[], Iterator]) -> Iterator[Any]:
         prefetcher = _Prefetcher(start, self._buffer_size)

@@ -63,10 +63,34 @@ def topological_nodes(outputs: Any, inputs: Sequence[KerasTensor]) -> list[Node]
     return order
 
 
+def chained_pairs(nodes: Sequence[Node], outputs: Any) -> dict:
+    """{id(first node): second node} where the second node's only input is the first's only output, read by
+    no other node and not a model output: pairs a layer-pair rewrite (layers/fusion.py) may run as one."""
+    uses: dict[int, int] = {}
+    for node in nodes:
+        for tensor in node.input_tensors:
+            uses[id(tensor)] = uses.get(id(tensor), 0) + 1
+    model_outputs = {id(t) for t in flatten_structure(outputs)}
+    producers = {id(node.outputs): node for node in nodes if isinstance(node.outputs, KerasTensor)}
+    pairs = {}
+    for node in nodes:
+        first = producers.get(id(node.inputs)) if isinstance(node.inputs, KerasTensor) else None
+        if first is None or uses[id(node.inputs)] != 1 or id(node.inputs) in model_outputs:
+            continue
+        if any(n.args or set(n.kwargs) - {"training"} for n in (first, node)):
+            continue
+        pairs[id(first)] = node
+    return pairs
+
+
 def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequence[Any], outputs: Any,
-              training: Optional[bool]) -> Any:
-    """Evaluates the recorded nodes on real `values` fed to `inputs`."""
+              training: Optional[bool], pairs: Optional[dict] = None) -> Any:
+    """Evaluates the recorded nodes on real `values` fed to `inputs`; `pairs` (from `chained_pairs`) are run
+    through layers/fusion.py's rewrite where it applies."""
+    from torchstrategy.keras.layers import fusion
+
     computed: dict[int, Any] = {}
+    deferred: dict[int, Node] = {}  # id(second node) -> its first node, whose output was not computed
     for symbolic, value in zip(inputs, values):
         computed[id(symbolic)] = symbolic.node.layer(value)
 
@@ -74,9 +98,18 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
         return computed[id(item)] if isinstance(item, KerasTensor) else item
 
     for node in nodes:
+        second = (pairs or {}).get(id(node))
+        if second is not None and fusion.pools_before_relu(node.layer, second.layer):
+            deferred[id(second)] = node
+            continue
         kwargs = map_structure(lookup, node.kwargs)
         kwargs.setdefault("training", training)
-        result = node.layer(map_structure(lookup, node.inputs), *map_structure(lookup, node.args), **kwargs)
+        first = deferred.pop(id(node), None)
+        if first is not None:
+            first_training = first.kwargs.get("training", training)
+            result = fusion.pool_then_relu(first.layer, node.layer, lookup(first.inputs), first_training)
+        else:
+            result = node.layer(map_structure(lookup, node.inputs), *map_structure(lookup, node.args), **kwargs)
         for symbolic, value in zip(flatten_structure(node.outputs), flatten_structure(result)):
             computed[id(symbolic)] = value
     return map_structure(lookup, outputs)

@@ -14,6 +14,7 @@ from torchstrategy.keras import compile_utils, functional, steps, training
 from torchstrategy.keras.functional import InputLayer, KerasTensor
 from torchstrategy.keras.saving import load_model  # noqa: F401  (keras.models.load_model)
 from torchstrategy.keras.layers.base import Layer, _shape_of, _shape_str
+from torchstrategy.keras.layers import fusion
 from torchstrategy.nest import map_structure
 
 
@@ -347,8 +348,14 @@ class Sequential(Model):
 
     def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
         x = self._input_layer(inputs) if self._input_layer is not None else inputs
-        for layer in self._stack:
-            x = layer(x, training=training)
+        layers, index = list(self._stack), 0
+        while index < len(layers):
+            if index + 1 < len(layers) and fusion.pools_before_relu(layers[index], layers[index + 1]):
+                x = fusion.pool_then_relu(layers[index], layers[index + 1], x, training)  # same numbers, less memory traffic
+                index += 2
+                continue
+            x = layers[index](x, training=training)
+            index += 1
         return x
 
     def get_config(self) -> dict:
@@ -430,7 +437,9 @@ class Functional(Model):
                     f"Input '{symbolic.node.layer.name}' of model '{self.name}' is incompatible: expected "
                     f"shape={_shape_str(expected)}, found shape={_shape_str((None,) + shape[1:])}."
                 )
-        return functional.run_graph(self._nodes, self._inputs, values, self._outputs, training)
+        if getattr(self, "_chained_pairs", None) is None:
+            self._chained_pairs = functional.chained_pairs(self._nodes, self._outputs)
+        return functional.run_graph(self._nodes, self._inputs, values, self._outputs, training, self._chained_pairs)
 
     def get_config(self) -> dict:
         from torchstrategy.keras import saving

@@ -151,12 +151,16 @@ class _Conv(Layer):
         return [_same_padding(int(x.shape[2 + i]), self.kernel_size[i], self.strides[i], self.dilation_rate[i])
                 for i in range(rank)]
 
-    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+    def call(self, inputs: torch.Tensor, _defer_activation: bool = False) -> torch.Tensor:
+        # _defer_activation: the model applies the ReLU itself after a max pooling (keras/layers/fusion.py)
         x = _to_channels_first(inputs, self.data_format)
         x, padding = _pad_spatial(x, self._padding_for(x))
         y = _CONV_FNS[self._RANK](x, self._torch_weight(), self.bias, self.strides, padding, self.dilation_rate,
                                   self._torch_groups())
-        outputs = self.activation(_from_channels_first(y, self.data_format))
+        outputs = _from_channels_first(y, self.data_format)
+        if _defer_activation:
+            return outputs
+        outputs = self.activation(outputs)
         _record_activity(self, outputs)
         return outputs
 

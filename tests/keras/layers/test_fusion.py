@@ -1,0 +1,88 @@
+"""A ReLU before max pooling runs as pooling first: outputs and gradients must be exactly the plain order's."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+
+def _layers(tf, kind):
+    L = tf.keras.layers
+    if kind == "conv_relu":  # the classic CIFAR CNN: Conv2D(activation='relu') -> MaxPooling2D
+        return [L.Conv2D(8, 3, activation="relu"), L.MaxPooling2D(2), L.Conv2D(8, 3, activation="relu"),
+                L.MaxPooling2D(2, padding="same"), L.Flatten(), L.Dense(3)]
+    if kind == "bn_relu":  # Conv -> BatchNorm -> ReLU layer -> MaxPooling
+        return [L.Conv2D(8, 3), L.BatchNormalization(), L.ReLU(), L.MaxPooling2D(2), L.Conv2D(4, 3),
+                L.Activation("relu"), L.MaxPooling2D(3, strides=2), L.Flatten(), L.Dense(3)]
+    return [L.Conv1D(4, 3, activation="relu"), L.MaxPooling1D(2), L.Flatten(), L.Dense(3)]
+
+
+@pytest.mark.parametrize("kind", ["conv_relu", "bn_relu", "conv1d"])
+def test_pooling_first_gives_the_plain_orders_outputs_and_gradients(kind):
+    import torchstrategy as tf
+    from torchstrategy.keras.layers import fusion
+
+    tf.random.set_seed(1)
+    shape = (11, 12) if kind == "conv1d" else (15, 15, 3)
+    model = tf.keras.Sequential([tf.keras.Input(shape), *_layers(tf, kind)])
+    layers = model.layers
+    assert any(fusion.pools_before_relu(a, b) for a, b in zip(layers, layers[1:]))
+    x = torch.from_numpy(np.random.default_rng(2).normal(size=(6, *shape)).astype(np.float32))
+
+    def plain(inputs):  # layer by layer, never fused
+        for layer in layers:
+            inputs = layer(inputs, training=True)
+        return inputs
+
+    outputs = {}
+    for name, run in (("fused", lambda v: model(v, training=True)), ("plain", plain)):
+        model.zero_grad(set_to_none=True)
+        out = run(x)
+        out.square().sum().backward()
+        outputs[name] = (out.detach(), [p.grad.clone() for p in model.parameters()])
+    assert torch.equal(outputs["fused"][0], outputs["plain"][0])
+    for fused, reference in zip(outputs["fused"][1], outputs["plain"][1]):
+        assert torch.equal(fused, reference)
+
+
+def test_layers_that_observe_the_relu_output_are_not_reordered():
+    import torchstrategy as tf
+    from torchstrategy.keras.layers import fusion
+
+    L = tf.keras.layers
+    capped, hooked = L.ReLU(max_value=6.0), L.Conv2D(4, 3, activation="relu")
+    hooked.register_forward_hook(lambda *args: None)
+    regularized = L.Conv2D(4, 3, activation="relu", activity_regularizer="l2")
+    assert not fusion.pools_before_relu(capped, L.MaxPooling2D())  # a cap makes ties the pool would see
+    assert not fusion.pools_before_relu(hooked, L.MaxPooling2D())
+    assert not fusion.pools_before_relu(regularized, L.MaxPooling2D())
+    assert not fusion.pools_before_relu(L.Conv2D(4, 3, activation="relu"), L.AveragePooling2D())
+    assert fusion.pools_before_relu(L.Conv2D(4, 3, activation="relu"), L.MaxPooling2D())
+
+
+def test_functional_models_reorder_only_chains_nobody_else_reads():
+    import torchstrategy as tf
+    from torchstrategy.keras import functional
+
+    L = tf.keras.layers
+    tf.random.set_seed(3)
+    inputs = tf.keras.Input((12, 12, 3))
+    first = L.Conv2D(4, 3, activation="relu")(inputs)
+    pooled = L.MaxPooling2D(2)(first)
+    branch = L.Conv2D(4, 3, activation="relu")(inputs)  # read twice: must stay as it is
+    both = L.Add()([L.MaxPooling2D(2)(branch), L.MaxPooling2D(2, padding="same")(branch)])
+    outputs = L.Dense(2)(L.Flatten()(L.Concatenate()([pooled, both])))
+    model = tf.keras.Model(inputs, outputs)
+    pairs = functional.chained_pairs(model._nodes, model._outputs)
+    assert [(n.layer.name, pairs[id(n)].layer.name) for n in model._nodes if id(n) in pairs][0] == \
+        (first.node.layer.name, pooled.node.layer.name)
+    assert not any(n.layer is branch.node.layer for n in model._nodes if id(n) in pairs)
+    x = torch.from_numpy(np.random.default_rng(4).normal(size=(5, 12, 12, 3)).astype(np.float32))
+    fused = model(x, training=True)
+    fused.square().sum().backward()
+    fused_grads = [p.grad.clone() for p in model.parameters()]
+    model.zero_grad(set_to_none=True)
+    plain = functional.run_graph(model._nodes, model._inputs, [x], model._outputs, True)  # no pairs
+    plain.square().sum().backward()
+    assert torch.equal(fused, plain)
+    assert all(torch.equal(a, b.grad) for a, b in zip(fused_grads, model.parameters()))

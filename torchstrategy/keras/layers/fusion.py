@@ -1,0 +1,51 @@
+"""Layer-pair rewrites a model applies when running its layers, each giving exactly the numbers of the
+plain order: a ReLU followed by max pooling runs as pooling first, then the ReLU on the 4x smaller output."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from torchstrategy.keras import activations
+
+
+def _plain_relu(function: Any) -> bool:
+    return function is activations.relu
+
+
+def _relu_of(layer: Any) -> Optional[str]:
+    """'conv' for a convolution whose activation is a plain ReLU, 'layer' for a ReLU layer; else None.
+    Layers with hooks, activity regularizers or remat are left alone (they observe the ReLU's output)."""
+    from torchstrategy.keras.layers.conv import _Conv
+    from torchstrategy.keras.layers.core import Activation, ReLU
+
+    if layer._forward_hooks or layer._forward_pre_hooks or getattr(layer, "_remat_mode", None) is not None:
+        return None
+    if isinstance(layer, _Conv) and type(layer).call is _Conv.call and _plain_relu(layer.activation):
+        return "conv" if getattr(layer, "activity_regularizer", None) is None else None
+    if type(layer) is Activation and _plain_relu(layer.activation):
+        return "layer"
+    if type(layer) is ReLU and layer.max_value is None and layer.negative_slope == 0.0 and layer.threshold == 0.0:
+        return "layer"
+    return None
+
+
+def pools_before_relu(first: Any, second: Any) -> bool:
+    """True when `first` ends in a plain ReLU and `second` max-pools its output (same layout), so the pool
+    may run first: max and ReLU commute, and the gradients are equal too (ReLU adds no ties above 0,
+    and a window at or below 0 gets no gradient either way)."""
+    from torchstrategy.keras.layers.pooling import _Pooling
+
+    if not isinstance(second, _Pooling) or second._MODE != "max" or type(second).call is not _Pooling.call:
+        return False
+    if second._forward_hooks or second._forward_pre_hooks or getattr(second, "_remat_mode", None) is not None:
+        return False
+    kind = _relu_of(first)
+    if kind == "conv":
+        return first._RANK == second._RANK and first.data_format == second.data_format
+    return kind == "layer"
+
+
+def pool_then_relu(first: Any, second: Any, inputs: Any, training: Optional[bool]) -> Any:
+    """`second(first(inputs))` computed as relu(pool(...)) (call only where `pools_before_relu` is True)."""
+    if _relu_of(first) == "conv":
+        return first.activation(second(first(inputs, training=training, _defer_activation=True), training=training))
+    return first(second(inputs, training=training), training=training)
