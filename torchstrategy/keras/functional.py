@@ -64,22 +64,23 @@ def topological_nodes(outputs: Any, inputs: Sequence[KerasTensor]) -> list[Node]
 
 
 def chained_pairs(nodes: Sequence[Node], outputs: Any) -> dict:
-    """{id(first node): second node} where the second node's only input is the first's only output, read by
-    no other node and not a model output: pairs a layer-pair rewrite (layers/fusion.py) may run as one."""
+    """{position of the first node: position of the second} in `nodes`, where the second node's only input is
+    the first's only output, read by no other node and not a model output: pairs a layer-pair rewrite
+    (layers/fusion.py) may run as one. Positions, not ids, so a copied model's cache stays right."""
     uses: dict[int, int] = {}
     for node in nodes:
         for tensor in node.input_tensors:
             uses[id(tensor)] = uses.get(id(tensor), 0) + 1
     model_outputs = {id(t) for t in flatten_structure(outputs)}
-    producers = {id(node.outputs): node for node in nodes if isinstance(node.outputs, KerasTensor)}
+    producers = {id(node.outputs): index for index, node in enumerate(nodes) if isinstance(node.outputs, KerasTensor)}
     pairs = {}
-    for node in nodes:
+    for index, node in enumerate(nodes):
         first = producers.get(id(node.inputs)) if isinstance(node.inputs, KerasTensor) else None
         if first is None or uses[id(node.inputs)] != 1 or id(node.inputs) in model_outputs:
             continue
-        if any(n.args or set(n.kwargs) - {"training"} for n in (first, node)):
+        if any(n.args or set(n.kwargs) - {"training"} for n in (nodes[first], node)):
             continue
-        pairs[id(first)] = node
+        pairs[first] = index
     return pairs
 
 
@@ -90,21 +91,21 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
     from torchstrategy.keras.layers import fusion
 
     computed: dict[int, Any] = {}
-    deferred: dict[int, Node] = {}  # id(second node) -> its first node, whose output was not computed
+    deferred: dict[int, Node] = {}  # position of a second node -> its first node, whose output was not computed
     for symbolic, value in zip(inputs, values):
         computed[id(symbolic)] = symbolic.node.layer(value)
 
     def lookup(item: Any) -> Any:
         return computed[id(item)] if isinstance(item, KerasTensor) else item
 
-    for node in nodes:
-        second = (pairs or {}).get(id(node))
-        if second is not None and fusion.pools_before_relu(node.layer, second.layer):
-            deferred[id(second)] = node
+    for index, node in enumerate(nodes):
+        second = (pairs or {}).get(index)
+        if second is not None and fusion.pools_before_relu(node.layer, nodes[second].layer):
+            deferred[second] = node
             continue
         kwargs = map_structure(lookup, node.kwargs)
         kwargs.setdefault("training", training)
-        first = deferred.pop(id(node), None)
+        first = deferred.pop(index, None)
         if first is not None:
             first_training = first.kwargs.get("training", training)
             result = fusion.pool_then_relu(first.layer, node.layer, lookup(first.inputs), first_training)

@@ -74,9 +74,9 @@ def test_functional_models_reorder_only_chains_nobody_else_reads():
     outputs = L.Dense(2)(L.Flatten()(L.Concatenate()([pooled, both])))
     model = tf.keras.Model(inputs, outputs)
     pairs = functional.chained_pairs(model._nodes, model._outputs)
-    assert [(n.layer.name, pairs[id(n)].layer.name) for n in model._nodes if id(n) in pairs][0] == \
-        (first.node.layer.name, pooled.node.layer.name)
-    assert not any(n.layer is branch.node.layer for n in model._nodes if id(n) in pairs)
+    named = [(model._nodes[a].layer.name, model._nodes[b].layer.name) for a, b in pairs.items()]
+    assert (first.node.layer.name, pooled.node.layer.name) in named
+    assert not any(model._nodes[a].layer is branch.node.layer for a in pairs)
     x = torch.from_numpy(np.random.default_rng(4).normal(size=(5, 12, 12, 3)).astype(np.float32))
     fused = model(x, training=True)
     fused.square().sum().backward()
@@ -86,3 +86,26 @@ def test_functional_models_reorder_only_chains_nobody_else_reads():
     plain.square().sum().backward()
     assert torch.equal(fused, plain)
     assert all(torch.equal(a, b.grad) for a, b in zip(fused_grads, model.parameters()))
+
+
+def test_a_copied_functional_model_reorders_its_own_layers():
+    import copy
+
+    import torchstrategy as tf
+
+    L = tf.keras.layers
+    inputs = tf.keras.Input((10, 10, 2))
+    outputs = L.Dense(2)(L.Flatten()(L.MaxPooling2D()(L.Conv2D(3, 3, activation="relu")(inputs))))
+    model = tf.keras.Model(inputs, outputs)
+    x = torch.from_numpy(np.random.default_rng(5).normal(size=(4, 10, 10, 2)).astype(np.float32))
+    expected = model(x)  # fills the pair cache (node positions) before the copy
+    twin = copy.deepcopy(model)
+    with torch.no_grad():
+        for weight in twin.weights:
+            weight.mul_(2.0)
+    assert torch.equal(model(x), expected)
+    assert not torch.equal(twin(x), expected)  # the copy runs its own (changed) layers
+    with torch.no_grad():
+        for weight in twin.weights:
+            weight.mul_(0.5)
+    assert torch.equal(twin(x), expected)
