@@ -20,6 +20,19 @@ def machine() -> str:
             f"torch {torch.__version__}, {torch.get_num_threads()} intra-op threads")
 
 
+def lscpu() -> tuple:
+    """(CPU model name, set of CPU flags) from `lscpu`; ('lscpu not available', empty set) without it."""
+    import subprocess
+
+    try:
+        text = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+    except OSError:
+        return "lscpu not available", set()
+    model = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Model name")), "?")
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("Flags")), [])
+    return model, set(flags)
+
+
 def synthetic_cifar(rows: int) -> tuple:
     """CIFAR-shaped float images in [0, 1] and uint8 labels (N, 1), the same for every benchmark."""
     import numpy as np

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -22,12 +21,7 @@ FLAGS = ("amx_bf16", "amx_fp16", "avx512_bf16", "avx512_fp16", "avx512f", "avx2"
 
 def cpu_flags() -> str:
     """Which of the instruction sets that low-precision kernels use `lscpu` reports."""
-    try:
-        text = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    except OSError:
-        return "lscpu not available"
-    model = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Model name")), "?")
-    flags = set(next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("Flags")), []))
+    model, flags = _results.lscpu()
     return f"{model}; " + ", ".join(f"{flag} {'yes' if flag in flags else 'no'}" for flag in FLAGS)
 
 

@@ -194,12 +194,10 @@ def _tf_version(python: str) -> str:
 
 def cpu_flags() -> str:
     """The avx512* and amx* flags `lscpu` reports for this CPU."""
-    try:
-        text = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    except OSError:
-        return "lscpu not available"
-    model = next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Model name")), "?")
-    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("Flags")), [])
+    sys.path.insert(0, HERE)
+    import _results
+
+    model, flags = _results.lscpu()
     found = sorted(flag for flag in flags if flag.startswith(FLAG_PREFIXES))
     return f"{model}; avx512*/amx* flags: {', '.join(found) or 'none'}"
 

@@ -30,6 +30,16 @@ def _initial_tensor(initial_value: Any, dtype: Any, shape: Any) -> torch.Tensor:
     return value
 
 
+def assignable(value: Any, variable: torch.Tensor, op: str, label: str) -> torch.Tensor:
+    """`value` as a tensor of `variable`'s shape, device and dtype for an in-place `op` ('assign', ...);
+    a ValueError naming `label` when the shapes differ (TF does not broadcast in assign*, nor do we)."""
+    tensor = value.detach() if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
+    if tuple(tensor.shape) != tuple(variable.shape):
+        raise ValueError(f"Cannot {op} a value of shape {tuple(tensor.shape)} to variable '{label}' of shape "
+                         f"{tuple(variable.shape)}: the shapes must be equal.")
+    return tensor.to(device=variable.device, dtype=variable.dtype)
+
+
 class Variable(nn.Parameter):
     """A mutable tensor, as `tf.Variable`: usable wherever a torch tensor is (arithmetic, torch ops,
     `nn.Module` attributes, torch optimizers when trainable), updated in place by `assign*`.
@@ -107,12 +117,7 @@ class Variable(nn.Parameter):
 
     # ----- assignment ------------------------------------------------------------------------
     def _coerce(self, value: Any, op: str) -> torch.Tensor:
-        tensor = value.detach() if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
-        if tuple(tensor.shape) != tuple(self.shape):  # TF does not broadcast in assign*, nor do we
-            raise ValueError(
-                f"Cannot {op} a value of shape {tuple(tensor.shape)} to variable '{self.name}' of shape "
-                f"{tuple(self.shape)}: the shapes must be equal.")
-        return tensor.to(device=self.device, dtype=self.dtype)
+        return assignable(value, self, op, self.name)
 
     def _finish(self, read_value: bool) -> Optional["Variable"]:
         if self._constraint is not None:

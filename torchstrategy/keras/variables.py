@@ -40,11 +40,9 @@ class _VariableAPI:
         return torch.Tensor.detach(self).cpu().numpy().copy()  # type: ignore[arg-type]
 
     def _assigned(self, value: Any, op: str) -> torch.Tensor:
-        tensor = value.detach() if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
-        if tuple(tensor.shape) != tuple(self.shape):  # type: ignore[attr-defined]
-            raise ValueError(f"Cannot {op} a value of shape {tuple(tensor.shape)} to variable '{self.path}' of "
-                             f"shape {tuple(self.shape)}: the shapes must be equal.")  # type: ignore[attr-defined]
-        return tensor.to(device=self.device, dtype=self.dtype)  # type: ignore[attr-defined]
+        from torchstrategy.variables import assignable  # tf.Variable's rule: same shape, cast to this dtype
+
+        return assignable(value, self, op, self.path)  # type: ignore[arg-type]
 
     def assign(self, value: Any) -> torch.Tensor:
         """Sets the weight in place to `value` (same shape); returns the new value."""
