@@ -13,6 +13,10 @@ KERAS_HOME_VARIABLE = "KERAS_HOME"
 OFFLINE_VARIABLE = "TORCHSTRATEGY_OFFLINE"
 #: Set to 0/false/no/off to let glibc return freed host memory to the OS as usual (see _host_memory.py).
 KEEP_HOST_MEMORY_VARIABLE = "TORCHSTRATEGY_KEEP_HOST_MEMORY"
+#: Set to 0/false/no/off to never compile or use the C kernels of _cpu_kernels.py (torch's own ops instead).
+CPU_KERNELS_VARIABLE = "TORCHSTRATEGY_CPU_KERNELS"
+#: Where the compiled C kernels are cached (default: $XDG_CACHE_HOME/torchstrategy, else ~/.cache/torchstrategy).
+CACHE_DIR_VARIABLE = "TORCHSTRATEGY_CACHE_DIR"
 
 _TRUE_WORDS = {"1", "true", "yes", "on"}
 
@@ -47,6 +51,21 @@ def offline() -> bool:
 def keep_host_memory() -> bool:
     """False when `TORCHSTRATEGY_KEEP_HOST_MEMORY` is 0/false/no/off; True by default."""
     return os.environ.get(KEEP_HOST_MEMORY_VARIABLE, "").strip().lower() not in {"0", "false", "no", "off"}
+
+
+def cpu_kernels_enabled() -> bool:
+    """False when `TORCHSTRATEGY_CPU_KERNELS` is 0/false/no/off; True by default."""
+    return os.environ.get(CPU_KERNELS_VARIABLE, "").strip().lower() not in {"0", "false", "no", "off"}
+
+
+def cache_dir() -> str:
+    """torchstrategy's own cache root (absolute): `TORCHSTRATEGY_CACHE_DIR`, else
+    `$XDG_CACHE_HOME/torchstrategy`, else `~/.cache/torchstrategy`."""
+    value = os.environ.get(CACHE_DIR_VARIABLE, "").strip()
+    if not value:
+        base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(os.path.expanduser("~"), ".cache")
+        value = os.path.join(base, "torchstrategy")
+    return os.path.abspath(os.path.expanduser(value))
 
 
 def snapshot() -> dict[str, str]:

@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 import torch
 
+from torchstrategy import _cpu_kernels
+
 
 def _layers(tf, kind):
     L = tf.keras.layers
@@ -34,15 +36,47 @@ def test_pooling_first_gives_the_plain_orders_outputs_and_gradients(kind):
             inputs = layer(inputs, training=True)
         return inputs
 
+    def torch_ops(inputs):  # layer by layer with torch's own pooling, not the C kernel
+        with _cpu_kernels.torch_ops_only():
+            return plain(inputs)
+
     outputs = {}
-    for name, run in (("fused", lambda v: model(v, training=True)), ("plain", plain)):
+    for name, run in (("fused", lambda v: model(v, training=True)), ("plain", plain), ("torch ops", torch_ops)):
         model.zero_grad(set_to_none=True)
         out = run(x)
         out.square().sum().backward()
         outputs[name] = (out.detach(), [p.grad.clone() for p in model.parameters()])
-    assert torch.equal(outputs["fused"][0], outputs["plain"][0])
-    for fused, reference in zip(outputs["fused"][1], outputs["plain"][1]):
-        assert torch.equal(fused, reference)
+    for name in ("plain", "torch ops"):
+        assert torch.equal(outputs["fused"][0], outputs[name][0])
+        for fused, reference in zip(outputs["fused"][1], outputs[name][1]):
+            assert torch.equal(fused, reference)
+
+
+def _grad_fn_names(tensor):
+    seen, stack = set(), [tensor.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return {type(node).__name__ for node in seen}
+
+
+@pytest.mark.skipif(_cpu_kernels.library() is None, reason="no C compiler to build the kernels")
+@pytest.mark.parametrize("policy", ["float32", "mixed_bfloat16"])
+def test_the_classic_cnn_pools_with_the_c_kernel(policy):
+    import torchstrategy as tf
+
+    tf.keras.mixed_precision.set_global_policy(policy)
+    try:
+        model = tf.keras.Sequential([tf.keras.Input((15, 15, 3)), *_layers(tf, "conv_relu")])
+        out = model(torch.randn(2, 15, 15, 3), training=True)
+    finally:
+        tf.keras.mixed_precision.set_global_policy("float32")
+    names = _grad_fn_names(out)
+    assert "_MaxPoolNHWCBackward" in names
+    assert "MaxPool2DWithIndicesBackward0" not in names  # the 'same' pool over 6x6 tiles it too
 
 
 def test_layers_that_observe_the_relu_output_are_not_reordered():

@@ -1,5 +1,6 @@
 """Layer-pair rewrites a model applies when running its layers, each giving exactly the numbers of the
-plain order: a ReLU followed by max pooling runs as pooling first, then the ReLU on the 4x smaller output."""
+plain order: a ReLU followed by max pooling runs as pooling first, then the ReLU on the 4x smaller output
+(both in one C kernel pass where _cpu_kernels applies)."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -45,7 +46,8 @@ def pools_before_relu(first: Any, second: Any) -> bool:
 
 
 def pool_then_relu(first: Any, second: Any, inputs: Any, training: Optional[bool]) -> Any:
-    """`second(first(inputs))` computed as relu(pool(...)) (call only where `pools_before_relu` is True)."""
+    """`second(first(inputs))` computed as relu(pool(...)) (call only where `pools_before_relu` is True),
+    the pool and the conv's ReLU in one pass of the C pooling kernel where it applies."""
     if _relu_of(first) == "conv":
-        return first.activation(second(first(inputs, training=training, _defer_activation=True), training=training))
+        return second(first(inputs, training=training, _defer_activation=True), training=training, _relu=True)
     return first(second(inputs, training=training), training=training)

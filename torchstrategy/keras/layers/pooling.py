@@ -7,6 +7,8 @@ from typing import Any, Optional, Sequence, Union
 import torch
 import torch.nn.functional as F
 
+from torchstrategy import _cpu_kernels
+from torchstrategy.keras import activations
 from torchstrategy.keras.layers.base import InputSpec, Layer
 from torchstrategy.keras.layers.conv import (
     _from_channels_first, _pad_spatial, _same_padding, _spatial_axes, _to_channels_first,
@@ -40,7 +42,13 @@ class _Pooling(Layer):
         _require_rank(self, input_shape, self._RANK + 2, layout)
         self.built = True
 
-    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+    def call(self, inputs: torch.Tensor, _relu: bool = False) -> torch.Tensor:
+        # _relu: layers/fusion.py asks a max pool for relu(pool(x)), which the C kernel does in one pass.
+        fast = self._max_pool_kernel(inputs, relu=_relu)
+        if fast is not None:
+            return fast
+        if _relu:
+            return activations.relu(self.call(inputs))
         x = _to_channels_first(inputs, self.data_format)
         rank = self._RANK
         if self.padding == "valid":
@@ -54,6 +62,18 @@ class _Pooling(Layer):
         else:
             y = self._average(x, pads)
         return _from_channels_first(y, self.data_format)
+
+    def _max_pool_kernel(self, inputs: torch.Tensor, relu: bool) -> Optional[torch.Tensor]:
+        """`[relu](max_pool(inputs))` from the C kernel (exactly torch's numbers) where it applies: 2-D,
+        channels_last, windows equal to strides, and no padding ('same' only where the windows tile the
+        input); None otherwise."""
+        if self._MODE != "max" or self._RANK != 2 or self.data_format != "channels_last":
+            return None
+        if tuple(self.strides) != tuple(self.pool_size):
+            return None
+        if self.padding != "valid" and any(int(inputs.shape[1 + i]) % self.pool_size[i] for i in range(2)):
+            return None
+        return _cpu_kernels.max_pool_nhwc(inputs, tuple(self.pool_size), relu=relu)
 
     def _average(self, x: torch.Tensor, pads: list[tuple[int, int]]) -> torch.Tensor:
         pool = _AVG_FNS[self._RANK]
