@@ -118,3 +118,74 @@ def test_off_switch_and_a_machine_without_a_compiler_use_torchs_ops(tmp_path):
     empty_bin.mkdir()
     assert _probe({"PATH": str(empty_bin)}, tmp_path) == ["False", "False"]
     assert not (tmp_path / "cache" / "kernels").exists()
+
+
+def _torch_conv_pool(x, kernel, bias):
+    y = F.conv2d(x.movedim(-1, 1), kernel.permute(3, 2, 0, 1), bias)
+    return F.relu(F.max_pool2d(y, 2)).movedim(1, -1)
+
+
+def _close(a, b, rtol=1e-5):
+    """Equal to float32 rounding, scaled by the largest magnitude (sums run in another order)."""
+    a, b = torch.nan_to_num(a, nan=7.0), torch.nan_to_num(b, nan=7.0)
+    return bool((a - b).abs().max() <= rtol * max(b.abs().max().item(), 1e-30))
+
+
+@needs_kernels
+@pytest.mark.parametrize("image,kernel_shape,bias", [
+    ((6, 32, 32, 3), (3, 3, 3, 32), True),    # the classic CIFAR CNN's first layer
+    ((5, 15, 14, 1), (3, 3, 1, 64), True),    # odd conv output (13 x 12): the last row is dropped
+    ((4, 12, 12, 1), (5, 5, 1, 16), False),   # no bias, 25 taps
+    ((3, 9, 10, 2), (2, 3, 2, 48), True),     # 48 channels: blocks of 32 and 16
+])
+def test_fused_first_convolution_gives_torchs_numbers(image, kernel_shape, bias):
+    g = torch.Generator().manual_seed(5)
+    x = torch.rand(image, generator=g)
+    x[0, 3, 4, 0] = float("nan")              # NaNs win their windows and reach the gradients
+    kernel = (torch.randn(kernel_shape, generator=g) * 0.3).requires_grad_()
+    b = (torch.randn(kernel_shape[-1], generator=g) * 0.1).requires_grad_() if bias else None
+    params = [kernel] + ([b] if bias else [])
+    out = _cpu_kernels.conv_relu_max_pool_nhwc(x, kernel, b)
+    reference = _torch_conv_pool(x, kernel, b)
+    assert out is not None and out.shape == reference.shape and out.dtype == torch.float32
+    assert _close(out, reference)
+    grad = torch.randn(reference.shape, generator=g)
+    mine = torch.autograd.grad(out, params, grad)
+    theirs = torch.autograd.grad(reference, params, grad)
+    assert torch.isnan(mine[0]).any()         # the kernel's gradient meets the NaN input
+    for a, b_ in zip(mine, theirs):
+        assert _close(a, b_)
+    # without the NaN: every gradient finite and still torch's
+    x[0, 3, 4, 0] = 0.5
+    mine = torch.autograd.grad(_cpu_kernels.conv_relu_max_pool_nhwc(x, kernel, b), params, grad)
+    theirs = torch.autograd.grad(_torch_conv_pool(x, kernel, b), params, grad)
+    for a, b_ in zip(mine, theirs):
+        assert torch.isfinite(a).all() and _close(a, b_)
+
+
+@needs_kernels
+def test_fused_convolution_double_backward_is_torchs():
+    g = torch.Generator().manual_seed(6)
+    x = torch.rand(3, 10, 10, 3, generator=g)
+    kernel = (torch.randn(3, 3, 3, 16, generator=g) * 0.3).requires_grad_()
+    bias = torch.zeros(16, requires_grad=True)
+    results = []
+    for fn in (_cpu_kernels.conv_relu_max_pool_nhwc, _torch_conv_pool):
+        (grad,) = torch.autograd.grad(fn(x, kernel, bias).square().sum(), kernel, create_graph=True)
+        (second,) = torch.autograd.grad(grad.square().sum(), kernel)
+        results.append((grad.detach(), second))
+    assert _close(results[0][0], results[1][0]) and _close(results[0][1], results[1][1])
+
+
+def test_the_fused_convolution_declines_what_it_does_not_cover():
+    x, kernel, bias = torch.rand(2, 8, 8, 3), torch.randn(3, 3, 3, 16), torch.zeros(16)
+    fused = _cpu_kernels.conv_relu_max_pool_nhwc
+    assert fused(x.bfloat16(), kernel.bfloat16(), bias.bfloat16()) is None    # float32 only
+    assert fused(x.requires_grad_(), kernel, bias) is None                    # the input needs a gradient
+    x = x.detach()
+    assert fused(x, torch.randn(3, 3, 3, 24), torch.zeros(24)) is None         # channels not in 16s
+    assert fused(torch.rand(2, 8, 8, 8), torch.randn(3, 3, 8, 16), bias) is None  # 72 taps
+    assert fused(x, kernel, torch.zeros(32)) is None                          # bias of the wrong size
+    assert fused(x[:, :3], kernel, bias) is None                              # conv output under 2 rows
+    with _cpu_kernels.torch_ops_only():
+        assert fused(x, kernel, bias) is None

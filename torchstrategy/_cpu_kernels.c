@@ -103,3 +103,173 @@ DEFINE_POOL_FORWARD(ts_max_pool_forward_bf16, uint16_t, from_bf16)
 
 DEFINE_POOL_BACKWARD(ts_max_pool_backward_32, uint32_t)
 DEFINE_POOL_BACKWARD(ts_max_pool_backward_16, uint16_t)
+
+/* A first convolution in float32 (stride 1, no padding, few input channels: kernel_h * kernel_w * in <= 64)
+   with its bias, then the ReLU and a 2x2 max pool, in one pass that never writes the convolution's output:
+   each pooled output computes the convolution at its window's four positions in registers (float32 sums
+   of products over kh, kw, in in that order, the bias first) and keeps the first maximum as max_pool2d
+   does, NaNs included. The backward pass gives the kernel's and the bias's
+   gradients (float64 sums per thread) from the window codes and the input alone; the input's gradient
+   is never needed (the kernel is used only for inputs that do not require one). Output channels come in
+   vectors of 16 (GCC vector extensions: AVX-512 registers where the machine has them). */
+typedef float vf16 __attribute__((vector_size(64)));
+typedef int32_t vi16 __attribute__((vector_size(64)));
+typedef int8_t v16i8 __attribute__((vector_size(16)));
+int omp_get_thread_num(void);
+
+#define MAX_TAPS 64
+
+static inline vf16 splat(float v) { return (vf16){v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v}; }
+static inline vi16 splat_i(int32_t v) { return (vi16){v, v, v, v, v, v, v, v, v, v, v, v, v, v, v, v}; }
+static inline vf16 load16(const float *p) { vf16 v; __builtin_memcpy(&v, p, sizeof v); return v; }
+static inline vf16 select16(vi16 mask, vf16 a, vf16 b) { return (vf16)(((vi16)a & mask) | ((vi16)b & ~mask)); }
+
+/* offsets[t] of tap t = (ky * kw + kx) * in + c from a pixel's first input element, in (h, w, c) memory */
+static void tap_offsets(long *offsets, long width, long in, long kh, long kw) {
+  long t = 0;
+  for (long ky = 0; ky < kh; ++ky)
+    for (long kx = 0; kx < kw; ++kx)
+      for (long c = 0; c < in; ++c) offsets[t++] = (ky * width + kx) * in + c;
+}
+
+/* One pooled output cell's window (2x2), `NB` vectors of 16 output channels from `block` on. */
+#define DEFINE_CONV_POOL_CELL(NAME, NB)                                                                    \
+  static inline void NAME(const float *restrict x, const float *restrict kernel, const float *restrict bias, \
+                          const long *restrict offsets, const long *restrict starts, long taps, long out,    \
+                          long block, float *restrict y, int8_t *restrict code, long cell) {                  \
+    vf16 acc[4][NB];                                                                                     \
+    for (long q = 0; q < NB; ++q) {                                                                      \
+      const vf16 bias16 = bias ? load16(bias + block + 16 * q) : splat(0.0f);                            \
+      for (long p = 0; p < 4; ++p) acc[p][q] = bias16;                                                   \
+    }                                                                                                    \
+    for (long t = 0; t < taps; ++t) {                                                                    \
+      vf16 xs[4];                                                                                        \
+      for (long p = 0; p < 4; ++p) xs[p] = splat(x[starts[p] + offsets[t]]);                             \
+      for (long q = 0; q < NB; ++q) {                                                                    \
+        const vf16 weights = load16(kernel + t * out + block + 16 * q);                                  \
+        for (long p = 0; p < 4; ++p) acc[p][q] += xs[p] * weights;                                       \
+      }                                                                                                  \
+    }                                                                                                    \
+    for (long q = 0; q < NB; ++q) {                                                                      \
+      vf16 best = acc[0][q];                                                                             \
+      vi16 where = splat_i(0);                                                                           \
+      for (long p = 1; p < 4; ++p) {                                                                     \
+        const vf16 v = acc[p][q];                                                                        \
+        const vi16 take = (v > best) | (v != v);                                                         \
+        best = select16(take, v, best);                                                                  \
+        where = (splat_i((int32_t)p) & take) | (where & ~take);                                          \
+      }                                                                                                  \
+      const vi16 pass = ~(best <= splat(0.0f));                                                          \
+      best = select16(pass, best, splat(0.0f));                                                          \
+      where = (where & pass) | (splat_i(-1) & ~pass);                                                    \
+      const long at = cell + block + 16 * q;                                                             \
+      const v16i8 codes = __builtin_convertvector(where, v16i8);                                         \
+      __builtin_memcpy(code + at, &codes, sizeof codes);                                                 \
+      __builtin_memcpy(y + at, &best, sizeof best);                                                      \
+    }                                                                                                    \
+  }
+
+DEFINE_CONV_POOL_CELL(conv_pool_cell_1, 1)
+DEFINE_CONV_POOL_CELL(conv_pool_cell_2, 2)
+DEFINE_CONV_POOL_CELL(conv_pool_cell_4, 4)
+
+/* Windows are 2x2; `out` is a multiple of 16; kh * kw * in <= MAX_TAPS. */
+void ts_conv_pool_forward(const float *restrict x, const float *restrict kernel, const float *restrict bias,
+                          float *restrict y, int8_t *restrict code, long n, long h, long w, long in, long kh,
+                          long kw, long out, int threads) {
+  const long oh = (h - kh + 1) / 2, ow = (w - kw + 1) / 2, taps = kh * kw * in;
+  const long step = out % 64 == 0 ? 64 : out % 32 == 0 ? 32 : 16;
+  long offsets[MAX_TAPS];
+  tap_offsets(offsets, w, in, kh, kw);
+  _Pragma("omp parallel for num_threads(threads) schedule(static)")
+  for (long row = 0; row < n * oh; ++row) {
+    const long b = row / oh, i = row % oh;
+    for (long j = 0; j < ow; ++j) {
+      long starts[4];
+      for (long p = 0; p < 4; ++p) starts[p] = ((b * h + 2 * i + p / 2) * w + 2 * j + p % 2) * in;
+      const long cell = (row * ow + j) * out;
+      for (long block = 0; block < out; block += step) {
+        if (step == 64) conv_pool_cell_4(x, kernel, bias, offsets, starts, taps, out, block, y, code, cell);
+        else if (step == 32) conv_pool_cell_2(x, kernel, bias, offsets, starts, taps, out, block, y, code, cell);
+        else conv_pool_cell_1(x, kernel, bias, offsets, starts, taps, out, block, y, code, cell);
+      }
+    }
+  }
+}
+
+/* The kernel's gradient for taps [chunk, chunk + TAP_CHUNK) and channels [block, block + 16 * NB) summed
+   over one image, added to that thread's float64 totals (the bias's too, on the first chunk). */
+#define TAP_CHUNK 14
+#define DEFINE_CONV_POOL_GRAD(NAME, NB)                                                                    \
+  static inline void NAME(const float *restrict x, const float *restrict grad_out, const int8_t *restrict code, \
+                          const long *restrict offsets, long b, long h, long w, long in, long oh, long ow,   \
+                          long taps, long out, long block, long chunk, double *restrict totals) {             \
+    vf16 acc[TAP_CHUNK][NB], acc_bias[NB];                                                               \
+    for (long q = 0; q < NB; ++q) {                                                                      \
+      acc_bias[q] = splat(0.0f);                                                                         \
+      for (long t = 0; t < TAP_CHUNK; ++t) acc[t][q] = splat(0.0f);                                      \
+    }                                                                                                    \
+    for (long i = 0; i < oh; ++i) {                                                                      \
+      for (long j = 0; j < ow; ++j) {                                                                    \
+        const long cell = ((b * oh + i) * ow + j) * out + block;                                         \
+        vf16 g[NB];                                                                                      \
+        vi16 codes[NB];                                                                                  \
+        for (long q = 0; q < NB; ++q) {                                                                  \
+          v16i8 packed;                                                                                  \
+          __builtin_memcpy(&packed, code + cell + 16 * q, sizeof packed);                                \
+          codes[q] = __builtin_convertvector(packed, vi16);                                              \
+          g[q] = load16(grad_out + cell + 16 * q);                                                       \
+        }                                                                                                \
+        for (long p = 0; p < 4; ++p) {                                                                   \
+          const float *start = x + ((b * h + 2 * i + p / 2) * w + 2 * j + p % 2) * in;                   \
+          vf16 picked[NB];                                                                               \
+          for (long q = 0; q < NB; ++q) {                                                                \
+            picked[q] = select16(codes[q] == splat_i((int32_t)p), g[q], splat(0.0f));                    \
+            acc_bias[q] += picked[q];                                                                    \
+          }                                                                                              \
+          for (long t = 0; t < TAP_CHUNK; ++t) {                                                         \
+            const vf16 xs = splat(start[offsets[chunk + t]]);                                            \
+            for (long q = 0; q < NB; ++q) acc[t][q] += xs * picked[q];                                   \
+          }                                                                                              \
+        }                                                                                                \
+      }                                                                                                  \
+    }                                                                                                    \
+    for (long q = 0; q < NB; ++q) {                                                                      \
+      for (long t = 0; t < TAP_CHUNK && chunk + t < taps; ++t)                                           \
+        for (long k = 0; k < 16; ++k) totals[(chunk + t) * out + block + 16 * q + k] += acc[t][q][k];    \
+      if (chunk == 0)                                                                                    \
+        for (long k = 0; k < 16; ++k) totals[taps * out + block + 16 * q + k] += acc_bias[q][k];         \
+    }                                                                                                    \
+  }
+
+DEFINE_CONV_POOL_GRAD(conv_pool_grad_1, 1)
+DEFINE_CONV_POOL_GRAD(conv_pool_grad_2, 2)
+
+void ts_conv_pool_backward(const float *restrict x, const float *restrict grad_out, const int8_t *restrict code,
+                           float *restrict grad_kernel, float *restrict grad_bias, long n, long h, long w, long in,
+                           long kh, long kw, long out, int threads) {
+  const long oh = (h - kh + 1) / 2, ow = (w - kw + 1) / 2, taps = kh * kw * in;
+  const long step = out % 32 == 0 ? 32 : 16, teams = threads > 0 ? threads : 1, sums = taps * out + out;
+  long offsets[MAX_TAPS + TAP_CHUNK];
+  tap_offsets(offsets, w, in, kh, kw);
+  for (long t = taps; t < taps + TAP_CHUNK; ++t) offsets[t] = 0;  /* padding taps read a real element */
+  double *totals = __builtin_alloca(sizeof(double) * sums * teams);
+  for (long s = 0; s < sums * teams; ++s) totals[s] = 0.0;
+  _Pragma("omp parallel num_threads(threads)")
+  {
+    double *mine = totals + omp_get_thread_num() * sums;
+    _Pragma("omp for schedule(static)")
+    for (long b = 0; b < n; ++b)
+      for (long block = 0; block < out; block += step)
+        for (long chunk = 0; chunk < taps; chunk += TAP_CHUNK) {
+          if (step == 32) conv_pool_grad_2(x, grad_out, code, offsets, b, h, w, in, oh, ow, taps, out, block, chunk, mine);
+          else conv_pool_grad_1(x, grad_out, code, offsets, b, h, w, in, oh, ow, taps, out, block, chunk, mine);
+        }
+  }
+  for (long s = 0; s < sums; ++s) {
+    double v = 0.0;
+    for (long t = 0; t < teams; ++t) v += totals[t * sums + s];
+    if (s < taps * out) grad_kernel[s] = (float)v;
+    else if (grad_bias) grad_bias[s - taps * out] = (float)v;
+  }
+}

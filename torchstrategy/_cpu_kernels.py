@@ -1,10 +1,11 @@
 """Hand-written CPU kernels (C in _cpu_kernels.c, compiled once per machine, called through ctypes) for the
 memory-bound glue torch's own CPU ops spend most of a small CNN's step on; each gives torch's exact numbers.
 
-Today: max pooling (optionally fused with the ReLU after it) over (batch, height, width, channels)
-tensors with windows equal to strides. `max_pool_nhwc` returns None wherever the kernel does not apply
-(no C compiler, CUDA/XLA tensors, other dtypes or windows, torch.compile tracing), and callers then use
-torch's ops. TORCHSTRATEGY_CPU_KERNELS=0 turns the kernels off.
+Today, over (batch, height, width, channels) tensors: max pooling with windows equal to strides
+(optionally fused with the ReLU before it), and a first convolution (few input channels, an input that
+needs no gradient) fused with its bias, ReLU and 2x2 max pooling. Both entry points return None wherever
+their kernel does not apply (no C compiler, CUDA/XLA tensors, other dtypes or shapes, torch.compile
+tracing), and callers then use torch's ops. TORCHSTRATEGY_CPU_KERNELS=0 turns the kernels off.
 """
 from __future__ import annotations
 
@@ -100,6 +101,8 @@ def library() -> Optional[ctypes.CDLL]:
         getattr(lib, name).argtypes = [ptr, ptr, ptr] + [long_] * 6 + [int_, int_]
     for name in ("ts_max_pool_backward_32", "ts_max_pool_backward_16"):
         getattr(lib, name).argtypes = [ptr, ptr, ptr] + [long_] * 6 + [int_]
+    lib.ts_conv_pool_forward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
+    lib.ts_conv_pool_backward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
     _library = lib
     return lib
 
@@ -162,6 +165,80 @@ class _MaxPoolNHWC(torch.autograd.Function):
         if grad.dtype not in _POOL_DTYPES or grad.device.type != "cpu" or type(grad) is not torch.Tensor:
             return _backward_differentiable(grad, code, ctx.shape, *ctx.window), None, None, None
         return _backward(grad, code, ctx.shape, *ctx.window), None, None, None
+
+
+#: the fused convolution's limits (_cpu_kernels.c): taps = kh * kw * in, output channels in vectors of 16
+MAX_CONV_TAPS = 64
+CONV_CHANNEL_MULTIPLE = 16
+
+
+class _ConvReluPoolNHWC(torch.autograd.Function):
+    """relu(max_pool_2x2(conv2d(x, kernel) + bias)) in float32 with the kernel in Keras's (kh, kw, in, out)
+    layout; gradients for the kernel and the bias only (the input never needs one here)."""
+
+    @staticmethod
+    def forward(ctx, x: torch.Tensor, kernel: torch.Tensor, bias: Optional[torch.Tensor]) -> torch.Tensor:
+        n, h, w, channels = x.shape
+        kh, kw, _, out = kernel.shape
+        kernel = kernel.contiguous()
+        bias = None if bias is None else bias.contiguous()
+        shape = (n, (h - kh + 1) // 2, (w - kw + 1) // 2, out)
+        y = torch.empty(shape, dtype=torch.float32)
+        code = torch.empty(shape, dtype=torch.int8)
+        _library.ts_conv_pool_forward(x.data_ptr(), kernel.data_ptr(), 0 if bias is None else bias.data_ptr(),
+                                      y.data_ptr(), code.data_ptr(), n, h, w, channels, kh, kw, out,
+                                      torch.get_num_threads())
+        ctx.save_for_backward(x, kernel, code)
+        ctx.has_bias = bias is not None
+        return y
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor):
+        x, kernel, code = ctx.saved_tensors
+        n, h, w, channels = x.shape
+        kh, kw, _, out = kernel.shape
+        plain = grad.dtype == torch.float32 and grad.device.type == "cpu" and type(grad) is torch.Tensor
+        if torch.is_grad_enabled() or not plain:  # create_graph=True: the same gradients from torch ops
+            conv_shape = (n, h - kh + 1, w - kw + 1, out)
+            grad_conv = _backward_differentiable(grad, code, conv_shape, 2, 2)
+            _, grad_kernel, grad_bias = torch.ops.aten.convolution_backward(
+                grad_conv.movedim(-1, 1), x.movedim(-1, 1), kernel.permute(3, 2, 0, 1),
+                [out] if ctx.has_bias else None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1,
+                [False, True, ctx.has_bias])
+            grad_kernel = grad_kernel.permute(2, 3, 1, 0)
+        else:
+            grad = grad.contiguous()
+            grad_kernel = torch.empty(kernel.shape, dtype=torch.float32)
+            grad_bias = torch.empty(out, dtype=torch.float32) if ctx.has_bias else None
+            _library.ts_conv_pool_backward(x.data_ptr(), grad.data_ptr(), code.data_ptr(), grad_kernel.data_ptr(),
+                                           0 if grad_bias is None else grad_bias.data_ptr(), n, h, w, channels, kh,
+                                           kw, out, torch.get_num_threads())
+        return None, grad_kernel, grad_bias
+
+
+def conv_relu_max_pool_nhwc(x: torch.Tensor, kernel: torch.Tensor,
+                            bias: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
+    """`relu(max_pool2d(conv2d(x) + bias, 2))` for a float32 stride-1 'valid' convolution over a (batch,
+    height, width, channels) input that needs no gradient, with a (kh, kw, in, out) kernel, from the fused
+    C kernel; None where it does not apply. The convolution's output is never stored: forward and backward
+    recompute it per pooling window in registers, where torch's path writes and reads it 3-4 times.
+
+    The sums run in another order than oneDNN's, so the outputs agree to float32 rounding (and a window
+    whose two largest values tie to within that rounding may pick the other one). Float32 only: in
+    bfloat16, oneDNN's AMX convolution plus `max_pool_nhwc` measured faster than this kernel.
+    """
+    if (type(x) is not torch.Tensor or x.device.type != "cpu" or x.dtype != torch.float32 or x.dim() != 4
+            or x.requires_grad or kernel.dim() != 4 or kernel.dtype != torch.float32 or kernel.device.type != "cpu"):
+        return None
+    kh, kw, channels, out = kernel.shape
+    if (x.shape[3] != channels or kh * kw * channels > MAX_CONV_TAPS or out % CONV_CHANNEL_MULTIPLE
+            or x.shape[1] < kh + 1 or x.shape[2] < kw + 1 or x.shape[0] == 0):
+        return None
+    if bias is not None and (bias.dtype != torch.float32 or bias.shape != (out,) or bias.device.type != "cpu"):
+        return None
+    if _paused or torch.compiler.is_compiling() or _functorch_active() or library() is None:
+        return None
+    return _ConvReluPoolNHWC.apply(x.contiguous(), kernel, bias)
 
 
 def _functorch_active() -> bool:

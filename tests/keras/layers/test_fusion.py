@@ -143,3 +143,51 @@ def test_a_copied_functional_model_reorders_its_own_layers():
         for weight in twin.weights:
             weight.mul_(0.5)
     assert torch.equal(twin(x), expected)
+
+
+def _cifar_like_cnn(tf):
+    L = tf.keras.layers
+    return tf.keras.Sequential([tf.keras.Input((18, 18, 3)), L.Conv2D(16, 3, activation="relu"), L.MaxPooling2D(),
+                                L.Conv2D(16, 3, activation="relu"), L.MaxPooling2D(), L.Flatten(), L.Dense(4)])
+
+
+@pytest.mark.skipif(_cpu_kernels.library() is None, reason="no C compiler to build the kernels")
+def test_the_first_convolution_runs_fused_with_its_relu_and_pooling():
+    import torchstrategy as tf
+
+    tf.random.set_seed(3)
+    model = _cifar_like_cnn(tf)
+    x = torch.from_numpy(np.random.default_rng(4).random((5, 18, 18, 3), dtype=np.float32))
+    assert "_ConvReluPoolNHWCBackward" in _grad_fn_names(model(x, training=True))
+    results = []
+    for context in (torch.enable_grad, _cpu_kernels.torch_ops_only):
+        model.zero_grad(set_to_none=True)
+        with context():
+            out = model(x, training=True)
+        out.square().sum().backward()
+        results.append((out.detach(), [p.grad.clone() for p in model.parameters()]))
+    (fused, fused_grads), (plain, plain_grads) = results
+    assert torch.allclose(fused, plain, rtol=1e-5, atol=1e-6)
+    for a, b in zip(fused_grads, plain_grads):
+        assert torch.allclose(a, b, rtol=1e-5, atol=1e-5 * b.abs().max().item())
+
+
+@pytest.mark.skipif(_cpu_kernels.library() is None, reason="no C compiler to build the kernels")
+def test_fit_with_the_kernels_trains_to_torchs_weights():
+    import torchstrategy as tf
+
+    rng = np.random.default_rng(5)
+    x = rng.random((64, 18, 18, 3), dtype=np.float32)
+    y = rng.integers(0, 4, (64,))
+    weights = []
+    for context in (torch.enable_grad, _cpu_kernels.torch_ops_only):
+        tf.random.set_seed(6)
+        model = _cifar_like_cnn(tf)
+        model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        with context():
+            history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+        weights.append((history.history["loss"], model.get_weights()))
+    (losses, fused), (plain_losses, plain) = weights
+    assert np.allclose(losses, plain_losses, rtol=1e-5)
+    for a, b in zip(fused, plain):
+        assert np.allclose(a, b, rtol=1e-4, atol=1e-6)

@@ -7,6 +7,7 @@ from typing import Any, Optional, Sequence, Union
 import torch
 import torch.nn.functional as F
 
+from torchstrategy import _cpu_kernels
 from torchstrategy.keras import activations, initializers, regularizers
 from torchstrategy.keras.layers.base import InputSpec, Layer, _shape_str
 from torchstrategy.keras.layers.core import (
@@ -151,8 +152,14 @@ class _Conv(Layer):
         return [_same_padding(int(x.shape[2 + i]), self.kernel_size[i], self.strides[i], self.dilation_rate[i])
                 for i in range(rank)]
 
-    def call(self, inputs: torch.Tensor, _defer_activation: bool = False) -> torch.Tensor:
-        # _defer_activation: the model applies the ReLU itself after a max pooling (keras/layers/fusion.py)
+    def call(self, inputs: torch.Tensor, _defer_activation: bool = False, _fused_pool: Any = None) -> torch.Tensor:
+        # _defer_activation: the model applies the ReLU itself after a max pooling (keras/layers/fusion.py);
+        # _fused_pool: that pooling layer, for the fused convolution + ReLU + pooling kernel (fusion.py too)
+        if _fused_pool is not None:
+            fused = _cpu_kernels.conv_relu_max_pool_nhwc(inputs, self.kernel, self.bias)
+            if fused is not None:
+                return fused
+            return _fused_pool.call(self.call(inputs, _defer_activation=True), _relu=True)
         x = _to_channels_first(inputs, self.data_format)
         x, padding = _pad_spatial(x, self._padding_for(x))
         y = _CONV_FNS[self._RANK](x, self._torch_weight(), self.bias, self.strides, padding, self.dilation_rate,

@@ -1,10 +1,13 @@
 """Layer-pair rewrites a model applies when running its layers, each giving exactly the numbers of the
 plain order: a ReLU followed by max pooling runs as pooling first, then the ReLU on the 4x smaller output
-(both in one C kernel pass where _cpu_kernels applies)."""
+(both in one C kernel pass where _cpu_kernels applies; a model's first convolution joins them there)."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
+import torch
+
+from torchstrategy import _cpu_kernels
 from torchstrategy.keras import activations
 
 
@@ -45,9 +48,32 @@ def pools_before_relu(first: Any, second: Any) -> bool:
     return kind == "layer"
 
 
+def _fits_fused_conv_kernel(conv: Any, pool: Any, inputs: Any) -> bool:
+    """Whether conv -> ReLU -> pool has the shape _cpu_kernels.conv_relu_max_pool_nhwc computes (that
+    function still checks the tensors): a plain stride-1 'valid' Conv2D over an input that needs no
+    gradient (a model's first layer), few input channels, filters in 16s, then 2x2 pooling that drops
+    (not pads) an odd last row or column."""
+    from torchstrategy.keras.layers.conv import Conv2D
+
+    if type(conv) is not Conv2D or not conv.built or not pool.built or conv.groups != 1:
+        return False
+    if not isinstance(inputs, torch.Tensor) or inputs.requires_grad or inputs.dim() != 4:
+        return False
+    if (conv.data_format != "channels_last" or conv.padding != "valid" or tuple(conv.strides) != (1, 1)
+            or tuple(conv.dilation_rate) != (1, 1) or tuple(pool.pool_size) != (2, 2) or tuple(pool.strides) != (2, 2)):
+        return False
+    kh, kw, channels, filters = conv.kernel.shape
+    if kh * kw * channels > _cpu_kernels.MAX_CONV_TAPS or filters % _cpu_kernels.CONV_CHANNEL_MULTIPLE:
+        return False
+    rows, cols = int(inputs.shape[1]) - kh + 1, int(inputs.shape[2]) - kw + 1
+    return pool.padding == "valid" or (rows % 2 == 0 and cols % 2 == 0)
+
+
 def pool_then_relu(first: Any, second: Any, inputs: Any, training: Optional[bool]) -> Any:
     """`second(first(inputs))` computed as relu(pool(...)) (call only where `pools_before_relu` is True),
     the pool and the conv's ReLU in one pass of the C pooling kernel where it applies."""
     if _relu_of(first) == "conv":
+        if _fits_fused_conv_kernel(first, second, inputs):
+            return first(inputs, training=training, _fused_pool=second)
         return second(first(inputs, training=training, _defer_activation=True), training=training, _relu=True)
     return first(second(inputs, training=training), training=training)
