@@ -5,6 +5,7 @@
     python examples/cifar10.py --epochs 2 --synthetic      # learnable synthetic CIFAR-shaped data
     python examples/cifar10.py --strategy mirrored --replicas 2   # 2 replicas (GPUs, else CPU processes)
     python examples/cifar10.py --strategy fsdp --replicas 2       # the same, weights and Adam state sharded
+    python examples/cifar10.py --dtype-policy mixed_bfloat16      # bfloat16 compute, float32 weights
 """
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="replicas for --strategy mirrored/fsdp: that many GPUs, or CPU processes where there is no "
                              "GPU (default: every GPU, else 1)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dtype-policy", default="float32",
+                        help="Keras mixed-precision policy, e.g. mixed_bfloat16 (CPUs with AMX/AVX512-BF16) or "
+                             "mixed_float16 (GPUs)")
     parser.add_argument("--verbose", default="auto")
     return parser.parse_args(argv)
 
@@ -95,8 +99,10 @@ def main(argv: list[str] | None = None) -> dict:
     # Normalize pixel values to be between 0 and 1
     train_images, test_images = train_images / 255.0, test_images / 255.0
 
+    tf.keras.mixed_precision.set_global_policy(args.dtype_policy)
     if chief:
-        print(f"Strategy: {type(strategy).__name__}, replicas in sync: {strategy.num_replicas_in_sync}")
+        print(f"Strategy: {type(strategy).__name__}, replicas in sync: {strategy.num_replicas_in_sync}, "
+              f"dtype policy: {args.dtype_policy}")
 
     with strategy.scope():
         model = tf.keras.models.Sequential([

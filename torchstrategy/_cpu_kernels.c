@@ -10,6 +10,7 @@
    over an earlier one), relu keeps NaN, and relu's backward passes the gradient unless output <= 0. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 static inline float from_f32(float v) { return v; }
 
@@ -245,16 +246,17 @@ void ts_conv_pool_forward(const float *restrict x, const float *restrict kernel,
 DEFINE_CONV_POOL_GRAD(conv_pool_grad_1, 1)
 DEFINE_CONV_POOL_GRAD(conv_pool_grad_2, 2)
 
-void ts_conv_pool_backward(const float *restrict x, const float *restrict grad_out, const int8_t *restrict code,
-                           float *restrict grad_kernel, float *restrict grad_bias, long n, long h, long w, long in,
-                           long kh, long kw, long out, int threads) {
+/* Returns 0, or 1 when the per-thread sums could not be allocated. */
+int ts_conv_pool_backward(const float *restrict x, const float *restrict grad_out, const int8_t *restrict code,
+                          float *restrict grad_kernel, float *restrict grad_bias, long n, long h, long w, long in,
+                          long kh, long kw, long out, int threads) {
   const long oh = (h - kh + 1) / 2, ow = (w - kw + 1) / 2, taps = kh * kw * in;
   const long step = out % 32 == 0 ? 32 : 16, teams = threads > 0 ? threads : 1, sums = taps * out + out;
   long offsets[MAX_TAPS + TAP_CHUNK];
   tap_offsets(offsets, w, in, kh, kw);
   for (long t = taps; t < taps + TAP_CHUNK; ++t) offsets[t] = 0;  /* padding taps read a real element */
-  double *totals = __builtin_alloca(sizeof(double) * sums * teams);
-  for (long s = 0; s < sums * teams; ++s) totals[s] = 0.0;
+  double *totals = calloc((size_t)(sums * teams), sizeof(double));
+  if (!totals) return 1;
   _Pragma("omp parallel num_threads(threads)")
   {
     double *mine = totals + omp_get_thread_num() * sums;
@@ -272,4 +274,6 @@ void ts_conv_pool_backward(const float *restrict x, const float *restrict grad_o
     if (s < taps * out) grad_kernel[s] = (float)v;
     else if (grad_bias) grad_bias[s - taps * out] = (float)v;
   }
+  free(totals);
+  return 0;
 }

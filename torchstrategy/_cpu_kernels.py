@@ -18,6 +18,7 @@ import platform
 import shutil
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 from typing import Iterator, Optional
 
@@ -30,8 +31,12 @@ _SOURCE = Path(__file__).with_name("_cpu_kernels.c")
 _FLAG_SETS = (["-O3", "-march=native", "-fopenmp"], ["-O3", "-fopenmp"])
 _POOL_DTYPES = (torch.float32, torch.bfloat16)
 
+#: the pooling kernel keeps one row of window state per channel on each thread's stack
+MAX_POOL_CHANNELS = 1 << 16
+
 _library: Optional[ctypes.CDLL] = None
 _load_tried = False
+_load_lock = threading.Lock()  # replicas that are threads (CentralStorageStrategy) may ask at once
 _paused = 0  # > 0 inside torch_ops_only()
 
 
@@ -76,7 +81,14 @@ def library() -> Optional[ctypes.CDLL]:
     global _library, _load_tried
     if _load_tried:
         return _library
-    _load_tried = True
+    with _load_lock:
+        if not _load_tried:
+            _library = _load()
+            _load_tried = True
+    return _library
+
+
+def _load() -> Optional[ctypes.CDLL]:
     from torchstrategy.cluster import environment
 
     if not environment.cpu_kernels_enabled():
@@ -103,7 +115,7 @@ def library() -> Optional[ctypes.CDLL]:
         getattr(lib, name).argtypes = [ptr, ptr, ptr] + [long_] * 6 + [int_]
     lib.ts_conv_pool_forward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
     lib.ts_conv_pool_backward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
-    _library = lib
+    lib.ts_conv_pool_backward.restype = int_
     return lib
 
 
@@ -210,9 +222,12 @@ class _ConvReluPoolNHWC(torch.autograd.Function):
             grad = grad.contiguous()
             grad_kernel = torch.empty(kernel.shape, dtype=torch.float32)
             grad_bias = torch.empty(out, dtype=torch.float32) if ctx.has_bias else None
-            _library.ts_conv_pool_backward(x.data_ptr(), grad.data_ptr(), code.data_ptr(), grad_kernel.data_ptr(),
-                                           0 if grad_bias is None else grad_bias.data_ptr(), n, h, w, channels, kh,
-                                           kw, out, torch.get_num_threads())
+            failed = _library.ts_conv_pool_backward(
+                x.data_ptr(), grad.data_ptr(), code.data_ptr(), grad_kernel.data_ptr(),
+                0 if grad_bias is None else grad_bias.data_ptr(), n, h, w, channels, kh, kw, out,
+                torch.get_num_threads())
+            if failed:
+                raise MemoryError("fused convolution backward: could not allocate its per-thread sums")
         return None, grad_kernel, grad_bias
 
 
@@ -255,7 +270,8 @@ def max_pool_nhwc(x: torch.Tensor, pool_size: tuple[int, int], relu: bool = Fals
     """
     kh, kw = pool_size
     if (type(x) is not torch.Tensor or x.device.type != "cpu" or x.dtype not in _POOL_DTYPES or x.dim() != 4
-            or not x.is_contiguous() or kh * kw > 127 or x.shape[1] < kh or x.shape[2] < kw or x.numel() == 0):
+            or not x.is_contiguous() or kh * kw > 127 or x.shape[1] < kh or x.shape[2] < kw or x.numel() == 0
+            or x.shape[3] > MAX_POOL_CHANNELS):
         return None
     if _paused or torch.compiler.is_compiling() or _functorch_active() or library() is None:
         return None
