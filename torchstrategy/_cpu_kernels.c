@@ -116,7 +116,11 @@ DEFINE_POOL_BACKWARD(ts_max_pool_backward_16, uint16_t)
 typedef float vf16 __attribute__((vector_size(64)));
 typedef int32_t vi16 __attribute__((vector_size(64)));
 typedef int8_t v16i8 __attribute__((vector_size(16)));
-int omp_get_thread_num(void);
+#ifdef _OPENMP
+#include <omp.h>
+#else
+static int omp_get_thread_num(void) { return 0; }  /* no OpenMP: the pragmas are ignored, one thread runs */
+#endif
 
 #define MAX_TAPS 64
 

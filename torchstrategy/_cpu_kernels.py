@@ -1,5 +1,5 @@
 """Hand-written CPU kernels (C in _cpu_kernels.c, compiled once per machine, called through ctypes) for the
-memory-bound glue torch's own CPU ops spend most of a small CNN's step on; each gives torch's exact numbers.
+memory-bound glue torch's own CPU ops spend most of a small CNN's step on, giving torch's numbers.
 
 Today, over (batch, height, width, channels) tensors: max pooling with windows equal to strides
 (optionally fused with the ReLU before it), and a first convolution (few input channels, an input that
@@ -27,8 +27,9 @@ import torch
 _log = logging.getLogger(__name__)
 _SOURCE = Path(__file__).with_name("_cpu_kernels.c")
 #: -march=native builds for the machine at hand (the cache key holds its CPU flags); -fopenmp links libgomp,
-#: which the loader resolves to the copy torch already has loaded.
-_FLAG_SETS = (["-O3", "-march=native", "-fopenmp"], ["-O3", "-fopenmp"])
+#: which the loader resolves to the copy torch already has loaded. Tried in order: a compiler without
+#: -march=native or OpenMP support still gives a (slower, then single-threaded) library.
+_FLAG_SETS = (["-O3", "-march=native", "-fopenmp"], ["-O3", "-fopenmp"], ["-O3"])
 _POOL_DTYPES = (torch.float32, torch.bfloat16)
 
 #: the pooling kernel keeps one row of window state per channel on each thread's stack
