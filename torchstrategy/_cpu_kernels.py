@@ -181,8 +181,8 @@ class _MaxPoolNHWC(torch.autograd.Function):
 
 
 #: the fused convolution's limits (_cpu_kernels.c): taps = kh * kw * in, output channels in vectors of 16
-MAX_CONV_TAPS = 64
-CONV_CHANNEL_MULTIPLE = 16
+_MAX_CONV_TAPS = 64
+_CONV_CHANNEL_MULTIPLE = 16
 
 
 class _ConvReluPoolNHWC(torch.autograd.Function):
@@ -247,7 +247,7 @@ def conv_relu_max_pool_nhwc(x: torch.Tensor, kernel: torch.Tensor,
             or x.requires_grad or kernel.dim() != 4 or kernel.dtype != torch.float32 or kernel.device.type != "cpu"):
         return None
     kh, kw, channels, out = kernel.shape
-    if (x.shape[3] != channels or kh * kw * channels > MAX_CONV_TAPS or out % CONV_CHANNEL_MULTIPLE
+    if (x.shape[3] != channels or kh * kw * channels > _MAX_CONV_TAPS or out % _CONV_CHANNEL_MULTIPLE
             or x.shape[1] < kh + 1 or x.shape[2] < kw + 1 or x.shape[0] == 0):
         return None
     if bias is not None and (bias.dtype != torch.float32 or bias.shape != (out,) or bias.device.type != "cpu"):

@@ -19,6 +19,7 @@ CPU_KERNELS_VARIABLE = "TORCHSTRATEGY_CPU_KERNELS"
 CACHE_DIR_VARIABLE = "TORCHSTRATEGY_CACHE_DIR"
 
 _TRUE_WORDS = {"1", "true", "yes", "on"}
+_FALSE_WORDS = {"0", "false", "no", "off"}
 
 
 def data_dir() -> Optional[str]:
@@ -50,12 +51,12 @@ def offline() -> bool:
 
 def keep_host_memory() -> bool:
     """False when `TORCHSTRATEGY_KEEP_HOST_MEMORY` is 0/false/no/off; True by default."""
-    return os.environ.get(KEEP_HOST_MEMORY_VARIABLE, "").strip().lower() not in {"0", "false", "no", "off"}
+    return os.environ.get(KEEP_HOST_MEMORY_VARIABLE, "").strip().lower() not in _FALSE_WORDS
 
 
 def cpu_kernels_enabled() -> bool:
     """False when `TORCHSTRATEGY_CPU_KERNELS` is 0/false/no/off; True by default."""
-    return os.environ.get(CPU_KERNELS_VARIABLE, "").strip().lower() not in {"0", "false", "no", "off"}
+    return os.environ.get(CPU_KERNELS_VARIABLE, "").strip().lower() not in _FALSE_WORDS
 
 
 def cache_dir() -> str:

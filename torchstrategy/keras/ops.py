@@ -301,6 +301,10 @@ swish = silu
 relu6 = _float_op(F.relu6, "relu6")
 log_sigmoid = _float_op(F.logsigmoid, "log_sigmoid")
 reciprocal = _float_op(torch.reciprocal, "reciprocal")
+ceil = _float_op(torch.ceil, "ceil")
+floor = _float_op(torch.floor, "floor")
+hard_silu = _float_op(F.hardswish, "hard_silu")
+selu = _float_op(F.selu, "selu")
 
 
 def relu(x: Any) -> torch.Tensor:
@@ -316,10 +320,6 @@ def elu(x: Any, alpha: float = 1.0) -> torch.Tensor:
     return F.elu(_float(x), alpha)
 
 
-def selu(x: Any) -> torch.Tensor:
-    return F.selu(_float(x))
-
-
 def gelu(x: Any, approximate: bool = True) -> torch.Tensor:
     """GELU; Keras's default is the tanh approximation."""
     return F.gelu(_float(x), approximate="tanh" if approximate else "none")
@@ -330,19 +330,7 @@ def hard_sigmoid(x: Any) -> torch.Tensor:
     return F.hardsigmoid(_float(x))
 
 
-def hard_silu(x: Any) -> torch.Tensor:
-    return F.hardswish(_float(x))
-
-
 hard_swish = hard_silu
-
-
-def floor(x: Any) -> torch.Tensor:
-    return torch.floor(_float(x))
-
-
-def ceil(x: Any) -> torch.Tensor:
-    return torch.ceil(_float(x))
 
 
 def round(x: Any, decimals: int = 0) -> torch.Tensor:

@@ -7,7 +7,6 @@ from typing import Any, Optional
 
 import torch
 
-from torchstrategy import _cpu_kernels
 from torchstrategy.keras import activations
 
 
@@ -49,24 +48,22 @@ def pools_before_relu(first: Any, second: Any) -> bool:
 
 
 def _fits_fused_conv_kernel(conv: Any, pool: Any, inputs: Any) -> bool:
-    """Whether conv -> ReLU -> pool has the shape _cpu_kernels.conv_relu_max_pool_nhwc computes (that
-    function still checks the tensors): a plain stride-1 'valid' Conv2D over an input that needs no
-    gradient (a model's first layer), few input channels, filters in 16s, then 2x2 pooling that drops
-    (not pads) an odd last row or column."""
+    """Whether conv -> ReLU -> pool is configured as _cpu_kernels.conv_relu_max_pool_nhwc computes it: a
+    plain stride-1 'valid' Conv2D, then 2x2 pooling that drops (not pads) an odd last row or column.
+    That function checks the tensors (dtype, input channels, filters, no input gradient) and declines
+    into the unfused pool-then-ReLU path."""
     from torchstrategy.keras.layers.conv import Conv2D
 
     if type(conv) is not Conv2D or not conv.built or not pool.built or conv.groups != 1:
         return False
-    if not isinstance(inputs, torch.Tensor) or inputs.requires_grad or inputs.dim() != 4:
-        return False
     if (conv.data_format != "channels_last" or conv.padding != "valid" or tuple(conv.strides) != (1, 1)
             or tuple(conv.dilation_rate) != (1, 1) or tuple(pool.pool_size) != (2, 2) or tuple(pool.strides) != (2, 2)):
         return False
-    kh, kw, channels, filters = conv.kernel.shape
-    if kh * kw * channels > _cpu_kernels.MAX_CONV_TAPS or filters % _cpu_kernels.CONV_CHANNEL_MULTIPLE:
-        return False
-    rows, cols = int(inputs.shape[1]) - kh + 1, int(inputs.shape[2]) - kw + 1
-    return pool.padding == "valid" or (rows % 2 == 0 and cols % 2 == 0)
+    if pool.padding == "valid":
+        return True
+    kh, kw = conv.kernel_size
+    return isinstance(inputs, torch.Tensor) and (int(inputs.shape[1]) - kh + 1) % 2 == 0 \
+        and (int(inputs.shape[2]) - kw + 1) % 2 == 0
 
 
 def pool_then_relu(first: Any, second: Any, inputs: Any, training: Optional[bool]) -> Any:

@@ -47,8 +47,6 @@ class _Pooling(Layer):
         fast = self._max_pool_kernel(inputs, relu=_relu)
         if fast is not None:
             return fast
-        if _relu:
-            return activations.relu(self.call(inputs))
         x = _to_channels_first(inputs, self.data_format)
         rank = self._RANK
         if self.padding == "valid":
@@ -61,7 +59,8 @@ class _Pooling(Layer):
             y = _MAX_FNS[rank](x, self.pool_size, self.strides, padding)
         else:
             y = self._average(x, pads)
-        return _from_channels_first(y, self.data_format)
+        y = _from_channels_first(y, self.data_format)
+        return activations.relu(y) if _relu else y
 
     def _max_pool_kernel(self, inputs: torch.Tensor, relu: bool) -> Optional[torch.Tensor]:
         """`[relu](max_pool(inputs))` from the C kernel (exactly torch's numbers) where it applies: 2-D,
