@@ -31,7 +31,7 @@ class KillAt(tf.keras.callbacks.Callback):
         self.step = 0
 
     def on_train_batch_end(self, batch, logs=None):
-        self.step = self.model._progress.global_step
+        self.step = self.training_state.progress.global_step
         marker = os.path.join(out, f"killed_{self.step}")
         if rank == 1 and self.step in kills and not os.path.exists(marker):
             open(marker, "w").close()

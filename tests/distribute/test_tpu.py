@@ -218,7 +218,7 @@ class _StopOnceAt:
             fired = False
 
             def on_train_batch_end(self, batch, logs=None):
-                if not StopOnceAt.fired and self.model._progress.global_step == step:
+                if not StopOnceAt.fired and self.training_state.progress.global_step == step:
                     StopOnceAt.fired = True
                     raise KeyboardInterrupt("stopped by the test")
 

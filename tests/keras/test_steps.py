@@ -8,6 +8,7 @@ import pytest
 import torch
 
 import torchstrategy as tf
+from torchstrategy.keras import runtime
 
 
 def _data(n: int = 96, seed: int = 0):
@@ -146,7 +147,7 @@ def test_compute_loss_is_scaled_for_distribution_like_keras():
         with strategy.scope():
             model = _functional()
         full = model._compiled.compute_loss(torch.from_numpy(y), model(torch.from_numpy(x)), None, [])
-        model._runtime = None
+        runtime.forget(model)
         shares = strategy.run(lambda: model.compute_loss(y=torch.from_numpy(y), y_pred=model(torch.from_numpy(x))))
         for share in strategy.experimental_local_results(shares):
             assert float(share) == pytest.approx(float(full) / 2, rel=1e-6)

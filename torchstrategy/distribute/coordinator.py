@@ -97,7 +97,9 @@ class ClusterCoordinator:
     def __init__(self, strategy: Any) -> None:
         if getattr(self, "_started", False):
             return
-        if not getattr(strategy, "schedules_steps", False) or not hasattr(strategy, "_pack"):
+        from torchstrategy.distribute.parameter_server import ParameterServerStrategy
+
+        if not isinstance(strategy, ParameterServerStrategy):
             raise ValueError(f"ClusterCoordinator needs a tf.distribute.ParameterServerStrategy; got "
                              f"{type(strategy).__name__}. Other strategies run steps directly (strategy.run).")
         self.strategy = strategy

@@ -11,6 +11,7 @@ import torch
 from torchstrategy.cluster.ps import PSClusterLayout, ps_layout
 from torchstrategy.distribute.parts.closures import _ClosurePickler
 from torchstrategy.distribute.parts.rpc_group import RpcGroup
+from torchstrategy.distribute.parts.stepping import ScheduledStepping
 from torchstrategy.distribute.parts.variable_registry import VariableRegistry
 from torchstrategy.distribute.parts.variable_store import VariableClient
 from torchstrategy.distribute.strategy import Strategy, StrategyExtended
@@ -44,9 +45,6 @@ class ParameterServerStrategy(Strategy):
     >>> # coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
     """
 
-    #: fit() schedules steps through a ClusterCoordinator instead of running them here.
-    schedules_steps = True
-
     def __init__(self, cluster_resolver: Any = None, variable_partitioner: Optional[Callable] = None) -> None:
         if cluster_resolver is None:
             from torchstrategy.cluster.resolvers import TFConfigClusterResolver
@@ -68,9 +66,14 @@ class ParameterServerStrategy(Strategy):
         self._pickler = _ClosurePickler(self._registry, self)
         self._cluster_coordinator: Any = None
         self._closed = False
-        super().__init__("cpu", cluster_resolver=cluster_resolver)
+        super().__init__("cpu", stepping=ScheduledStepping(self._coordinator), cluster_resolver=cluster_resolver)
         self.variable_partitioner = variable_partitioner
         atexit.register(self.teardown)
+
+    def _coordinator(self) -> Any:
+        from torchstrategy.distribute.coordinator import ClusterCoordinator
+
+        return ClusterCoordinator(self)
 
     @property
     def num_workers(self) -> int:

@@ -41,7 +41,7 @@ class Strategy:
     """
 
     def __init__(self, device: Any, collectives: Any = None, replication: Any = None, precision: Any = None,
-                 checkpoint_io: Any = None, placement: Any = None, cluster_resolver: Any = None,
+                 checkpoint_io: Any = None, placement: Any = None, stepping: Any = None, cluster_resolver: Any = None,
                  allow_uneven_split: bool = False, needs_model_in_scope: bool = False) -> None:
         self._device = torch.device(device)
         self._collectives = _parts.check_part("collectives", collectives or _parts.SingleReplicaCollectives())
@@ -55,6 +55,7 @@ class Strategy:
         self._placement = _parts.check_part("placement", placement or _parts.BatchPlacement(
             self._device, local, combine=_per_replica, collectives=self._collectives,
             allow_uneven_split=allow_uneven_split))
+        self._stepping = _parts.check_part("stepping", stepping or _parts.LocalStepping())
         self._resolver = cluster_resolver
         #: True for strategies whose variables must be created inside `scope()` (mirrored, sharded).
         self.needs_model_in_scope = needs_model_in_scope
@@ -266,6 +267,38 @@ class Strategy:
         compiles and runs them as one graph; elsewhere nothing changes."""
         execution = getattr(self._collectives, "execution", None)
         return execution() if execution is not None else contextlib.nullcontext()
+
+    # ----- the protocol: running a loop's steps (the stepping part) ---------------------------
+    def step_inputs(self, source: Any, mode: str, steps: Optional[int] = None, options: Any = None) -> Any:
+        """What fit ("train"), evaluate ("test") or predict ("predict") iterates, one item per step, made
+        from `source` (a dataset, DataLoader, iterator or dataset function); `steps` as the caller gave it."""
+        return self._stepping.step_inputs(self, source, mode, steps, options)
+
+    def example_batch(self, item: Any) -> Any:
+        """A batch of this process that the model can be built from, for one item of `step_inputs`."""
+        return self._stepping.example_batch(item)
+
+    def prepare_steps(self, build: Callable[[], None]) -> None:
+        """Called once before a loop's first step: `build` creates what steps would create lazily
+        (compiled metrics); strategies whose steps run elsewhere need it created here first."""
+        self._stepping.prepare(build)
+
+    def train_steps(self, step_fn: Callable, items: Sequence[Any]) -> Any:
+        """One execution of training steps: `step_fn(batch)` for each item on every replica. The last step's
+        result (per replica), or None where steps run asynchronously (read the results after `wait_steps`)."""
+        return self._stepping.train(self, step_fn, items)
+
+    def test_steps(self, step_fn: Callable, items: Sequence[Any]) -> Any:
+        """As `train_steps`, in inference (no gradients)."""
+        return self._stepping.test(self, step_fn, items)
+
+    def predict_steps(self, step_fn: Callable, items: Sequence[Any]) -> list:
+        """Each item's per-replica outputs, in order."""
+        return self._stepping.predict(self, step_fn, items)
+
+    def wait_steps(self) -> None:
+        """Returns once every step given so far has run and this process's variables are current."""
+        self._stepping.wait()
 
     def no_sync(self, module: nn.Module) -> ContextManager[Any]:
         """Within it, backward does not synchronise gradients (gradient accumulation)."""

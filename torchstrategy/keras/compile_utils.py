@@ -151,6 +151,17 @@ class CompiledState:
                     metrics_module.get(item)
 
     # ----- building on the first batch -----------------------------------------------------
+    @property
+    def built(self) -> bool:
+        """True once the compiled metrics exist (built from the first batch's targets and outputs)."""
+        return self._metrics is not None
+
+    def build(self, y: Any, y_pred: Any) -> None:
+        """Creates the compiled metrics from one batch's targets and outputs, unless they exist."""
+        with _BUILD_LOCK:
+            if self._metrics is None:
+                self._build(y, y_pred)
+
     def _build(self, y: Any, y_pred: Any) -> None:
         preds = _output_list(self.model, y_pred)
         count = len(preds)

@@ -9,7 +9,6 @@ from typing import Any, Iterator, Optional
 import numpy as np
 import torch
 
-from torchstrategy import _context
 from torchstrategy.data.dataset import Dataset
 from torchstrategy.data.distribute import DistributedDataset, fingerprint, flatten_structure, map_structure
 from torchstrategy.keras.dataset_creator import DatasetCreator
@@ -117,13 +116,13 @@ def split_validation(x: Any, y: Any, sample_weight: Any, validation_split: float
 
 
 def adapt(x: Any, y: Any = None, sample_weight: Any = None, batch_size: Optional[int] = None,
-          shuffle: Any = False, steps: Optional[int] = None, strategy: Any = None) -> EpochData:
-    """Wraps any accepted input as EpochData of global batches (a DatasetCreator: of the per-replica
-    batches that `strategy`, the model's, builds with it; the current scope's strategy when None)."""
+          shuffle: Any = False, steps: Optional[int] = None) -> EpochData:
+    """Wraps any accepted input as EpochData of global batches (a DatasetCreator stays the dataset function
+    it is: the model's strategy calls it, once per input pipeline, when it makes the steps' inputs)."""
     if batch_size is not None and (not isinstance(batch_size, int) or batch_size <= 0):
         raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}.")
     if isinstance(x, DatasetCreator):
-        return _from_creator(x, y, sample_weight, steps, strategy)
+        return _from_creator(x, y, sample_weight, steps)
     if isinstance(x, (Dataset, DistributedDataset)):
         if y is not None:
             raise ValueError("`y` argument is not supported when x is a dataset: the dataset must yield "
@@ -159,8 +158,7 @@ def adapt(x: Any, y: Any = None, sample_weight: Any = None, batch_size: Optional
     return EpochData(dataset, min(steps, per_epoch) if steps is not None else per_epoch)
 
 
-def _from_creator(creator: DatasetCreator, y: Any, sample_weight: Any, steps: Optional[int],
-                  strategy: Any) -> EpochData:
+def _from_creator(creator: DatasetCreator, y: Any, sample_weight: Any, steps: Optional[int]) -> EpochData:
     """As TF: the strategy calls the creator once per input pipeline, and one iterator runs across epochs
     (the function's own shuffle buffer keeps going instead of restarting each epoch)."""
     if y is not None or sample_weight is not None:
@@ -172,9 +170,7 @@ def _from_creator(creator: DatasetCreator, y: Any, sample_weight: Any, steps: Op
                          "data), or `steps` to Model.evaluate / Model.predict.")
     if not isinstance(steps, int) or isinstance(steps, bool) or steps <= 0:
         raise ValueError(f"The number of steps for a DatasetCreator must be a positive integer; got {steps!r}.")
-    strategy = strategy if strategy is not None else _context.get_strategy()
-    distributed = strategy.distribute_datasets_from_function(creator, options=creator.input_options)
-    return EpochData(distributed, steps, persistent=True)
+    return EpochData(creator, steps, persistent=True)
 
 
 def _lists_as_tuples(value: Any) -> Any:
@@ -197,7 +193,7 @@ def chief_arrays(strategy: Any, *arrays: Any) -> tuple:
     """`arrays` as the chief holds them on every process of a multi-process strategy: TF's one-process
     MirroredStrategy trains on the script's arrays, so replicas that drew their own (unseeded NumPy data)
     take rank 0's; arrays that are already equal everywhere cost one small gather."""
-    if getattr(strategy, "num_processes", 1) <= 1 or not all(a is None or _is_array_like(a) for a in arrays) \
+    if strategy.num_processes <= 1 or not all(a is None or _is_array_like(a) for a in arrays) \
             or all(a is None for a in arrays):
         return arrays
     everyone = strategy.gather_objects(fingerprint(flatten_structure(arrays)))

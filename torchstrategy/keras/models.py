@@ -10,7 +10,7 @@ import torch
 
 from torchstrategy import _context
 from torchstrategy.data.distribute import flatten_structure
-from torchstrategy.keras import compile_utils, functional, steps, training
+from torchstrategy.keras import compile_utils, functional, runtime, steps, training
 from torchstrategy.keras.functional import InputLayer, KerasTensor
 from torchstrategy.keras.saving import load_model  # noqa: F401  (keras.models.load_model)
 from torchstrategy.keras.layers.base import Layer, _shape_of, _shape_str
@@ -45,7 +45,6 @@ class Model(Layer):
         self.optimizer: Any = None
         self._compiled: Optional[compile_utils.CompiledState] = None
         self._strategy = _context.get_strategy() if _context.has_strategy() else None
-        self._runtime: Optional[training.Runtime] = None
         self.run_eagerly = False
 
     # ----- facts ---------------------------------------------------------------------------
@@ -90,7 +89,7 @@ class Model(Layer):
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         strategy = self.__dict__.get("_strategy")
-        if strategy is not None and strategy.setup_before_first_call and self._runtime is None \
+        if strategy is not None and strategy.setup_before_first_call and runtime.runtime_of(self) is None \
                 and torch.is_grad_enabled() and not self.__dict__.get("_setting_up") \
                 and not _context._inside_layer_call() \
                 and not any(isinstance(leaf, KerasTensor) for leaf in flatten_structure(inputs)):
@@ -98,7 +97,7 @@ class Model(Layer):
             # (building calls run without gradients, so layers a Sequential adds later are sharded too).
             self.__dict__["_setting_up"] = True
             try:
-                training._runtime(self, inputs)
+                runtime.set_up(self, inputs)
             finally:
                 self.__dict__["_setting_up"] = False
         return super().__call__(inputs, *args, **kwargs)
@@ -157,7 +156,7 @@ class Model(Layer):
                                                 jit_compile=jit_compile is True,
                                                 steps_per_execution=steps_per_execution)
         self.run_eagerly = bool(run_eagerly)
-        self._runtime = None
+        runtime.forget(self)
         self.stop_training = False
 
     # ----- Keras's overridable steps (steps.py): called once per replica and batch ----------

@@ -9,7 +9,7 @@ import torch
 
 from torchstrategy.data.distribute import flatten_structure
 from torchstrategy.keras import data_adapter
-from torchstrategy.keras.steps import call_on_one_row, eval_mode
+from torchstrategy.keras.runtime import call_on_one_row, eval_mode
 
 
 def check_epochs(epochs: Any, initial_epoch: Any) -> None:

@@ -2,61 +2,23 @@
 once per replica and batch, and the `compute_loss` / `compute_metrics` pieces a custom step reuses."""
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator, Optional
+from typing import Any, Optional
 
-import numpy as np
 import torch
 
-from torchstrategy import _context
-from torchstrategy.data.distribute import batch_size_of, map_structure
-from torchstrategy.distribute.values import PerReplica
+from torchstrategy.data.distribute import batch_size_of
 from torchstrategy.keras.data_adapter import unpack
-
-
-def first_replica(value: Any) -> Any:
-    """Replica 0's part of a per-replica value (what logs and model building look at)."""
-    return value.values[0] if isinstance(value, PerReplica) else value
-
-
-@contextlib.contextmanager
-def eval_mode(model: Any) -> Iterator[None]:
-    """torch modules nested in the model (nn.Dropout, nn.BatchNorm) follow inference mode too."""
-    modes = [(module, module.training) for module in model.modules()]
-    model.eval()
-    try:
-        yield
-    finally:
-        for module, mode in modes:
-            module.training = mode
-
-
-def call_on_one_row(model: Any, x: Any, context: Any) -> Any:
-    """The model on the first row of `x` (replica 0's part), without gradients, inside the model's strategy
-    scope and `context` (building weights, or checking shapes in inference mode)."""
-    x = first_replica(x)
-    params = list(model.parameters())
-    device = params[0].device if params else torch.device("cpu")
-
-    def row(leaf: Any) -> Any:
-        if isinstance(leaf, np.ndarray):
-            leaf = torch.from_numpy(np.ascontiguousarray(leaf))
-        return leaf[:1].to(device) if isinstance(leaf, torch.Tensor) else leaf
-
-    strategy = model.distribute_strategy
-    scope = contextlib.nullcontext() if _context.get_strategy() is strategy else strategy.scope()
-    with torch.no_grad(), scope, context:
-        return model(map_structure(row, x), training=False)
+from torchstrategy.keras.runtime import runtime_of
 
 
 def _module(model: Any) -> Any:
     """What a step calls for the forward pass: the strategy's wrapper (e.g. DDP) once fit set it up."""
-    runtime = model._runtime
+    runtime = runtime_of(model)
     return runtime.module if runtime is not None else model
 
 
 def _strategy(model: Any) -> Any:
-    runtime = model._runtime
+    runtime = runtime_of(model)
     return runtime.strategy if runtime is not None else model.distribute_strategy
 
 

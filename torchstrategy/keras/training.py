@@ -1,7 +1,8 @@
-"""The epoch and step loops behind fit/evaluate/predict and the *_on_batch calls. They know
-only the Strategy interface: setup, distribute the data, backward, optimizer_step, reduce."""
+"""The one epoch and step loop behind fit/evaluate/predict and the *_on_batch calls, for every strategy.
+It knows only the Strategy protocol: step inputs, running an execution's steps, waiting, reducing."""
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 from typing import Any, Callable, Iterator, Optional
@@ -9,71 +10,22 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 import torch
 
-from torchstrategy.data.distribute import flatten_structure, map_structure
 from torchstrategy.keras import callbacks as callbacks_module
 from torchstrategy.keras import data_adapter
 from torchstrategy.keras import preflight
 from torchstrategy.keras.data_adapter import unpack
-from torchstrategy.keras.progress import TrainingProgress, apply_resume_point
-from torchstrategy.keras.steps import call_on_one_row, eval_mode, first_replica
-from torchstrategy.nest import pack_sequence_as
+from torchstrategy.keras.dataset_creator import DatasetCreator
+from torchstrategy.keras.runtime import Runtime, eval_mode, first_replica, set_up
+from torchstrategy.keras.training_state import TrainingState, apply_resume_point
+from torchstrategy.nest import flatten as flatten_structure, map_structure, pack_sequence_as
 
 
-class Runtime:
-    """A model's training-time objects: its strategy, the module a step calls, the built optimizer.
-
-    Setting up gives the model's strategy to every layer and to the optimizer, so that none of them
-    looks a strategy up while a step runs (fit() may be called outside `strategy.scope()`)."""
-
-    def __init__(self, model: Any, sample_x: Any) -> None:
-        self.strategy = model.distribute_strategy
-        _build_if_needed(model, sample_x)
-        model._set_distribute_strategy(self.strategy)
-        if model.optimizer is not None and hasattr(model.optimizer, "_set_distribute_strategy"):
-            model.optimizer._set_distribute_strategy(self.strategy)
-        self.module = self.strategy.setup(model, model.optimizer)
-        if model._compiled is not None and model._compiled.jit_compile:
-            self.module = torch.compile(self.module)
-        if model.optimizer is not None and hasattr(model.optimizer, "build"):
-            model.optimizer.build(model.trainable_variables)
-        self.device = self.strategy.device
-
-
-def _build_if_needed(model: Any, sample_x: Any) -> None:
-    unbuilt = [layer for layer in model._flatten_layers() if not layer.built]
-    if not unbuilt and model.built:
-        return
-    if sample_x is None:
-        raise ValueError(f"Model '{model.name}' is not built and there is no batch to build it from: give its first "
-                         f"layer input_shape=, or call model.build(input_shape) before fit().")
-    # weights created here are mirrored (or sharded) like ones created in scope
-    call_on_one_row(model, sample_x, model.distribute_strategy.init_context())
-
-
-def _runtime(model: Any, sample_x: Any) -> Runtime:
-    if model._runtime is None or model._runtime.strategy is not model.distribute_strategy:
-        model._runtime = Runtime(model, sample_x)
-    return model._runtime
-
-
-class _Placed:
-    """A Python iterator of batches (a generator) with each batch put on the strategy's device(s)."""
-
-    def __init__(self, iterator: Iterator[Any], place: Callable[[Any], Any]) -> None:
-        self._iterator, self._place = iterator, place
-
-    def __iter__(self) -> "_Placed":
-        return self
-
-    def __next__(self) -> Any:
-        return self._place(next(self._iterator))
-
-
-def _distributed(strategy: Any, data: data_adapter.EpochData) -> data_adapter.EpochData:
-    """fit, evaluate and predict all read their batches this way: a dataset (or DataLoader) is
-    distributed by the strategy, whatever `steps` says; a plain iterator is placed batch by batch."""
-    source = data.source
-    owner = getattr(source, "distribute_strategy", None)
+def _epoch_data(strategy: Any, data: data_adapter.EpochData, mode: str, steps: Optional[int],
+                options: Any = None) -> data_adapter.EpochData:
+    """fit ("train"), evaluate ("test") and predict ("predict") all read their steps' inputs this way: the
+    adapted data made into one item per step by the strategy (distributed over its replicas, or read on
+    its workers), whatever `steps` says. `steps` is what the caller gave (None: from the data)."""
+    owner = getattr(data.source, "distribute_strategy", None)
     if owner is not None and owner is not strategy and max(owner.num_replicas_in_sync,
                                                            strategy.num_replicas_in_sync) > 1:
         raise ValueError(
@@ -82,11 +34,26 @@ def _distributed(strategy: Any, data: data_adapter.EpochData) -> data_adapter.Ep
             f"built and compiled outside that strategy's scope, so each replica would train its own copy on part of "
             f"the data and the copies would drift apart. Create and compile the model inside "
             f"`with strategy.scope():` (as TF requires), then call fit/evaluate/predict.")
-    if hasattr(source, "__next__"):
-        source = _Placed(source, strategy.place_batch)
-    else:
-        source = strategy.experimental_distribute_dataset(source)
+    source = strategy.step_inputs(data.source, mode, steps, options)
     return data_adapter.EpochData(source, data.steps, data.persistent)
+
+
+def _prepare(model: Any, strategy: Any, example: Any) -> Runtime:
+    """The model's runtime, set up from the example batch; then whatever steps would create lazily (the
+    compiled metrics) created here when the strategy needs it before the first step."""
+    runtime = set_up(model, unpack(example)[0] if example is not None else None)
+    compiled = model._compiled
+
+    def build_metrics() -> None:
+        if compiled is None or compiled.built or example is None:
+            return
+        x, y, _ = unpack(example)
+        if y is not None:
+            with torch.no_grad(), eval_mode(model):
+                compiled.build(y, model(x, training=False))
+
+    strategy.prepare_steps(build_metrics)
+    return runtime
 
 
 def _executions(iterator: Iterator[Any], steps: Optional[int], per_execution: int) -> Iterator[list]:
@@ -144,16 +111,21 @@ def _with_class_weights(table: Optional[torch.Tensor], batch: Any) -> Any:
     return x, y, _class_weights(table, y, sample_weight)
 
 
-def _train_logs(model: Any, runtime: Runtime, batch: Any, class_weights: Optional[torch.Tensor] = None) -> dict:
-    """One training step on every local replica (`model.train_step`, maybe overridden); replica 0's logs."""
-    step = model.train_step if class_weights is None else \
-        (lambda data: model.train_step(_with_class_weights(class_weights, data)))
-    return first_replica(runtime.strategy.run(step, args=(batch,)))
+def _train_step(model: Any, class_weights: Optional[torch.Tensor]) -> Callable[[Any], dict]:
+    """What one training step runs on each replica: `model.train_step` (maybe overridden), on batches
+    given class weights when fit() has a class_weight table."""
+    if class_weights is None:
+        return model.train_step
+    return functools.partial(_weighted_train_step, model, class_weights)
 
 
-def _test_logs(model: Any, runtime: Runtime, batch: Any) -> dict:
-    with torch.no_grad():
-        return first_replica(runtime.strategy.run(model.test_step, args=(batch,)))
+def _weighted_train_step(model: Any, class_weights: torch.Tensor, data: Any) -> dict:
+    return model.train_step(_with_class_weights(class_weights, data))
+
+
+def _logs_of(result: Any) -> Any:
+    """Replica 0's logs of an execution's last step (None when its steps ran asynchronously)."""
+    return None if result is None else first_replica(result)
 
 
 def _raise_explained(strategy: Any, error: RuntimeError, where: str) -> None:
@@ -190,13 +162,6 @@ def _float_logs(logs: dict) -> dict:
     return {key: float(value) for key, value in logs.items()}
 
 
-def _steps(iterator: Iterator[Any], steps: Optional[int]) -> Iterator[tuple[int, Any]]:
-    for step, batch in enumerate(iterator):
-        yield step, batch
-        if steps is not None and step + 1 >= steps:
-            return
-
-
 def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = None, epochs: int = 1,
         verbose: Any = "auto", callbacks: Any = None, validation_split: float = 0.0, validation_data: Any = None,
         shuffle: Any = True, class_weight: Any = None, sample_weight: Any = None, initial_epoch: int = 0,
@@ -206,20 +171,13 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     if kwargs:
         raise TypeError(f"fit() got unexpected keyword arguments: {sorted(kwargs)}")
     preflight.check_epochs(epochs, initial_epoch)
-    if getattr(model.distribute_strategy, "schedules_steps", False):  # steps run on remote workers
-        from torchstrategy.keras import scheduled_training
-
-        return scheduled_training.fit(
-            model, x, epochs, _verbosity(verbose), callbacks, validation_data, initial_epoch, steps_per_epoch,
-            validation_steps, validation_freq,
-            unsupported={"y": y, "sample_weight": sample_weight, "class_weight": class_weight,
-                         "validation_split": validation_split, "batch_size": batch_size})
+    strategy = model.distribute_strategy
     class_weights = _class_weight_table(class_weight)
-    x, y, sample_weight = data_adapter.chief_arrays(model.distribute_strategy, x, y, sample_weight)
+    x, y, sample_weight = data_adapter.chief_arrays(strategy, x, y, sample_weight)
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = data_adapter.split_validation(x, y, sample_weight, validation_split)
-    strategy = model.distribute_strategy
-    data = _distributed(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch, strategy=strategy))
+    data = _epoch_data(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch),
+                       "train", steps_per_epoch, _input_options(x))
     val_data = None
     if validation_data is not None:
         val_data = unpack(validation_data) if isinstance(validation_data, (tuple, list)) \
@@ -227,15 +185,17 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     verbose = _verbosity(verbose)
     cbs = callbacks_module.CallbackList(callbacks, add_history=True, add_progbar=verbose != 0, model=model,
                                         verbose=verbose, epochs=epochs, steps=data.steps)
+    state = TrainingState()
+    cbs.set_training_state(state)
     model.stop_training = False
     compiled = model._compiled
     per_execution = compiled.steps_per_execution
+    step_fn = _train_step(model, class_weights)
     runtime: Optional[Runtime] = None
     logs: dict = {}
-    progress = TrainingProgress()
-    model._progress = progress  # what a backup callback saves
+    progress = state.progress
     cbs.on_train_begin()
-    resume = model.__dict__.pop("_resume_point", None)  # left by BackupAndRestore.on_train_begin
+    resume = state.take_resume_point()  # left by BackupAndRestore.on_train_begin
     for epoch in range(resume["epoch"] if resume else initial_epoch, epochs):
         compiled.reset()
         resuming = resume is not None and epoch == resume["epoch"]
@@ -250,8 +210,10 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
                               "steps_per_epoch * epochs batches (e.g. use .repeat()).", stacklevel=2)
                 break
         if runtime is None:
-            runtime = _runtime(model, unpack(first)[0] if first is not None else None)
-            preflight.check_before_training(model, unpack(first)[0] if first is not None else None, class_weights, val_data)
+            example = strategy.example_batch(first) if first is not None else None
+            runtime = state.runtime = _prepare(model, strategy, example)
+            preflight.check_before_training(model, unpack(example)[0] if example is not None else None,
+                                            class_weights, val_data)
             runtime.module.train()
         if resuming:
             apply_resume_point(model, runtime, resume, progress)
@@ -267,13 +229,12 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
         for execution in _executions(iterator, limit, per_execution):
             if batch_hooks:
                 cbs.on_train_batch_begin(step)
-            with runtime.strategy.execution():  # an XLA mesh runs the execution's steps as one graph
-                for batch in execution:
-                    try:
-                        step_logs = _train_logs(model, runtime, batch, class_weights)
-                    except RuntimeError as error:
-                        _raise_explained(runtime.strategy, error, f"at epoch {epoch + 1}, batch {progress.step}")
-                    progress.finish_step()
+            try:
+                step_logs = _logs_of(runtime.strategy.train_steps(step_fn, execution))
+            except RuntimeError as error:
+                _raise_explained(runtime.strategy, error, f"at epoch {epoch + 1}, batch {progress.step}")
+            for _ in execution:
+                progress.finish_step()
             if batch_hooks:
                 cbs.on_train_batch_end(step + per_execution - 1, step_logs)
             step += len(execution)
@@ -282,6 +243,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
                 model.stop_training = runtime.strategy.any_replica(model.stop_training)
             if model.stop_training:
                 break
+        runtime.strategy.wait_steps()
         logs = _epoch_logs(compiled, runtime.strategy, step_logs)
         if val_data is not None and _should_validate(epoch, validation_freq):
             val_logs = evaluate(model, x=val_data[0], y=val_data[1], sample_weight=val_data[2],
@@ -299,6 +261,11 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     return model.history
 
 
+def _input_options(x: Any) -> Any:
+    """The tf.distribute.InputOptions a DatasetCreator carries (None for other inputs)."""
+    return x.input_options if isinstance(x, DatasetCreator) else None
+
+
 def _should_validate(epoch: int, validation_freq: Any) -> bool:
     if isinstance(validation_freq, int):
         return (epoch + 1) % validation_freq == 0
@@ -312,13 +279,9 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     if kwargs:
         raise TypeError(f"evaluate() got unexpected keyword arguments: {sorted(kwargs)}")
     strategy = model.distribute_strategy
-    if getattr(strategy, "schedules_steps", False):  # steps run on remote workers
-        from torchstrategy.keras import scheduled_training
-
-        return scheduled_training.evaluate(model, x, steps, callbacks, return_dict,
-                                           unsupported={"y": y, "sample_weight": sample_weight, "batch_size": batch_size})
     x, y, sample_weight = data_adapter.chief_arrays(strategy, x, y, sample_weight)
-    data = _distributed(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, False, steps, strategy=strategy))
+    data = _epoch_data(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, False, steps), "test", steps,
+                       _input_options(x))
     verbose = _verbosity(verbose)
     cbs = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else callbacks_module.CallbackList(
         callbacks, add_progbar=verbose != 0, model=model, verbose=verbose, epochs=1, steps=data.steps)
@@ -329,18 +292,19 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
         first, iterator = _first_batch(data.epoch_iterator())
     except StopIteration:
         raise ValueError("evaluate() got no data: the dataset is empty.") from None
-    runtime = _runtime(model, unpack(first)[0])
+    runtime = _prepare(model, strategy, strategy.example_batch(first))
     batch_hooks = cbs._should_call_test_batch_hooks
+    per_execution = compiled.steps_per_execution
     step, step_logs = 0, None
     with eval_mode(model):
-        for execution in _executions(iterator, data.steps, compiled.steps_per_execution):
+        for execution in _executions(iterator, data.steps, per_execution):
             if batch_hooks:
                 cbs.on_test_batch_begin(step)
-            for batch in execution:
-                step_logs = _test_logs(model, runtime, batch)
+            step_logs = _logs_of(runtime.strategy.test_steps(model.test_step, execution))
             if batch_hooks:
-                cbs.on_test_batch_end(step + compiled.steps_per_execution - 1, step_logs)
+                cbs.on_test_batch_end(step + per_execution - 1, step_logs)
             step += len(execution)
+        runtime.strategy.wait_steps()
     logs = _epoch_logs(compiled, runtime.strategy, step_logs)
     cbs.on_test_end(logs)
     if return_dict:
@@ -373,23 +337,27 @@ def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any =
         raise TypeError(f"predict() got unexpected keyword arguments: {sorted(kwargs)}")
     strategy = model.distribute_strategy
     (x,) = data_adapter.chief_arrays(strategy, x)
-    data = _distributed(strategy, data_adapter.adapt(x, None, None, batch_size, False, steps, strategy=strategy))
+    data = _epoch_data(strategy, data_adapter.adapt(x, None, None, batch_size, False, steps), "predict", steps,
+                       _input_options(x))
     verbose = _verbosity(verbose)
     cbs = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=model, verbose=verbose,
                                         epochs=1, steps=data.steps)
+    per_execution = model._compiled.steps_per_execution if model._compiled is not None else 1
     cbs.on_predict_begin()
     outputs: list = []
     runtime: Optional[Runtime] = None
     structure: Any = None
+    step = 0
     with torch.no_grad(), eval_mode(model):
-        for step, batch in _steps(data.epoch_iterator(), data.steps):
+        for execution in _executions(data.epoch_iterator(), data.steps, per_execution):
             if runtime is None:
-                runtime = _runtime(model, unpack(first_replica(batch))[0])
+                runtime = _prepare(model, strategy, strategy.example_batch(execution[0]))
             cbs.on_predict_batch_begin(step)
-            result = runtime.strategy.run(model.predict_step, args=(batch,))
-            structure, columns = _local_rows(runtime.strategy, result)
-            outputs.append(columns)
-            cbs.on_predict_batch_end(step, {"outputs": structure})
+            for result in runtime.strategy.predict_steps(model.predict_step, execution):
+                structure, columns = _local_rows(runtime.strategy, result)
+                outputs.append(columns)
+            cbs.on_predict_batch_end(step + per_execution - 1, {"outputs": structure})
+            step += len(execution)
     cbs.on_predict_end()
     if not outputs:
         raise ValueError("predict() got no data: the input is empty.")
@@ -416,27 +384,28 @@ def _batch_logs(logs: dict, return_dict: bool) -> Any:
 def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool,
                    class_weight: Optional[dict] = None) -> Any:
     batch = _one_batch(x, y, sample_weight)
-    runtime = _runtime(model, batch[0])
+    runtime = set_up(model, batch[0])
     if reset_metrics:
         model._compiled.reset()
     model.train()
-    logs = _train_logs(model, runtime, runtime.strategy.place_batch(batch), _class_weight_table(class_weight))
+    step_fn = _train_step(model, _class_weight_table(class_weight))
+    logs = first_replica(runtime.strategy.run(step_fn, args=(runtime.strategy.place_batch(batch),)))
     return _batch_logs(logs, return_dict)
 
 
 def test_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool) -> Any:
     batch = _one_batch(x, y, sample_weight)
-    runtime = _runtime(model, batch[0])
+    runtime = set_up(model, batch[0])
     if reset_metrics:
         model._compiled.reset()
-    with eval_mode(model):
-        logs = _test_logs(model, runtime, runtime.strategy.place_batch(batch))
+    with torch.no_grad(), eval_mode(model):
+        logs = first_replica(runtime.strategy.run(model.test_step, args=(runtime.strategy.place_batch(batch),)))
     return _batch_logs(logs, return_dict)
 
 
 def predict_on_batch(model: Any, x: Any) -> Any:
     inputs = _one_batch(x, None, None)
-    runtime = _runtime(model, inputs[0])
+    runtime = set_up(model, inputs[0])
     with torch.no_grad(), eval_mode(model):
         result = runtime.strategy.run(model.predict_step, args=(runtime.strategy.place_batch(inputs),))
     structure, columns = _local_rows(runtime.strategy, result)

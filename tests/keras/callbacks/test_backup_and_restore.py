@@ -33,7 +33,7 @@ class CrashAt(tf.keras.callbacks.Callback):
         self.global_step = global_step
 
     def on_train_batch_end(self, batch, logs=None):
-        if self.model._progress.global_step == self.global_step:
+        if self.training_state.progress.global_step == self.global_step:
             raise Crash(f"crash after batch {self.global_step}")
 
 

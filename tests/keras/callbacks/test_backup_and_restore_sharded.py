@@ -25,7 +25,7 @@ class KillAt(tf.keras.callbacks.Callback):
     """The test's fault injection: replica 1 SIGKILLs itself once at each listed global step; before
     that it notes what the backup folder holds."""
     def on_train_batch_end(self, batch, logs=None):
-        step = self.model._progress.global_step
+        step = self.training_state.progress.global_step
         marker = os.path.join(out, f"killed_{step}")
         if rank == 1 and step in kills and not os.path.exists(marker):
             backup = os.path.join(out, "backup")

@@ -10,6 +10,7 @@ from torchstrategy.distribute.parts.launcher import RerunScriptLauncher, expand_
 from torchstrategy.distribute.parts.placement import BatchPlacement
 from torchstrategy.distribute.parts.precision import Precision
 from torchstrategy.distribute.parts.replication import DDPReplication, LocalReplication
+from torchstrategy.distribute.parts.stepping import LocalStepping, ScheduledStepping
 from torchstrategy.distribute.parts.threads import ReplicaThreads
 
 
@@ -78,8 +79,22 @@ class Placement(Protocol):
     def distribute_per_replica_batches(self, dataset: Any, context: Any, replica_ids: Any, options: Any) -> Any: ...
 
 
+@runtime_checkable
+class Stepping(Protocol):
+    """How one execution's steps run: what the loop iterates (one item per step), and running an
+    execution's items for training, evaluation or prediction (here, or scheduled on remote workers)."""
+
+    def step_inputs(self, strategy: Any, source: Any, mode: str, steps: Any, options: Any) -> Any: ...
+    def example_batch(self, item: Any) -> Any: ...
+    def prepare(self, build: Any) -> None: ...
+    def train(self, strategy: Any, step_fn: Any, items: Any) -> Any: ...
+    def test(self, strategy: Any, step_fn: Any, items: Any) -> Any: ...
+    def predict(self, strategy: Any, step_fn: Any, items: Any) -> list: ...
+    def wait(self) -> None: ...
+
+
 _PROTOCOLS = {"collectives": Collectives, "replication": Replication, "precision": PrecisionPart,
-              "checkpoint_io": CheckpointIO, "placement": Placement}
+              "checkpoint_io": CheckpointIO, "placement": Placement, "stepping": Stepping}
 
 
 def check_part(role: str, part: Any) -> Any:
@@ -101,6 +116,7 @@ def one_process_per_replica(spec: Any, device: Any, backend: str, timeout: Any) 
     return {"collectives": collectives, "replication": DDPReplication(device, active=collectives.active)}
 
 
-__all__ = ["one_process_per_replica", "Collectives", "Replication", "PrecisionPart", "CheckpointIO", "Placement", "check_part",
+__all__ = ["one_process_per_replica", "Collectives", "Replication", "PrecisionPart", "CheckpointIO", "Placement", "Stepping",
+           "check_part", "LocalStepping", "ScheduledStepping",
            "ProcessGroupCollectives", "SingleReplicaCollectives", "ReplicaThreads", "RerunScriptLauncher", "expand_task",
            "Precision", "FullStateIO", "BatchPlacement", "DDPReplication", "LocalReplication"]

@@ -72,7 +72,7 @@ class BackupAndRestore(Callback):
                 )
             if structure is not None:
                 self._prepare_sharded_resume(backup, structure, strategy)
-            self.model._resume_point = backup
+            self.training_state.resume_point = backup
         if self.save_before_preemption and threading.current_thread() is threading.main_thread():
             self._previous_handler = signal.signal(signal.SIGTERM, lambda signum, frame: self._preempted.set())
 
@@ -107,7 +107,7 @@ class BackupAndRestore(Callback):
         # After an epoch's last batch the epoch is not over (logs, validation, epoch callbacks): save at
         # its end instead, so a resumed run never starts inside an epoch with no batch left to build on.
         last_of_epoch = self.params.get("steps") == batch + 1
-        if isinstance(self.save_freq, int) and self.model._progress.global_step % self.save_freq == 0:
+        if isinstance(self.save_freq, int) and self.training_state.progress.global_step % self.save_freq == 0:
             if last_of_epoch:
                 self._save_at_epoch_end = True
             else:
@@ -138,7 +138,7 @@ class BackupAndRestore(Callback):
     def _save(self) -> None:
         model = self.model
         strategy = model.distribute_strategy
-        snapshot = model._progress.snapshot(model)
+        snapshot = self.training_state.progress.snapshot(model)
         replicas = strategy.gather_objects({"rng": snapshot.pop("rng"), "metrics": snapshot.pop("metrics")})
         # through the strategy's checkpoint IO, on every rank (a sharded strategy collects state collectively)
         model_state = strategy.state_dict(model)

@@ -61,6 +61,9 @@ class Callback:
     0 0.5
     """
 
+    #: the running fit()'s TrainingState (runtime, progress, resume point), set by the loop; None outside fit
+    training_state: Any = None
+
     def __init__(self) -> None:
         self.model: Any = None
         self.params: Optional[dict] = None
@@ -73,6 +76,10 @@ class Callback:
     def set_model(self, model: Any) -> None:
         """Stores the model the callback acts on."""
         self.model = model
+
+    def set_training_state(self, state: Any) -> None:
+        """Stores the TrainingState of the fit() that calls this callback (where training stands)."""
+        self.training_state = state
 
     # Keras 2 names; the default train-batch hooks delegate to them.
     def on_batch_begin(self, batch: int, logs: Optional[dict] = None) -> None:

@@ -92,6 +92,11 @@ class CallbackList(Callback):
         for callback in self.callbacks:
             callback.set_model(model)
 
+    def set_training_state(self, state: Any) -> None:
+        self.training_state = state
+        for callback in self.callbacks:
+            callback.set_training_state(state)
+
     # Whether any member listens to per-step hooks: the loop can skip the host sync otherwise.
     @property
     def _should_call_train_batch_hooks(self) -> bool:

@@ -1,8 +1,9 @@
-"""Where fit() stands (epoch, batch, data position) in the terms a backup needs, and putting a saved
-point back: weights and optimizer state through the strategy, this process's RNG and metric states."""
+"""The state one fit() owns and hands to its callbacks (TrainingState): the model's runtime, where
+training stands (epoch, batch, data position) and the point a backup resumes from; putting that point back."""
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Optional
 
 from torchstrategy import random as ts_random
 from torchstrategy.keras import data_adapter
@@ -40,6 +41,26 @@ class TrainingProgress:
                 "rng": ts_random.get_rng_state(),
                 # at an epoch boundary the totals belong to the finished epoch: the next starts from zero
                 "metrics": model._compiled.metric_states() if self.step else None}
+
+
+@dataclass
+class TrainingState:
+    """What the loop of one fit() call owns, handed to every callback as `callback.training_state`:
+
+    - `runtime`: the model's strategy and the module its steps call (None until the first batch set it up);
+    - `progress`: where training stands, in the terms a backup needs (TrainingProgress);
+    - `resume_point`: a backup to resume from, left by a callback's `on_train_begin` (BackupAndRestore),
+      taken and put back by the loop before the first step.
+    """
+
+    runtime: Any = None
+    progress: TrainingProgress = field(default_factory=TrainingProgress)
+    resume_point: Optional[dict] = None
+
+    def take_resume_point(self) -> Optional[dict]:
+        """The resume point, cleared (the loop resumes from it once)."""
+        point, self.resume_point = self.resume_point, None
+        return point
 
 
 def apply_resume_point(model: Any, runtime: Any, resume: dict, progress: TrainingProgress) -> None:
