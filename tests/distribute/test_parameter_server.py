@@ -556,3 +556,43 @@ def test_a_custom_loop_resumes_from_its_checkpoint_manager_on_a_new_cluster(tmp_
     # weights and Adam's slots went back onto the new ps tasks: the last 3 steps give the same weights
     for got, want in zip(resumed["weights"], uninterrupted["weights"]):
         np.testing.assert_allclose(np.array(got), np.array(want), atol=1e-6)
+
+
+PREDICT = '''
+strategy, servers = start_cluster(workers=2, ps=1)
+rng = np.random.default_rng(0)
+X = rng.normal(size=(203, 5)).astype("float32")  # 203 rows: a last batch of 11
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(7, activation="relu"),
+                                 tf.keras.layers.Dense(3)])
+    model.compile(optimizer="sgd", loss="mse", steps_per_execution=3)
+reference = tf.keras.Sequential([tf.keras.Input((5,)), tf.keras.layers.Dense(7, activation="relu"),
+                                 tf.keras.layers.Dense(3)])
+reference.set_weights(model.get_weights())
+seen = []
+
+class Batches(tf.keras.callbacks.Callback):
+    def on_predict_batch_end(self, batch, logs=None):
+        seen.append(int(logs["outputs"].shape[0]))
+
+predicted = model.predict(X, batch_size=16, verbose=0, callbacks=[Batches()])
+from_dataset = model.predict(tf.data.Dataset.from_tensor_slices(X).batch(32), verbose=0)
+report({"predicted": predicted.tolist(), "from_dataset": from_dataset.tolist(),
+        "reference": reference.predict(X, batch_size=16, verbose=0).tolist(), "seen": seen,
+        "pids": sorted({int(r.fetch()) for r in [tf.distribute.coordinator.ClusterCoordinator(strategy).schedule(
+            os.getpid) for _ in range(8)]})})
+'''
+
+
+def test_predict_returns_every_row_once_in_order(tmp_path):
+    """predict under ParameterServerStrategy: the coordinator's batches run as closures on the workers, and the
+    outputs come back once each, in the order of the input rows (equal to one process on the same weights)."""
+    import numpy as np
+
+    report = _run(tmp_path, PREDICT)
+    reference = np.array(report["reference"])
+    assert reference.shape == (203, 3)
+    np.testing.assert_allclose(np.array(report["predicted"]), reference, atol=1e-6)
+    np.testing.assert_allclose(np.array(report["from_dataset"]), reference, atol=1e-6)
+    assert len(report["seen"]) == 5  # 13 batches in executions of 3: callbacks once per execution
+    assert len(report["pids"]) == 2  # both workers took closures

@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 
 from torchstrategy.data.distribute import map_structure
-from torchstrategy.distribute.parts.closures import PerWorkerReference, _worker
+from torchstrategy.distribute.parts.closures import PerWorkerReference
 
 
 class RemoteValue:
@@ -91,18 +91,19 @@ class ClusterCoordinator:
     """
 
     def __new__(cls, strategy: Any) -> "ClusterCoordinator":
-        existing = getattr(strategy, "_cluster_coordinator", None)
+        cluster = strategy.closure_cluster
+        existing = cluster.coordinator if cluster is not None else None
         return existing if isinstance(existing, cls) else super().__new__(cls)
 
     def __init__(self, strategy: Any) -> None:
         if getattr(self, "_started", False):
             return
-        from torchstrategy.distribute.parameter_server import ParameterServerStrategy
-
-        if not isinstance(strategy, ParameterServerStrategy):
+        cluster = strategy.closure_cluster
+        if cluster is None:
             raise ValueError(f"ClusterCoordinator needs a tf.distribute.ParameterServerStrategy; got "
                              f"{type(strategy).__name__}. Other strategies run steps directly (strategy.run).")
         self.strategy = strategy
+        self._cluster = cluster
         self._condition = threading.Condition()
         self._queue: collections.deque = collections.deque()
         self._running = 0
@@ -110,11 +111,11 @@ class ClusterCoordinator:
         self._fatal: Optional[BaseException] = None
         self._changed = False
         self._closed = False
-        self._live = list(strategy._layout.worker_names)
+        self._live = list(cluster.worker_names)
         self._threads = [threading.Thread(target=self._serve, args=(name,), name=f"torchstrategy-{name}", daemon=True)
                          for name in self._live]
         self._started = True
-        strategy._cluster_coordinator = self
+        cluster.coordinator = self
         for thread in self._threads:
             thread.start()
 
@@ -127,7 +128,7 @@ class ClusterCoordinator:
         if not callable(fn):
             raise TypeError(f"schedule() needs a function to run on a worker; got {type(fn).__name__}: {fn!r}.")
         self._raise_errors()
-        payload, specs = self.strategy._pack((fn, tuple(args or ()), dict(kwargs or {})))
+        payload, specs = self._cluster.pack((fn, tuple(args or ()), dict(kwargs or {})))
         closure = _Closure(payload, specs)
         with self._condition:
             if not self._live:
@@ -144,7 +145,7 @@ class ClusterCoordinator:
                 self._condition.wait()
             changed, self._changed = self._changed, False
         if changed and self._fatal is None:
-            self.strategy._refresh()
+            self._cluster.refresh()
         self._raise_errors()
 
     def done(self) -> bool:
@@ -166,7 +167,7 @@ class ClusterCoordinator:
             raise TypeError(f"create_per_worker_dataset needs a function returning a dataset, or a dataset; got "
                             f"{type(dataset_fn).__name__}.")
         dataset = PerWorkerDataset(self)
-        payload, _ = self.strategy._pack((dataset_fn,))
+        payload, _ = self._cluster.pack((dataset_fn,))
         self._on_each_worker("create_per_worker", dataset._per_worker_key, payload)
         return dataset
 
@@ -187,7 +188,7 @@ class ClusterCoordinator:
     def _on_each_worker(self, method: str, *args: Any) -> None:
         with self._condition:
             live = list(self._live)
-        futures = [(name, self.strategy._group.call_async(name, _worker, (method, *args), timeout=0)) for name in live]
+        futures = [(name, self._cluster.call_worker(name, method, *args)) for name in live]
         for name, future in futures:
             try:
                 future.wait()
@@ -195,7 +196,7 @@ class ClusterCoordinator:
                 self._lose_worker(name, error)
 
     def _lose_worker(self, name: str, error: BaseException) -> None:
-        self.strategy._group.lost.add(name)
+        self._cluster.mark_lost(name)
         first = str(error).splitlines()[0] if str(error) else type(error).__name__
         with self._condition:
             if name not in self._live:
@@ -223,8 +224,7 @@ class ClusterCoordinator:
                 closure = self._queue.popleft()
                 self._running += 1
             try:
-                status, value = self.strategy._group.call_async(
-                    name, _worker, ("run", closure.payload, closure.specs), timeout=0).wait()
+                status, value = self._cluster.call_worker(name, "run", closure.payload, closure.specs).wait()
             except RuntimeError as error:  # the worker is gone: its closure goes back to the front
                 with self._condition:
                     self._running -= 1
@@ -240,7 +240,7 @@ class ClusterCoordinator:
                     error = value.exception()
                     closure.result._fail(error)
                     if value.failed_task is not None:
-                        self.strategy._group.lost.add(value.failed_task)
+                        self._cluster.mark_lost(value.failed_task)
                         self._fatal = RuntimeError(
                             f"Parameter server '{value.failed_task}' stopped answering: the variables it held are "
                             f"lost, so training cannot go on. Restart the job; BackupAndRestore or "
@@ -253,12 +253,14 @@ class ClusterCoordinator:
                         self._errors.append(error)
                 self._condition.notify_all()
 
-    def _all_well(self) -> bool:
+    @property
+    def healthy(self) -> bool:
         """No task lost: every worker alive and no parameter server failed."""
         with self._condition:
             return self._fatal is None and len(self._live) == len(self._threads)
 
-    def _close(self) -> None:
+    def close(self) -> None:
+        """Stops the coordinator's worker threads (the strategy's teardown calls it)."""
         with self._condition:
             self._closed = True
             self._condition.notify_all()

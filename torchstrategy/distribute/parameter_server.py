@@ -9,7 +9,8 @@ from typing import Any, Callable, Optional
 import torch
 
 from torchstrategy.cluster.ps import PSClusterLayout, ps_layout
-from torchstrategy.distribute.parts.closures import _ClosurePickler
+from torchstrategy.distribute import parts
+from torchstrategy.distribute.parts.closure_cluster import ClosureCluster
 from torchstrategy.distribute.parts.rpc_group import RpcGroup
 from torchstrategy.distribute.parts.stepping import ScheduledStepping
 from torchstrategy.distribute.parts.variable_registry import VariableRegistry
@@ -61,10 +62,10 @@ class ParameterServerStrategy(Strategy):
                              f"the coordinator ('chief'). On worker and ps tasks start "
                              f"tf.distribute.Server(cluster_spec, job_name=..., task_index=...) and call join().")
         self._layout: PSClusterLayout = layout
-        self._group = RpcGroup(layout)
-        self._registry = VariableRegistry(VariableClient(self._group), layout.ps_names, variable_partitioner)
-        self._pickler = _ClosurePickler(self._registry, self)
-        self._cluster_coordinator: Any = None
+        transport = parts.check_part("transport", RpcGroup(layout))
+        self._registry = VariableRegistry(VariableClient(transport), layout.ps_names, variable_partitioner)
+        #: what a ClusterCoordinator schedules through
+        self._cluster = ClosureCluster(layout, transport, self._registry, self)
         self._closed = False
         super().__init__("cpu", stepping=ScheduledStepping(self._coordinator), cluster_resolver=cluster_resolver)
         self.variable_partitioner = variable_partitioner
@@ -110,29 +111,17 @@ class ParameterServerStrategy(Strategy):
                            "pass to tf.distribute.coordinator.ClusterCoordinator(strategy).schedule(fn, args=...), "
                            "or train with model.fit(..., steps_per_epoch=N).")
 
-    # ----- what the coordinator uses ---------------------------------------------------------------
-    def _pack(self, value: Any) -> tuple:
-        """`value` (a closure and its arguments) as bytes for a worker, the variables it uses placed and
-        the coordinator's own writes sent to the ps tasks first."""
-        payload, specs = self._pickler.dumps(value)
-        self._registry.flush()
-        return payload, specs
-
-    def _refresh(self) -> None:
-        """The coordinator's copies of every variable (and optimizer slot) set to their ps values."""
-        self._registry.refresh()
+    @property
+    def closure_cluster(self) -> ClosureCluster:
+        """The workers a ClusterCoordinator schedules closures on."""
+        return self._cluster
 
     def teardown(self) -> None:
-        """Ends the job: the servers' join() returns and this process leaves the RPC group."""
+        """Ends the job: the servers' join() returns and this process leaves the transport."""
         if self._closed:
             return
         self._closed = True
-        coordinator = self._cluster_coordinator
-        graceful = not self._group.lost and (coordinator is None or coordinator._all_well())
-        if coordinator is not None:
-            coordinator._close()
-        self._group.stop_servers(self._layout.ps_names + self._layout.worker_names, graceful)
-        self._group.close(graceful)
+        self._cluster.shut_down()
 
 
 class WorkerStrategy(Strategy):
@@ -143,12 +132,17 @@ class WorkerStrategy(Strategy):
         super().__init__("cpu")
         self._service: Any = None
 
-    def _attach(self, service: Any) -> None:
+    def attach(self, service: Any) -> None:
+        """Gives this view the worker's service (its variables' copies and the ps tasks' client)."""
         self._service = service
 
     def embedding_lookup(self, table: torch.Tensor, ids: torch.Tensor) -> Optional[torch.Tensor]:
         """Called by an Embedding layer: its rows for `ids`, read from the ps tasks alone (None: look up locally)."""
         return self._service.lookup_rows(table, ids)
+
+    @property
+    def updates_variables_remotely(self) -> bool:
+        return True
 
     def apply_updates_remotely(self, optimizer: Any, params: list, grads: list) -> None:
         """Called by a Keras optimizer's step: the ps tasks holding `params` apply `grads`."""

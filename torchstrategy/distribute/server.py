@@ -118,7 +118,7 @@ class Server:
             else:
                 strategy = WorkerStrategy()
                 service = WorkerService(strategy, client, self._layout.name)
-                strategy._attach(service)
+                strategy.attach(service)
             _context._set_task_service(service)
             group = RpcGroup(self._layout)
             client.attach(group)

@@ -60,7 +60,7 @@ class Strategy:
         #: True for strategies whose variables must be created inside `scope()` (mirrored, sharded).
         self.needs_model_in_scope = needs_model_in_scope
         #: True when a model must be set up (sharded) before its first call, also outside fit (custom loops).
-        self.setup_before_first_call = bool(getattr(self._replication, "setup_before_first_call", False))
+        self.setup_before_first_call = bool(self._replication.setup_before_first_call)
 
     # ----- facts ---------------------------------------------------------------------------
     @property
@@ -73,7 +73,7 @@ class Strategy:
         """How many replica steps compute shares of one global batch, each dividing its loss by this count:
         `num_replicas_in_sync` for data parallelism; 1 on an SPMD mesh, where one program computes the
         whole global batch (XLA splits it over the devices)."""
-        return int(getattr(self._collectives, "num_step_replicas", self.num_replicas_in_sync))
+        return int(self._collectives.num_step_replicas)
 
     @property
     def num_local_replicas(self) -> int:
@@ -250,9 +250,7 @@ class Strategy:
 
     def optimizer_step(self, optimizer: torch.optim.Optimizer, step_fn: Optional[Callable[[], Any]] = None) -> Any:
         """Applies the step once for all of this process's replicas (the others wait), then clears gradients."""
-        prepare = getattr(self._replication, "prepare_optimizer", None)  # e.g. lay its slots out on a mesh
-        if prepare is not None:
-            prepare(optimizer)
+        self._replication.prepare_optimizer(optimizer)  # e.g. lay its slots out on a mesh
 
         def step() -> Any:
             result = step_fn() if step_fn is not None else optimizer.step()
@@ -265,8 +263,7 @@ class Strategy:
     def execution(self) -> ContextManager[Any]:
         """Entered around a group of steps that run as one (Keras's steps_per_execution): an XLA mesh
         compiles and runs them as one graph; elsewhere nothing changes."""
-        execution = getattr(self._collectives, "execution", None)
-        return execution() if execution is not None else contextlib.nullcontext()
+        return self._collectives.execution()
 
     # ----- the protocol: running a loop's steps (the stepping part) ---------------------------
     def step_inputs(self, source: Any, mode: str, steps: Optional[int] = None, options: Any = None) -> Any:
@@ -329,6 +326,28 @@ class Strategy:
         mean = self._collectives.all_reduce(ReduceOp.MEAN, value)
         self._collectives.once_per_process(lambda: variable.copy_(mean))
 
+    # ----- the protocol: variables kept elsewhere (parameter servers) ------------------------
+    @property
+    def updates_variables_remotely(self) -> bool:
+        """True where optimizer updates are applied by the tasks holding the variables (a parameter-server
+        worker): the optimizer then sends its gradients with `apply_updates_remotely` instead of stepping."""
+        return False
+
+    def apply_updates_remotely(self, optimizer: Any, params: list, grads: list) -> None:
+        """Sends an optimizer's (clipped) gradients to where `params` live, which apply them."""
+        raise RuntimeError(f"{type(self).__name__} keeps its variables here: optimizers update them in place.")
+
+    @property
+    def closure_cluster(self) -> Any:
+        """The workers a tf.distribute.coordinator.ClusterCoordinator schedules closures on (a
+        ParameterServerStrategy's); None for strategies that run steps here."""
+        return None
+
+    def embedding_lookup(self, table: torch.Tensor, ids: torch.Tensor) -> Optional[torch.Tensor]:
+        """The rows of `table` for `ids` when they are read from elsewhere (a parameter-server worker reads only
+        those rows); None: look them up locally."""
+        return None
+
     def state_dict(self, module: Any) -> dict:
         return self._checkpoint_io.state_dict(module)
 
@@ -338,7 +357,7 @@ class Strategy:
     @property
     def sharded_checkpoints(self) -> bool:
         """True when every rank writes its own shard of a checkpoint (FSDP), instead of the chief the whole."""
-        return bool(getattr(self._checkpoint_io, "sharded", False))
+        return bool(self._checkpoint_io.sharded)
 
     # ----- the protocol: combining replicas ------------------------------------------------
     def cross_replica_sum(self, tensor: torch.Tensor) -> torch.Tensor:

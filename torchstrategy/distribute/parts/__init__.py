@@ -21,8 +21,12 @@ class Collectives(Protocol):
 
     num_replicas: int
     num_local_replicas: int
+    num_step_replicas: int  # replica steps sharing one global batch's loss (1 on an SPMD mesh)
+    num_input_workers: int  # the TF tasks reading one input pipeline each
     process_rank: int
     num_processes: int
+
+    def execution(self) -> Any: ...  # entered around an execution's steps (an XLA mesh compiles them as one)
 
     def local_replica_ids(self) -> tuple: ...
     def run_replicas(self, fn: Any, per_replica_args: list) -> list: ...
@@ -47,7 +51,10 @@ class Replication(Protocol):
     """How the trainer's module is made to train in sync (DDP, nothing, fully_shard, later xla), and how its
     gradients and their global norm are taken."""
 
+    setup_before_first_call: bool
+
     def setup(self, module: Any, optimizer: Any) -> Any: ...
+    def prepare_optimizer(self, optimizer: Any) -> None: ...
     def no_sync(self, module: Any) -> Any: ...
     def init_context(self) -> Any: ...
     def gradients(self, targets: Any, sources: Any, grad_outputs: Any, retain_graph: bool, multiplier: float) -> Any: ...
@@ -65,6 +72,8 @@ class PrecisionPart(Protocol):
 @runtime_checkable
 class CheckpointIO(Protocol):
     """How a model's and optimizer's state is read and written (full tensors, or later shards)."""
+
+    sharded: bool  # every rank writes its own shard (else the chief writes the whole state)
 
     def state_dict(self, module: Any) -> dict: ...
     def load_state_dict(self, module: Any, state: dict) -> Any: ...
@@ -93,8 +102,23 @@ class Stepping(Protocol):
     def wait(self) -> None: ...
 
 
+@runtime_checkable
+class Transport(Protocol):
+    """How a parameter-server job's tasks call each other (torch.distributed.rpc's RpcGroup today; kept
+    behind this so another transport, e.g. gRPC as TF's own parameter servers use, can replace it)."""
+
+    lost: set  # tasks known to be gone
+
+    def call(self, task: str, fn: Any, args: Any = (), timeout: Any = None) -> Any: ...
+    def call_async(self, task: str, fn: Any, args: Any = (), timeout: Any = None) -> Any: ...
+    def call_each(self, calls: Any) -> list: ...
+    def stop_servers(self, names: Any, graceful: bool) -> None: ...
+    def close(self, graceful: bool = False) -> None: ...
+
+
 _PROTOCOLS = {"collectives": Collectives, "replication": Replication, "precision": PrecisionPart,
-              "checkpoint_io": CheckpointIO, "placement": Placement, "stepping": Stepping}
+              "checkpoint_io": CheckpointIO, "placement": Placement, "stepping": Stepping,
+              "transport": Transport}
 
 
 def check_part(role: str, part: Any) -> Any:
@@ -116,7 +140,7 @@ def one_process_per_replica(spec: Any, device: Any, backend: str, timeout: Any) 
     return {"collectives": collectives, "replication": DDPReplication(device, active=collectives.active)}
 
 
-__all__ = ["one_process_per_replica", "Collectives", "Replication", "PrecisionPart", "CheckpointIO", "Placement", "Stepping",
+__all__ = ["one_process_per_replica", "Collectives", "Replication", "PrecisionPart", "CheckpointIO", "Placement", "Stepping", "Transport",
            "check_part", "LocalStepping", "ScheduledStepping",
            "ProcessGroupCollectives", "SingleReplicaCollectives", "ReplicaThreads", "RerunScriptLauncher", "expand_task",
            "Precision", "FullStateIO", "BatchPlacement", "DDPReplication", "LocalReplication"]

@@ -57,7 +57,7 @@ def _pickle_by_value(module_name: Optional[str]) -> bool:
         sys.stdlib_module_names
 
 
-class _ClosurePickler:
+class ClosurePickler:
     """cloudpickle with persistent ids: registered variables, the strategy and per-worker handles travel
     as references; Keras optimizers travel without their slots (those live on the ps tasks)."""
 
@@ -271,6 +271,6 @@ def _detached(value: Any) -> Any:
     return map_structure(lambda v: v.detach().cpu() if isinstance(v, torch.Tensor) else v, value)
 
 
-def _worker(method: str, *args: Any) -> Any:
+def worker_entry(method: str, *args: Any) -> Any:
     """The entry point of every call a worker task receives."""
     return getattr(_context._get_task_service(), method)(*args)

@@ -8,7 +8,7 @@ import os
 import re
 import sys
 from datetime import timedelta
-from typing import Any, Callable, Optional
+from typing import Any, Callable, ContextManager, Optional
 
 import torch
 import torch.distributed as dist
@@ -31,6 +31,17 @@ def _note_failure(previous: Callable) -> Callable:
         previous(kind, value, traceback)
 
     return hook
+
+
+def _num_step_replicas(collectives: Any) -> int:
+    """Replica steps that each compute a share of one global batch (each divides its loss by this): every
+    replica, unless one program computes the whole batch (an SPMD mesh overrides it with 1)."""
+    return collectives.num_replicas
+
+
+def _plain_execution(collectives: Any) -> ContextManager[None]:
+    """Entered around an execution's steps: nothing to do unless they run as one compiled graph."""
+    return contextlib.nullcontext()
 
 
 class LoneProcess:
@@ -68,6 +79,9 @@ class LoneProcess:
         """None unless `error` is a collective timeout; then the ranks that stopped answering ([] if unknown)."""
         return None
 
+    num_step_replicas = property(_num_step_replicas)
+    execution = _plain_execution
+
 
 class OneReplicaPerProcess:
     """The per-replica half for one replica per process: a step runs once, in this thread, and with no
@@ -101,6 +115,9 @@ class OneReplicaPerProcess:
 
     def teardown(self) -> None:
         """Nothing to release."""
+
+    num_step_replicas = property(_num_step_replicas)
+    execution = _plain_execution
 
 
 class SingleReplicaCollectives(OneReplicaPerProcess, LoneProcess):

@@ -85,7 +85,7 @@ class BatchPlacement:
         from torchstrategy.data import _autoshard
         from torchstrategy.data.dataset import Dataset
 
-        workers = getattr(self._collectives, "num_input_workers", 1)
+        workers = self._collectives.num_input_workers
         if policy not in (AutoShardPolicy.AUTO, AutoShardPolicy.FILE) or not isinstance(dataset, Dataset):
             if policy is AutoShardPolicy.FILE and workers > 1:
                 raise ValueError("AutoShardPolicy.FILE shards by input files, and this input is not a tf.data "

@@ -12,6 +12,9 @@ from torch import nn
 class LocalReplication:
     """One copy of the module in this process: move it to the device, nothing to synchronise."""
 
+    #: True when a model must be set up (e.g. sharded) before its first call, also outside fit (custom loops)
+    setup_before_first_call = False
+
     def __init__(self, device: torch.device) -> None:
         self.device = torch.device(device)
 
@@ -21,6 +24,9 @@ class LocalReplication:
 
     def no_sync(self, module: nn.Module) -> ContextManager[None]:
         return contextlib.nullcontext()
+
+    def prepare_optimizer(self, optimizer: Any) -> None:
+        """Called before each optimizer step (a mesh lays the optimizer's slots out on it); nothing here."""
 
     def init_context(self) -> ContextManager[None]:
         return contextlib.nullcontext()

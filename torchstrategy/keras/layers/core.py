@@ -347,8 +347,8 @@ class Embedding(Layer):
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
         if inputs.is_floating_point() or inputs.dtype != torch.int64:
             inputs = inputs.to(torch.int64)
-        lookup = getattr(self._distribute_strategy, "embedding_lookup", None)  # a parameter-server worker
-        rows = lookup(self.embeddings, inputs) if lookup is not None else None
+        strategy = self._distribute_strategy  # a parameter-server worker reads only the rows looked up
+        rows = strategy.embedding_lookup(self.embeddings, inputs) if strategy is not None else None
         outputs = (rows if rows is not None else F.embedding(inputs, self.embeddings)).to(self._compute_torch_dtype)
         _record_activity(self, outputs)
         return outputs

@@ -33,14 +33,7 @@ def _normalize_axes(layer: Layer, axis: Union[int, Sequence[int]], input_shape: 
 
 def _cross_replica_sum(layer: Layer, tensor: torch.Tensor) -> torch.Tensor:
     """Differentiable sum over the replicas of the layer's strategy (identity with one replica)."""
-    strategy = layer._strategy_for_weights()
-    reduce = getattr(strategy, "cross_replica_sum", None)
-    if reduce is None:
-        if strategy.num_replicas_in_sync == 1:
-            return tensor
-        raise RuntimeError(f"{type(strategy).__name__} cannot sum across replicas, so synchronized "
-                           "BatchNormalization is not available with it; use synchronized=False.")
-    return reduce(tensor)
+    return layer._strategy_for_weights().cross_replica_sum(tensor)
 
 
 def _masked_moments(x: torch.Tensor, mask: torch.Tensor, reduce_axes: list[int]) -> tuple[torch.Tensor, torch.Tensor]:

@@ -203,7 +203,8 @@ class Optimizer(torch.optim.Optimizer):
             return loss
         grads = [p.grad for _, p in entries]
         # a parameter-server worker: the ps tasks hold the variables and apply the update (row gradients too)
-        remote = getattr(self._distribute_strategy, "apply_updates_remotely", None)
+        owner = self._distribute_strategy
+        remote = owner if owner is not None and owner.updates_variables_remotely else None
         sparse = any(g.is_sparse for g in grads)
         if sparse and (remote is None or self.clipnorm or self.global_clipnorm or self.clipvalue):
             raise ValueError(f"Optimizer '{self.name}' needs dense gradients here; got a sparse one"
@@ -212,10 +213,10 @@ class Optimizer(torch.optim.Optimizer):
             grads = [g / float(self.loss_scale_factor) for g in grads]
         if not sparse:
             grads = _gradients.clip_gradients(grads, self.clipnorm, self.global_clipnorm, self.clipvalue,
-                                              norm_of=getattr(self._distribute_strategy, "global_norm", None))
+                                              norm_of=owner.global_norm if owner is not None else None)
         if remote is not None:
             self._check_remote_update([p for _, p in entries])
-            remote(self, [p for _, p in entries], grads)
+            remote.apply_updates_remotely(self, [p for _, p in entries], grads)
             return loss
         step_index = int(self._iterations)
         if not isinstance(self._learning_rate, float):
@@ -311,11 +312,8 @@ class Optimizer(torch.optim.Optimizer):
             self._warned_missing_grads = True
             missing = [self._variable_names.get(v, f"#{i}") for i, (g, v) in enumerate(zip(grads, variables)) if g is None]
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss.", stacklevel=3)
-        step = getattr(strategy, "optimizer_step", None)
-        if step is None:
-            _gradients.step_with(self, present)
-        else:  # replicas sharing one copy of the variables update it once
-            step(self, lambda: _gradients.step_with(self, present))
+        # replicas sharing one copy of the variables update it once
+        strategy.optimizer_step(self, lambda: _gradients.step_with(self, present))
         return self._iterations
 
     @property
