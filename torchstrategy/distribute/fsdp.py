@@ -2,16 +2,16 @@
 replicas (FSDP2's `fully_shard`), on the local devices or on every process of a multi-node job."""
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any, Optional, Sequence
 
 import torch
 
 from torchstrategy import _context, cluster
 from torchstrategy.distribute import parts
-from torchstrategy.distribute.communication import (DEFAULT_TIMEOUT, LOCAL_TIMEOUT, CommunicationOptions,
-                                                    choose_backend)
+from torchstrategy.distribute.communication import DEFAULT_TIMEOUT, LOCAL_TIMEOUT, CommunicationOptions
 from torchstrategy.distribute.mirrored import _local_devices
+from torchstrategy.distribute.process_groups import (GroupConfig, checked_communication_options, cuda_devices,
+                                                     join_process_group, threads_per_replica)
 from torchstrategy.distribute.parts.sharded_io import ShardedStateIO
 from torchstrategy.distribute.parts.sharding import FullyShardReplication, ShardingOptions
 from torchstrategy.distribute.strategy import Strategy
@@ -52,34 +52,24 @@ class FSDPStrategy(Strategy):
         if reshard_after_forward is not None:
             options = ShardingOptions(bool(reshard_after_forward), options.param_dtype, options.reduce_dtype,
                                       options.cpu_offload)
-        if communication_options is not None and not isinstance(communication_options, CommunicationOptions):
-            raise TypeError(f"communication_options must be a tf.distribute.experimental.CommunicationOptions; got "
-                            f"{type(communication_options).__name__}.")
+        communication = checked_communication_options(communication_options, "FSDPStrategy")
         if devices is not None and cluster_resolver is not None:
             raise ValueError("FSDPStrategy takes `devices` (replicas on this machine) or `cluster_resolver` (a "
                              "multi-node job), not both.")
-        communication = communication_options or CommunicationOptions()
         resolver = cluster_resolver if cluster_resolver is not None else (cluster.detect() if devices is None else None)
         if resolver is not None:
-            spec = resolver.process_spec()
             on_cuda = torch.cuda.is_available()
-            device = torch.device("cuda", spec.local_rank % torch.cuda.device_count()) if on_cuda \
-                else torch.device("cpu")
-            default_timeout = DEFAULT_TIMEOUT
+            launcher: Any = parts.ClusterLauncher(resolver)
+            config = GroupConfig("FSDPStrategy", on_cuda, DEFAULT_TIMEOUT)
         else:
             local = _local_devices(devices, owner="FSDPStrategy")
             on_cuda = local[0].type == "cuda"
-            spec = parts.RerunScriptLauncher(len(local), threads_per_replica=None if on_cuda else 1).start()
-            device = (local[spec.local_rank] if spec.local_rank < len(local) else
-                      torch.device("cuda", spec.local_rank)) if on_cuda else torch.device("cpu")
-            default_timeout = LOCAL_TIMEOUT
-        timeout = timedelta(seconds=communication.timeout_seconds) if communication.timeout_seconds \
-            else default_timeout
-        backend = choose_backend(on_cuda, communication.implementation)
-        parts.RerunScriptLauncher.start_watchdog(spec)
-        collectives = parts.ProcessGroupCollectives(spec, device, backend, timeout)
+            launcher = parts.RerunScriptLauncher(len(local), threads_per_replica(on_cuda))
+            config = GroupConfig("FSDPStrategy", on_cuda, LOCAL_TIMEOUT, cuda_devices(local))
+        group = join_process_group(launcher, config, communication)
         self.options = options
-        super().__init__(device, collectives=collectives,
-                         replication=FullyShardReplication(device, collectives.active, options, _policy_dtypes),
+        super().__init__(group.device, collectives=group.collectives, launcher=launcher,
+                         replication=FullyShardReplication(group.device, group.collectives.active, options,
+                                                           _policy_dtypes),
                          checkpoint_io=ShardedStateIO(), cluster_resolver=resolver,
                          allow_uneven_split=allow_uneven_split, needs_model_in_scope=True)

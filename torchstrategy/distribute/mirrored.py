@@ -8,10 +8,9 @@ import torch
 
 from torchstrategy.config import parse_device
 from torchstrategy.distribute import parts
-from datetime import timedelta
-
-from torchstrategy.distribute.communication import (LOCAL_TIMEOUT, CommunicationOptions, CrossDeviceOps,
-                                                    choose_backend)
+from torchstrategy.distribute.communication import LOCAL_TIMEOUT, CommunicationOptions, CrossDeviceOps
+from torchstrategy.distribute.process_groups import (GroupConfig, checked_communication_options, cuda_devices,
+                                                     join_process_group, threads_per_replica)
 from torchstrategy.distribute.strategy import Strategy
 
 
@@ -62,25 +61,11 @@ class MirroredStrategy(Strategy):
                  allow_uneven_split: bool = False, communication_options: Optional[CommunicationOptions] = None) -> None:
         local = _local_devices(devices)
         on_cuda = local[0].type == "cuda"
-        if communication_options is not None and not isinstance(communication_options, CommunicationOptions):
-            raise TypeError(f"communication_options must be a tf.distribute.experimental.CommunicationOptions; got "
-                            f"{type(communication_options).__name__}.")
-        options = communication_options or CommunicationOptions()
-        # a collective that waits longer than this fails, naming the replica that stopped answering
-        timeout = timedelta(seconds=options.timeout_seconds) if options.timeout_seconds else LOCAL_TIMEOUT
-        backend = choose_backend(on_cuda, options.implementation,
-                                 requested=cross_device_ops.backend if cross_device_ops else None)
-        launcher = parts.RerunScriptLauncher(len(local), threads_per_replica=None if on_cuda else 1)
-        if devices is None:  # every local GPU: under torchrun, whatever it started decides
-            from torchstrategy import cluster
-
-            spec = cluster.process_spec()
-            spec = spec if spec.launched else launcher.start()
-        else:
-            spec = launcher.start()
-        if on_cuda:
-            device = local[spec.local_rank] if spec.local_rank < len(local) else torch.device("cuda", spec.local_rank)
-        else:
-            device = torch.device("cpu")
-        super().__init__(device, **parts.one_process_per_replica(spec, device, backend, timeout),
+        options = checked_communication_options(communication_options, "MirroredStrategy")
+        # devices unset (every local GPU): under torchrun, whatever it started decides
+        launcher = parts.RerunScriptLauncher(len(local), threads_per_replica(on_cuda), follow_launcher=devices is None)
+        # a collective that waits longer than LOCAL_TIMEOUT fails, naming the replica that stopped answering
+        config = GroupConfig("MirroredStrategy", on_cuda, LOCAL_TIMEOUT, cuda_devices(local),
+                             requested_backend=cross_device_ops.backend if cross_device_ops else None)
+        super().__init__(**parts.data_parallel(join_process_group(launcher, config, options)),
                          allow_uneven_split=allow_uneven_split, needs_model_in_scope=True)

@@ -2,15 +2,15 @@
 placed by torchrun, TF_CONFIG or SLURM (the cluster resolvers) and talking over gloo or NCCL."""
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import Any, Optional
 
 import torch
 
 from torchstrategy import cluster, config
-from torchstrategy.cluster.spec import ProcessSpec
 from torchstrategy.distribute import parts
-from torchstrategy.distribute.communication import DEFAULT_TIMEOUT, CommunicationOptions, choose_backend
+from torchstrategy.distribute.communication import DEFAULT_TIMEOUT, CommunicationOptions
+from torchstrategy.distribute.process_groups import (GroupConfig, checked_communication_options, join_process_group,
+                                                     threads_per_replica)
 from torchstrategy.distribute.strategy import Strategy
 
 
@@ -31,20 +31,17 @@ class MultiWorkerMirroredStrategy(Strategy):
     def __init__(self, cluster_resolver: Any = None, communication_options: Optional[CommunicationOptions] = None,
                  allow_uneven_split: bool = False) -> None:
         resolver = cluster_resolver if cluster_resolver is not None else cluster.detect()
-        spec = resolver.process_spec() if resolver is not None else ProcessSpec()
-        options = communication_options or CommunicationOptions()
+        options = checked_communication_options(communication_options, "MultiWorkerMirroredStrategy")
         on_cuda = torch.cuda.is_available()
         # TF runs a task's replicas on every local GPU; here each is a process (CPU: the logical devices set
         # with tf.config.set_logical_device_configuration, one by default)
         per_task = torch.cuda.device_count() if on_cuda else len(config.list_logical_devices("CPU"))
-        spec = parts.expand_task(spec, per_task, threads_per_replica=None if on_cuda else 1)
-        backend = choose_backend(on_cuda, options.implementation)
-        device = torch.device("cuda", spec.local_rank % torch.cuda.device_count()) if on_cuda else torch.device("cpu")
-        timeout = timedelta(seconds=options.timeout_seconds) if options.timeout_seconds else DEFAULT_TIMEOUT
+        launcher = parts.ClusterLauncher(resolver, per_task, threads_per_replica(on_cuda))
+        group = join_process_group(launcher, GroupConfig("MultiWorkerMirroredStrategy", on_cuda, DEFAULT_TIMEOUT),
+                                   options)
         if resolver is None:  # as TF: a TF_CONFIG resolver that names no task (task_type None, empty cluster)
             from torchstrategy.cluster.resolvers import TFConfigClusterResolver
 
             resolver = TFConfigClusterResolver()
-        super().__init__(device, **parts.one_process_per_replica(spec, device, backend, timeout),
-                         cluster_resolver=resolver, allow_uneven_split=allow_uneven_split,
+        super().__init__(**parts.data_parallel(group), cluster_resolver=resolver, allow_uneven_split=allow_uneven_split,
                          needs_model_in_scope=True)

@@ -34,23 +34,23 @@ class StrategyExtended:
 class Strategy:
     """Base of all strategies: a strategy file picks the parts; this class wires them to TF's API.
 
-    Parts (see `distribute/parts`): `collectives` combine values over replicas and run a step on
-    each local replica; `replication` wraps the module (DDP, ...); `precision` runs forward and
-    backward; `checkpoint_io` reads and writes state; `placement` puts batches on the device(s).
+    Parts (see `distribute/parts`): `launcher` started this process's peers; `collectives` combine values
+    over replicas and run a step on each local replica; `replication` wraps the module (DDP, ...);
+    `precision` runs forward and backward; `checkpoint_io` reads and writes state; `placement` puts
+    batches on the device(s); `stepping` runs an execution's steps (here, or on remote workers).
     Each part is checked for every method its role needs when the strategy is built.
     """
 
     def __init__(self, device: Any, collectives: Any = None, replication: Any = None, precision: Any = None,
-                 checkpoint_io: Any = None, placement: Any = None, stepping: Any = None, cluster_resolver: Any = None,
-                 allow_uneven_split: bool = False, needs_model_in_scope: bool = False) -> None:
+                 checkpoint_io: Any = None, placement: Any = None, stepping: Any = None, launcher: Any = None,
+                 cluster_resolver: Any = None, allow_uneven_split: bool = False,
+                 needs_model_in_scope: bool = False) -> None:
         self._device = torch.device(device)
+        self._launcher = _parts.check_part("launcher", launcher or _parts.InProcess())
         self._collectives = _parts.check_part("collectives", collectives or _parts.SingleReplicaCollectives())
         local = self._collectives.num_local_replicas
         self._replication = _parts.check_part("replication", replication or _parts.LocalReplication(self._device))
-        # A replica's loss is its share of the global loss (TF scales it by 1/replicas) and replicas' gradients
-        # add up. Replica threads add into shared .grad already; DDP averages over processes, so undo that.
-        self._precision = _parts.check_part("precision", precision or _parts.Precision(
-            float(self._collectives.num_processes)))
+        self._precision = _parts.check_part("precision", precision or _parts.Precision())
         self._checkpoint_io = _parts.check_part("checkpoint_io", checkpoint_io or _parts.FullStateIO())
         self._placement = _parts.check_part("placement", placement or _parts.BatchPlacement(
             self._device, local, combine=_per_replica, collectives=self._collectives,
@@ -246,7 +246,10 @@ class Strategy:
     def backward(self, loss: torch.Tensor, optimizer: Optional[Any] = None) -> None:
         """Backward of one replica's share of the global loss (as `model.compute_loss` gives it: divided by
         the replica count), so that the gradients add up over replicas; scaled as `optimizer` asks."""
-        self._precision.backward(loss, optimizer)
+        # A replica's loss is its share of the global loss (TF scales it by 1/replicas) and replicas' gradients
+        # add up: the collectives say what undoes their own averaging (DDP's over processes)
+        multiplier = self._collectives.loss_multiplier
+        self._precision.backward(loss if multiplier == 1.0 else loss * multiplier, optimizer)
 
     def optimizer_step(self, optimizer: torch.optim.Optimizer, step_fn: Optional[Callable[[], Any]] = None) -> Any:
         """Applies the step once for all of this process's replicas (the others wait), then clears gradients."""
@@ -314,7 +317,7 @@ class Strategy:
         """What GradientTape.gradient returns inside this strategy: one gradient (or None) per source. With
         sharded variables they come from the sharded backward, already summed over replicas."""
         return self._replication.gradients(targets, sources, grad_outputs, retain_graph,
-                                           float(self._collectives.num_processes))
+                                           self._collectives.loss_multiplier)
 
     def assign_mean(self, variable: torch.Tensor, value: torch.Tensor) -> None:
         """Sets a mirrored variable (e.g. a moving statistic) inside a step to the mean of the local

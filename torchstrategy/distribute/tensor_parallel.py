@@ -3,15 +3,16 @@ named by layouts are DTensor shards over the model axes, batches are split over 
 from __future__ import annotations
 
 import math
-from datetime import timedelta
 from typing import Any, Mapping, Optional, Sequence
 
 import torch
 
 from torchstrategy.distribute import parts
-from torchstrategy.distribute.communication import LOCAL_TIMEOUT, CommunicationOptions, choose_backend
+from torchstrategy.distribute.communication import LOCAL_TIMEOUT, CommunicationOptions
 from torchstrategy.distribute.parts.collectives import OneReplicaPerProcess, ProcessGroupCollectives
 from torchstrategy.distribute.parts.layouts import MeshLayouts
+from torchstrategy.distribute.process_groups import (GroupConfig, checked_communication_options, join_process_group,
+                                                     threads_per_replica)
 from torchstrategy.distribute.strategy import Strategy
 from torchstrategy.distribute.values import InputContext
 
@@ -24,6 +25,7 @@ class _OneDataReplicaCollectives(ProcessGroupCollectives):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.num_replicas = 1
+        self.loss_multiplier = 1.0  # one data replica: its loss is the whole loss
 
     def local_replica_ids(self) -> tuple:
         return (0,)
@@ -95,14 +97,11 @@ class TensorParallelStrategy(Strategy):
                 f"({batch_size}) and weights over other axes at once; for now use a batch axis of size 1 "
                 f"(tensor parallel) or of size {world} (data parallel).")
         on_cuda = device_type in ("cuda", "gpu")
-        options = communication_options or CommunicationOptions()
-        timeout = timedelta(seconds=options.timeout_seconds) if options.timeout_seconds else LOCAL_TIMEOUT
-        spec = parts.RerunScriptLauncher(world, threads_per_replica=None if on_cuda else 1).start()
-        parts.RerunScriptLauncher.start_watchdog(spec)
-        device = torch.device("cuda", spec.local_rank) if on_cuda else torch.device("cpu")
-        backend = choose_backend(on_cuda, options.implementation)
-        collectives_type = _OneDataReplicaCollectives if batch_size == 1 else ProcessGroupCollectives
-        collectives = collectives_type(spec, device, backend, timeout)
+        options = checked_communication_options(communication_options, "TensorParallelStrategy")
+        launcher = parts.RerunScriptLauncher(world, threads_per_replica(on_cuda))
+        group = join_process_group(launcher, GroupConfig("TensorParallelStrategy", on_cuda, LOCAL_TIMEOUT), options,
+                                   _OneDataReplicaCollectives if batch_size == 1 else ProcessGroupCollectives)
+        device, collectives = group.device, group.collectives
         mesh = None
         if world > 1:
             from torch.distributed.device_mesh import init_device_mesh
@@ -112,9 +111,8 @@ class TensorParallelStrategy(Strategy):
         self.device_mesh = mesh
         replication = MeshLayouts(mesh, self.axis_names, self.batch_axis, layouts or {}, device,
                                   average_gradients=batch_size > 1)
-        # replicas' losses are 1/batch_size shares; the gradient hooks average, so scale back to a sum
-        super().__init__(device, collectives=collectives, replication=replication,
-                         precision=parts.Precision(float(batch_size)), needs_model_in_scope=True)
+        super().__init__(device, collectives=collectives, replication=replication, launcher=launcher,
+                         needs_model_in_scope=True)
         self._batch_size = batch_size
 
     def _input_context(self) -> InputContext:

@@ -6,7 +6,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from torchstrategy.distribute.parts.checkpoint_io import FullStateIO
 from torchstrategy.distribute.parts.collectives import ProcessGroupCollectives, SingleReplicaCollectives
-from torchstrategy.distribute.parts.launcher import RerunScriptLauncher, expand_task
+from torchstrategy.distribute.parts.launcher import ClusterLauncher, RerunScriptLauncher, expand_task
 from torchstrategy.distribute.parts.placement import BatchPlacement
 from torchstrategy.distribute.parts.precision import Precision
 from torchstrategy.distribute.parts.replication import DDPReplication, LocalReplication
@@ -23,6 +23,7 @@ class Collectives(Protocol):
     num_local_replicas: int
     num_step_replicas: int  # replica steps sharing one global batch's loss (1 on an SPMD mesh)
     num_input_workers: int  # the TF tasks reading one input pipeline each
+    loss_multiplier: float  # a replica's loss times this before backward, so gradients sum over replicas
     process_rank: int
     num_processes: int
 
@@ -116,9 +117,30 @@ class Transport(Protocol):
     def close(self, graceful: bool = False) -> None: ...
 
 
+@runtime_checkable
+class Launcher(Protocol):
+    """How this strategy's processes come to exist: `start` joins (or starts) them and says where this one
+    sits; `start_watchdog` makes this process exit when whatever launched it dies."""
+
+    def start(self) -> Any: ...
+    def start_watchdog(self, spec: Any) -> None: ...
+
+
+class InProcess:
+    """The launcher of strategies that run in this one process (nothing to start or watch)."""
+
+    def start(self) -> Any:
+        from torchstrategy.cluster.spec import ProcessSpec
+
+        return ProcessSpec()
+
+    def start_watchdog(self, spec: Any) -> None:
+        """Nobody launched this process on the strategy's behalf."""
+
+
 _PROTOCOLS = {"collectives": Collectives, "replication": Replication, "precision": PrecisionPart,
               "checkpoint_io": CheckpointIO, "placement": Placement, "stepping": Stepping,
-              "transport": Transport}
+              "transport": Transport, "launcher": Launcher}
 
 
 def check_part(role: str, part: Any) -> Any:
@@ -132,15 +154,14 @@ def check_part(role: str, part: Any) -> Any:
     return part
 
 
-def one_process_per_replica(spec: Any, device: Any, backend: str, timeout: Any) -> dict:
-    """The collectives and replication parts of DDP-style data parallelism: join the process group
-    (watching our launcher, so no replica outlives it) and wrap the module in DDP."""
-    RerunScriptLauncher.start_watchdog(spec)
-    collectives = ProcessGroupCollectives(spec, device, backend, timeout)
-    return {"collectives": collectives, "replication": DDPReplication(device, active=collectives.active)}
+def data_parallel(group: Any) -> dict:
+    """The parts of DDP-style data parallelism over a joined process group (`GroupParts`): its device,
+    launcher and collectives, and DDP wrapping the module."""
+    return {"device": group.device, "launcher": group.launcher, "collectives": group.collectives,
+            "replication": DDPReplication(group.device, active=group.collectives.active)}
 
 
-__all__ = ["one_process_per_replica", "Collectives", "Replication", "PrecisionPart", "CheckpointIO", "Placement", "Stepping", "Transport",
+__all__ = ["data_parallel", "Launcher", "ClusterLauncher", "InProcess", "Collectives", "Replication", "PrecisionPart", "CheckpointIO", "Placement", "Stepping", "Transport",
            "check_part", "LocalStepping", "ScheduledStepping",
            "ProcessGroupCollectives", "SingleReplicaCollectives", "ReplicaThreads", "RerunScriptLauncher", "expand_task",
            "Precision", "FullStateIO", "BatchPlacement", "DDPReplication", "LocalReplication"]

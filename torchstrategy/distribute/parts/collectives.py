@@ -50,6 +50,8 @@ class LoneProcess:
     ReplicaThreads, which differ only in how many replicas the process holds)."""
 
     num_processes = 1
+    #: what a replica's loss is multiplied by before backward so that gradients add up over replicas
+    loss_multiplier = 1.0
     #: the TF tasks ('workers') the processes form, each reading one input pipeline, and this one's index
     num_input_workers = 1
     input_worker_index = 0
@@ -150,6 +152,8 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         super().__init__(process_rank=spec.rank)
         self.num_replicas = spec.world_size
         self.num_processes = spec.world_size
+        # DDP averages gradients over processes while a replica's loss is already its share: undo the average
+        self.loss_multiplier = float(spec.world_size)
         self.num_input_workers, self.input_worker_index = spec.num_tasks, spec.task_rank
         self._spec = spec
         self._device = device

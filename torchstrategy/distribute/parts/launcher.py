@@ -1,10 +1,10 @@
-"""How a strategy's processes come to exist: join the ones torchrun (or SLURM, TF_CONFIG) started,
-or re-run this script for the other local replicas of a plain `python train.py`."""
+"""The launcher part: how a strategy's processes come to exist. Join the ones torchrun (or SLURM, TF_CONFIG)
+started, re-run this script for the other local replicas of a plain `python train.py`, or expand a TF task."""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 from torchstrategy import cluster
 from torchstrategy.cluster.spec import ProcessSpec
@@ -20,11 +20,13 @@ class RerunScriptLauncher:
 
     num_local: int
     threads_per_replica: Optional[int] = None
+    #: under a launcher (torchrun), take the processes it started whatever their number (devices left unset)
+    follow_launcher: bool = False
 
     def start(self) -> ProcessSpec:
         spec = cluster.process_spec()
         if spec.launched:
-            if spec.local_world_size != self.num_local:
+            if spec.local_world_size != self.num_local and not self.follow_launcher:
                 raise ValueError(
                     f"The strategy was given {self.num_local} device(s), but the launcher started "
                     f"{spec.local_world_size} process(es) on this machine (LOCAL_WORLD_SIZE). Mismatched world "
@@ -37,16 +39,38 @@ class RerunScriptLauncher:
             return launch_local_replicas(self.num_local, threads_per_replica=self.threads_per_replica)
         return ProcessSpec()
 
-    @staticmethod
-    def start_watchdog(spec: ProcessSpec) -> None:
-        """A replica exits when its launcher dies (no orphans): our launcher's replicas at once; torchrun's
-        workers after a SIGTERM that lets a preemption backup be saved (their agent died, e.g. SIGKILLed)."""
-        from torchstrategy.launch import start_parent_watchdog
+    def start_watchdog(self, spec: ProcessSpec) -> None:
+        """Makes this replica exit when its launcher dies (see `watch_launcher`)."""
+        watch_launcher(spec)
 
-        if spec.launcher_pid is not None:
-            start_parent_watchdog(spec.launcher_pid)
-        elif spec.source == "torchrun" and spec.world_size > 1 and os.getppid() > 1:
-            start_parent_watchdog(os.getppid(), terminate_grace=_ORPHAN_GRACE_S)
+
+@dataclass(frozen=True)
+class ClusterLauncher:
+    """Joins the processes a cluster resolver describes (torchrun, SLURM, TF_CONFIG); a TF task with several
+    local devices runs one replica process per device (`per_task`), as TF's MultiWorkerMirrored does."""
+
+    resolver: Any
+    per_task: int = 1
+    threads_per_replica: Optional[int] = None
+
+    def start(self) -> ProcessSpec:
+        spec = self.resolver.process_spec() if self.resolver is not None else ProcessSpec()
+        return expand_task(spec, self.per_task, threads_per_replica=self.threads_per_replica)
+
+    def start_watchdog(self, spec: ProcessSpec) -> None:
+        """Makes this replica exit when its launcher dies (see `watch_launcher`)."""
+        watch_launcher(spec)
+
+
+def watch_launcher(spec: ProcessSpec) -> None:
+    """A replica exits when its launcher dies (no orphans): our launcher's replicas at once; torchrun's
+    workers after a SIGTERM that lets a preemption backup be saved (their agent died, e.g. SIGKILLed)."""
+    from torchstrategy.launch import start_parent_watchdog
+
+    if spec.launcher_pid is not None:
+        start_parent_watchdog(spec.launcher_pid)
+    elif spec.source == "torchrun" and spec.world_size > 1 and os.getppid() > 1:
+        start_parent_watchdog(os.getppid(), terminate_grace=_ORPHAN_GRACE_S)
 
 
 #: Where a process of a TF task was placed by its cluster's configuration, one process per task

@@ -9,14 +9,8 @@ import torch
 
 
 class Precision:
-    """Runs forward passes as they are and backward on the optimizer's scaled loss.
-
-    `loss_multiplier` folds in what the collectives need (1/N when N replica threads sum their
-    gradients into shared parameters, so the step sees the mean as with DDP).
-    """
-
-    def __init__(self, loss_multiplier: float = 1.0) -> None:
-        self.loss_multiplier = float(loss_multiplier)
+    """Runs forward passes as they are (Keras layers cast to their dtype policies themselves) and backward
+    on the loss scaled as the optimizer asks (a LossScaleOptimizer's dynamic loss scale)."""
 
     def forward_context(self) -> ContextManager[None]:
         return contextlib.nullcontext()
@@ -25,6 +19,4 @@ class Precision:
         scale = getattr(optimizer, "scale_loss", None)
         if scale is not None:
             loss = scale(loss)
-        if self.loss_multiplier != 1.0:
-            loss = loss * self.loss_multiplier
         loss.backward()
