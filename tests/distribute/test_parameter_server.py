@@ -254,10 +254,10 @@ def update(rows):
     optimizer.apply_gradients(zip(grads, model.trainable_variables))
 
 from torchstrategy.distribute.parts.variable_store import _ps
-served_before = [strategy._group.call(f"ps:{i}", _ps, ("traffic",)) for i in range(2)]
+served_before = [strategy.closure_cluster.transport.call(f"ps:{i}", _ps, ("traffic",)) for i in range(2)]
 coordinator.schedule(update, args=(torch.tensor([[2], [7], [7]]),))
 coordinator.join()
-served = [strategy._group.call(f"ps:{i}", _ps, ("traffic",)) for i in range(2)]
+served = [strategy.closure_cluster.transport.call(f"ps:{i}", _ps, ("traffic",)) for i in range(2)]
 after = strategy.variable_shards(table)
 
 # Adam through row gradients (densified per shard on the ps tasks) equals Adam on the whole table in one process

@@ -40,7 +40,8 @@ def test_every_built_strategy_is_made_of_checked_parts():
                      tf.distribute.MultiWorkerMirroredStrategy(), tf.distribute.get_strategy()):
         for role, part in (("collectives", strategy._collectives), ("replication", strategy._replication),
                            ("precision", strategy._precision), ("checkpoint_io", strategy._checkpoint_io),
-                           ("placement", strategy._placement)):
+                           ("placement", strategy._placement), ("stepping", strategy._stepping),
+                           ("launcher", strategy._launcher)):
             assert parts.check_part(role, part) is part
         assert strategy.num_local_replicas == 1 and strategy.local_replica_ids == (0,)
 

@@ -37,8 +37,7 @@ class Coordinator:
         from torchstrategy.checkpoint._objects import PlainStateIO
 
         strategy = self._strategy
-        if strategy is not None and callable(getattr(strategy, "state_dict", None)) \
-                and callable(getattr(strategy, "load_state_dict", None)):
+        if strategy is not None:
             return strategy
         return PlainStateIO()
 
@@ -52,7 +51,7 @@ class Coordinator:
         """Processes that take part in a save (a tensor-parallel job has more processes than replicas)."""
         if self._strategy is None:
             return dist.get_world_size()
-        return int(getattr(self._strategy, "num_processes", self._strategy.num_replicas_in_sync))
+        return int(self._strategy.num_processes)
 
     @property
     def strategy_name(self) -> str:
@@ -61,7 +60,7 @@ class Coordinator:
     @property
     def sharded(self) -> bool:
         """True when every rank writes its own shards (the strategy's `sharded_checkpoints`)."""
-        return bool(getattr(self._strategy, "sharded_checkpoints", False))
+        return self._strategy is not None and bool(self._strategy.sharded_checkpoints)
 
     def broadcast(self, value: Any) -> Any:
         """The chief's picklable `value` on every rank."""

@@ -17,8 +17,8 @@ _BATCH_HOOKS = {
 
 def _is_chief(model: Any) -> bool:
     """True when this process should write output: the strategy's chief, or no strategy at all."""
-    flag = getattr(getattr(model, "distribute_strategy", None), "is_chief", True)
-    return bool(flag() if callable(flag) else flag)
+    strategy = getattr(model, "distribute_strategy", None)  # None: a callback used without a Keras model
+    return True if strategy is None else bool(strategy.is_chief)
 
 
 def _print_msg(message: str) -> None:

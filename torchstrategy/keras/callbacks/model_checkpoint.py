@@ -278,9 +278,8 @@ class ModelCheckpoint(Callback):
         if decided:
             self._write(filepath, chief)
         # Batch logs are per replica, so replicas may decide differently: all meet here regardless.
-        barrier = getattr(strategy, "barrier", None)
-        if callable(barrier):
-            barrier()
+        if strategy is not None:
+            strategy.barrier()
 
     def _write(self, filepath: str, chief: bool = True) -> None:
         if os.path.isdir(filepath):

@@ -130,7 +130,7 @@ class TensorBoard(Callback):
         self._global_train_batch = 0
         if self._should_profile:
             strategy = getattr(self.model, "distribute_strategy", None) or _context.get_strategy()
-            self._profiles_here = bool(getattr(strategy, "is_chief", True))
+            self._profiles_here = bool(strategy.is_chief)
 
     def on_epoch_begin(self, epoch: int, logs: Optional[dict] = None) -> None:
         self._epoch_start_time = time.time()
