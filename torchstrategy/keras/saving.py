@@ -158,9 +158,9 @@ def _write(model: Any, payload: dict, filepath: str) -> None:
     if not holds_shards(model):
         save_state(payload, filepath)
         return
-    from torchstrategy.checkpoint._sync import Coordinator
+    from torchstrategy.checkpoint.sharded import run_on_chief
 
-    Coordinator(model.distribute_strategy).run_on_writer(lambda: save_state(payload, filepath))
+    run_on_chief(lambda: save_state(payload, filepath), model.distribute_strategy)
 
 
 def _optimizer_built(optimizer: Any) -> bool:
