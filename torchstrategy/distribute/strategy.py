@@ -10,10 +10,10 @@ import torch
 from torch import nn
 
 from torchstrategy import _context
-from torchstrategy.data.distribute import DistributedDataset, map_structure
+from torchstrategy.data.distribute import DistributedDataset
 from torchstrategy.distribute import parts as _parts
 from torchstrategy.distribute.values import InputContext, PerReplica, ReduceOp, ReplicaContext, _as_reduce_op
-from torchstrategy.nest import flatten, pack_sequence_as
+from torchstrategy.nest import flatten, map_structure, pack_sequence_as
 
 
 def _per_replica(parts: Sequence[Any]) -> Any:

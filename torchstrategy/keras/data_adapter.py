@@ -11,8 +11,9 @@ import torch
 
 from torchstrategy import _context
 from torchstrategy.data.dataset import Dataset
-from torchstrategy.data.distribute import DistributedDataset, fingerprint, flatten_structure, map_structure
+from torchstrategy.data.distribute import DistributedDataset, fingerprint
 from torchstrategy.keras.dataset_creator import DatasetCreator
+from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 _DEFAULT_BATCH = 32
 

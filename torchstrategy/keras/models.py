@@ -9,13 +9,12 @@ import warnings
 import torch
 
 from torchstrategy import _context
-from torchstrategy.data.distribute import flatten_structure
 from torchstrategy.keras import compile_utils, functional, steps, training
 from torchstrategy.keras.functional import InputLayer, KerasTensor
 from torchstrategy.keras.saving import load_model  # noqa: F401  (keras.models.load_model)
 from torchstrategy.keras.layers.base import Layer, _shape_of, _shape_str
 from torchstrategy.keras.layers import fusion
-from torchstrategy.nest import map_structure
+from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 
 class Model(Layer):

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import torch
 
 from torchstrategy.checkpoint import load_state, save_state
-from torchstrategy.data.distribute import flatten_structure, map_structure
+from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 _MODEL_FORMAT = "torchstrategy.keras.model"
 _WEIGHTS_FORMAT = "torchstrategy.keras.weights"

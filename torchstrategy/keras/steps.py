@@ -9,9 +9,10 @@ import numpy as np
 import torch
 
 from torchstrategy import _context
-from torchstrategy.data.distribute import batch_size_of, map_structure
+from torchstrategy.data.distribute import batch_size_of
 from torchstrategy.distribute.values import PerReplica
 from torchstrategy.keras.data_adapter import unpack
+from torchstrategy.nest import map_structure
 
 
 def first_replica(value: Any) -> Any:

@@ -9,14 +9,13 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 import torch
 
-from torchstrategy.data.distribute import flatten_structure, map_structure
 from torchstrategy.keras import callbacks as callbacks_module
 from torchstrategy.keras import data_adapter
 from torchstrategy.keras import preflight
 from torchstrategy.keras.data_adapter import unpack
 from torchstrategy.keras.progress import TrainingProgress, apply_resume_point
 from torchstrategy.keras.steps import call_on_one_row, eval_mode, first_replica
-from torchstrategy.nest import pack_sequence_as
+from torchstrategy.nest import flatten as flatten_structure, map_structure, pack_sequence_as
 
 
 class Runtime:

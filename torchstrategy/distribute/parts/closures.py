@@ -266,7 +266,7 @@ class _RowsOnDemand(torch.autograd.Function):
 
 
 def _detached(value: Any) -> Any:
-    from torchstrategy.data.distribute import map_structure
+    from torchstrategy.nest import map_structure
 
     return map_structure(lambda v: v.detach().cpu() if isinstance(v, torch.Tensor) else v, value)
 
