@@ -88,10 +88,10 @@ class _AutocastScope:
         self._previous: Optional[torch.dtype] = None
 
     def __enter__(self) -> None:
-        self._previous = _context._set_autocast_dtype(self._dtype)
+        self._previous = _context.set_autocast_dtype(self._dtype)
 
     def __exit__(self, *exc: Any) -> None:
-        _context._set_autocast_dtype(self._previous)
+        _context.set_autocast_dtype(self._previous)
 
 
 class _Unchanged:
@@ -124,7 +124,7 @@ def compute_context(policy: Policy, autocast: bool = True) -> Any:
     ...     cast_on_read(torch.nn.Parameter(torch.ones(2))).dtype
     torch.bfloat16
     """
-    current = _context._autocast_dtype()
+    current = _context.autocast_dtype()
     if current is not None:
         if not autocast or not policy.is_floating:
             return _AutocastScope(None)
@@ -139,12 +139,12 @@ def compute_context(policy: Policy, autocast: bool = True) -> Any:
 def no_autocast() -> Any:
     """A context in which weights are read as stored (layer builds run in it: in-place initialisation
     must reach the weight itself, not a cast copy)."""
-    return _AutocastScope(None) if _context._autocast_dtype() is not None else _UNCHANGED
+    return _AutocastScope(None) if _context.autocast_dtype() is not None else _UNCHANGED
 
 
 def cast_on_read(weight: torch.Tensor) -> torch.Tensor:
     """`weight` in this thread's autocast dtype if one is set and it is a float of another dtype."""
-    dtype = _context._autocast_dtype()
+    dtype = _context.autocast_dtype()
     if dtype is None or weight.dtype == dtype or not weight.is_floating_point():
         return weight
     return weight.to(dtype)

@@ -122,7 +122,7 @@ class Strategy:
     @contextlib.contextmanager
     def scope(self) -> Iterator["Strategy"]:
         """Makes this the current strategy: models and optimizers created here belong to it."""
-        with _context._enter_strategy(self):
+        with _context.enter_strategy(self):
             yield self
 
     def run(self, fn: Callable, args: Sequence[Any] = (), kwargs: Optional[dict] = None, options: Any = None) -> Any:
@@ -134,10 +134,10 @@ class Strategy:
         grad_enabled = torch.is_grad_enabled()  # grad mode is per thread: replicas take the caller's
 
         def call(replica_id: int, replica_args: tuple, replica_kwargs: dict) -> Any:
-            entered = _context._enter_strategy(self) if _context.get_strategy() is not self \
+            entered = _context.enter_strategy(self) if _context.get_strategy() is not self \
                 else contextlib.nullcontext()
             with entered, torch.set_grad_enabled(grad_enabled), \
-                    _context._enter_replica(ReplicaContext(self, replica_id)):
+                    _context.enter_replica(ReplicaContext(self, replica_id)):
                 return fn(*replica_args, **replica_kwargs)
 
         results = self._collectives.run_replicas(call, per_replica)
@@ -163,7 +163,7 @@ class Strategy:
     def reduce(self, reduce_op: Any, value: Any, axis: Optional[int] = None) -> Any:
         """Combines a per-replica value (a tensor or a nest of them) over all replicas, and over `axis`."""
         op = _as_reduce_op(reduce_op)
-        if _context._current_replica() is not None and not isinstance(value, PerReplica):  # inside strategy.run
+        if _context.current_replica() is not None and not isinstance(value, PerReplica):  # inside strategy.run
             if axis is None:
                 return self._collectives.all_reduce(op, value)
         local = self.experimental_local_results(value)
@@ -191,7 +191,7 @@ class Strategy:
         """Concatenates every replica's value along `axis` (all rows, in replica order)."""
         local = [torch.as_tensor(v) for v in self.experimental_local_results(value)]
         joined = torch.cat(local, dim=axis) if len(local) > 1 else local[0]
-        if self.num_processes > 1 or _context._current_replica() is not None:
+        if self.num_processes > 1 or _context.current_replica() is not None:
             return self._collectives.all_gather(joined, axis)
         return joined
 

@@ -91,7 +91,7 @@ class Model(Layer):
         strategy = self.__dict__.get("_strategy")
         if strategy is not None and strategy.setup_before_first_call and self._runtime is None \
                 and torch.is_grad_enabled() and not self.__dict__.get("_setting_up") \
-                and not _context._inside_layer_call() \
+                and not _context.inside_layer_call() \
                 and not any(isinstance(leaf, KerasTensor) for leaf in flatten_structure(inputs)):
             # A sharding strategy shards the model before its first training call, in a custom loop as in fit
             # (building calls run without gradients, so layers a Sequential adds later are sharded too).
