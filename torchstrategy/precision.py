@@ -20,7 +20,8 @@ _LOW_PRECISION = (torch.float16, torch.bfloat16)
 _INTEGER_AND_BOOL = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 
 
-def _dtype_name(dtype: torch.dtype) -> str:
+def dtype_name(dtype: torch.dtype) -> str:
+    """The short name of a torch dtype: 'float32', 'bfloat16', ..."""
     return str(dtype).replace("torch.", "")
 
 
@@ -75,7 +76,7 @@ def parse_policy(value: Any) -> Policy:
             f"Cannot convert {value!r} to a mixed precision policy. Valid policies: {valid} "
             "(integer dtype names such as 'int32' are accepted only for inputs)."
         )
-    return Policy(_dtype_name(dtype), dtype, dtype)
+    return Policy(dtype_name(dtype), dtype, dtype)
 
 
 class _AutocastScope:

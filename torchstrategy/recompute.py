@@ -36,14 +36,14 @@ def recompute_grad(f: Callable[..., Any]) -> Callable[..., Any]:
             "not the result of calling it.")
 
     def recomputed(*args: Any, **kwargs: Any) -> Any:
-        return _run_recomputed(f, args, kwargs)
+        return run_recomputed(f, args, kwargs)
 
     functools.update_wrapper(recomputed, f, updated=())  # a module's __dict__ must not be copied
     recomputed.__wrapped__ = f
     return recomputed
 
 
-def _run_recomputed(f: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+def run_recomputed(f: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     """`f(*args, **kwargs)` as one checkpointed region (plainly when no gradient is being recorded)."""
     if not torch.is_grad_enabled():
         return f(*args, **kwargs)

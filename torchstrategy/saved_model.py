@@ -93,9 +93,9 @@ def specs_from_signature(signature: Any, default_names: list) -> list:
 
 
 def model_input_specs(obj: Any, naming: str) -> Optional[list]:
-    """Serving specs (ServingInputSpecs, or None where the input shape is unknown) of a Keras-like model with a known input shape (duck typed: saved_model never imports
-    keras). `naming` is 'call' (TF 2.21 `tf.saved_model.save(model)` names a single input 'inputs') or
-    'tensor' (Keras 3 `model.export` uses the Input tensors' names)."""
+    """Serving specs (ServingInputSpecs; None where the input shape is unknown) of a Keras-like model (duck
+    typed: saved_model never imports keras). `naming` is 'call' (TF 2.21 `tf.saved_model.save(model)` names
+    a single input 'inputs') or 'tensor' (Keras 3 `model.export` uses the Input tensors' names)."""
     symbolic = getattr(obj, "inputs", None)
     if symbolic is None and getattr(obj, "_input_layer", None) is not None:
         symbolic = [obj._input_layer.output]
@@ -103,7 +103,8 @@ def model_input_specs(obj: Any, naming: str) -> Optional[list]:
         names = [getattr(t, "name", None) or f"inputs_{i}" for i, t in enumerate(symbolic)]
         if naming == "call" and len(symbolic) == 1:
             names = ["inputs"]
-        return [ServingInputSpec(n, [None] + [None if d is None else int(d) for d in tuple(t.shape)[1:]], _dtype_name(t.dtype))
+        return [ServingInputSpec(n, [None] + [None if d is None else int(d) for d in tuple(t.shape)[1:]],
+                                 _dtype_name(t.dtype))
                 for n, t in zip(names, symbolic)]
     shape = getattr(obj, "_build_input_shape", None)  # a subclassed model that has been called on data
     if isinstance(shape, tuple) and all(d is None or isinstance(d, int) for d in shape):

@@ -38,12 +38,12 @@ class DTypePolicy:
     @property
     def compute_dtype(self) -> str:
         """The dtype layer computations run in, e.g. 'float16' for 'mixed_float16'."""
-        return precision._dtype_name(self._policy.compute_dtype)
+        return precision.dtype_name(self._policy.compute_dtype)
 
     @property
     def variable_dtype(self) -> str:
         """The dtype layer weights are created in, e.g. 'float32' for 'mixed_float16'."""
-        return precision._dtype_name(self._policy.variable_dtype)
+        return precision.dtype_name(self._policy.variable_dtype)
 
     def get_config(self) -> dict:
         return {"name": self.name}
