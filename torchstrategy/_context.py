@@ -1,5 +1,5 @@
-"""The one piece of global state: the per-thread stack of entered strategies.
-Also holds the per-thread Keras call context (the `training` flag an outer layer hands down)."""
+"""The only process-wide state: the per-thread strategy, replica and Keras call-context stacks, the dtype policy,
+the distribution and the other process settings; every module reads and changes them through its functions."""
 from __future__ import annotations
 
 import threading
@@ -56,7 +56,9 @@ def in_cross_replica_context() -> bool:
 
 
 @contextmanager
-def _enter_strategy(strategy: "Strategy") -> Iterator["Strategy"]:
+def enter_strategy(strategy: "Strategy") -> Iterator["Strategy"]:
+    """Pushes `strategy` on this thread's strategy stack for the block (`strategy.scope()` uses it); another
+    strategy entered inside a different one's scope is a RuntimeError."""
     if _state.strategy_stack and _state.strategy_stack[-1] is not strategy:
         raise RuntimeError(
             f"Mixing different tf.distribute.Strategy objects: {strategy!r} entered inside "
@@ -70,7 +72,8 @@ def _enter_strategy(strategy: "Strategy") -> Iterator["Strategy"]:
 
 
 @contextmanager
-def _enter_replica(replica_context: Any) -> Iterator[Any]:
+def enter_replica(replica_context: Any) -> Iterator[Any]:
+    """Makes `replica_context` this thread's current replica for the block (`strategy.run` uses it)."""
     _state.replica_stack.append(replica_context)
     try:
         yield replica_context
@@ -78,12 +81,14 @@ def _enter_replica(replica_context: Any) -> Iterator[Any]:
         _state.replica_stack.pop()
 
 
-def _current_replica() -> Any:
+def current_replica() -> Any:
+    """The ReplicaContext of the replica running on this thread, or None (cross-replica context)."""
     return _state.replica_stack[-1] if _state.replica_stack else None
 
 
 @contextmanager
-def _training_scope(training: Optional[bool]) -> Iterator[None]:
+def training_scope(training: Optional[bool]) -> Iterator[None]:
+    """Marks a Keras layer call on this thread for the block, with the `training` value it hands down."""
     _state.training_stack.append(training)
     try:
         yield
@@ -91,12 +96,12 @@ def _training_scope(training: Optional[bool]) -> Iterator[None]:
         _state.training_stack.pop()
 
 
-def _inside_layer_call() -> bool:
+def inside_layer_call() -> bool:
     """True while some Keras layer's call is running on this thread (a model nested in another's call)."""
     return bool(_state.training_stack)
 
 
-def _inherited_training() -> Optional[bool]:
+def inherited_training() -> Optional[bool]:
     """The `training` value an enclosing layer call was given, if any."""
     for value in reversed(_state.training_stack):
         if value is not None:
@@ -110,7 +115,13 @@ _distribution: Any = None
 _distribution_strategy: Any = None
 
 
-def _set_distribution(distribution: Any, strategy: Any) -> None:
+def current_distribution() -> Any:
+    """The keras.distribution Distribution set for the process, or None."""
+    return _distribution
+
+
+def set_distribution(distribution: Any, strategy: Any) -> None:
+    """Sets (or, with None, None, clears) the process's keras.distribution and the strategy that runs it."""
     global _distribution, _distribution_strategy
     _distribution, _distribution_strategy = distribution, strategy
 
@@ -120,14 +131,15 @@ _name_counts: dict[str, int] = {}
 _name_lock = threading.Lock()
 
 
-def _unique_name(prefix: str) -> str:
+def unique_name(prefix: str) -> str:
+    """`prefix`, then `prefix_1`, `prefix_2`, ... on later calls (Keras default layer and metric names)."""
     with _name_lock:
         count = _name_counts.get(prefix, 0)
         _name_counts[prefix] = count + 1
     return prefix if count == 0 else f"{prefix}_{count}"
 
 
-def _reset_names() -> None:
+def reset_names() -> None:
     """Keras's `backend.clear_session()` naming reset."""
     with _name_lock:
         _name_counts.clear()
@@ -136,6 +148,22 @@ def _reset_names() -> None:
 # The process's one running tf.profiler session (TF allows one at a time); torchstrategy.profiler owns it.
 _profiler_lock = threading.Lock()
 _profiler_session: Any = None
+
+
+def profiler_lock() -> threading.Lock:
+    """The lock held while the profiler session is started or stopped."""
+    return _profiler_lock
+
+
+def profiler_session() -> Any:
+    """The running tf.profiler session, or None."""
+    return _profiler_session
+
+
+def set_profiler_session(session: Any) -> None:
+    """Records the running tf.profiler session (None once it stopped)."""
+    global _profiler_session
+    _profiler_session = session
 
 
 # ----- mixed precision -------------------------------------------------------------------------
@@ -153,22 +181,23 @@ class _AutocastState(threading.local):
 _autocast = _AutocastState()
 
 
-def _get_global_dtype_policy() -> Any:
+def global_dtype_policy() -> Any:
     """The policy `set_global_policy` stored, or None if none was set."""
     return _global_dtype_policy
 
 
-def _set_global_dtype_policy(policy: Any) -> None:
+def set_global_dtype_policy(policy: Any) -> None:
+    """Stores the process's global dtype policy (None: not set)."""
     global _global_dtype_policy
     _global_dtype_policy = policy
 
 
-def _autocast_dtype() -> Any:
+def autocast_dtype() -> Any:
     """The torch dtype float weights are read in on this thread right now, or None."""
     return _autocast.dtype
 
 
-def _set_autocast_dtype(dtype: Any) -> Any:
+def set_autocast_dtype(dtype: Any) -> Any:
     """Sets this thread's autocast dtype (None: no casting) and returns the previous one."""
     previous, _autocast.dtype = _autocast.dtype, dtype
     return previous
@@ -184,42 +213,69 @@ class _RematState(threading.local):
 _remat = _RematState()
 
 
-def _push_remat_mode(mode: Any) -> None:
+def push_remat_mode(mode: Any) -> None:
+    """Enters a RematScope's `mode` on this thread (None disables remat inside)."""
     _remat.mode_stack.append(mode)
 
 
-def _pop_remat_mode() -> None:
+def pop_remat_mode() -> None:
+    """Leaves the innermost RematScope on this thread."""
     _remat.mode_stack.pop()
 
 
-def _current_remat_mode() -> Any:
+def current_remat_mode() -> Any:
     """The innermost RematScope's mode (what a layer created now records), or None outside any."""
     return _remat.mode_stack[-1] if _remat.mode_stack else None
 
 
-def _call_context_snapshot() -> tuple:
+def call_context_snapshot() -> tuple:
     """What a recomputation must see again: the `training` values handed down and the autocast dtype."""
-    return tuple(_state.training_stack), _autocast_dtype()
+    return tuple(_state.training_stack), autocast_dtype()
 
 
 @contextmanager
-def _restored_call_context(snapshot: tuple) -> Iterator[None]:
+def restored_call_context(snapshot: tuple) -> Iterator[None]:
     """Runs a recomputation (in backward, maybe on another thread) inside the forward's call context."""
     training_stack, autocast_dtype = snapshot
     saved_stack, _state.training_stack = _state.training_stack, list(training_stack)
-    saved_dtype = _set_autocast_dtype(autocast_dtype)
+    saved_dtype = set_autocast_dtype(autocast_dtype)
     try:
         yield
     finally:
         _state.training_stack = saved_stack
-        _set_autocast_dtype(saved_dtype)
+        set_autocast_dtype(saved_dtype)
 
 
 # The code the last sys.exit asked for (torchstrategy.launch.exits notes it); None when there was none.
 _exit_request: Any = None
 
+
+def exit_request() -> Any:
+    """The code the last sys.exit asked for, or None when there was none."""
+    return _exit_request
+
+
+def set_exit_request(code: Any) -> None:
+    """Notes the code a sys.exit asked for."""
+    global _exit_request
+    _exit_request = code
+
+
 # Names of the TPU systems tf.tpu.experimental.initialize_tpu_system set up in this process ('local' here).
 _initialized_tpu_systems: set[str] = set()
+
+
+def tpu_system_initialized(name: str) -> bool:
+    """True once the TPU system `name` was initialized in this process (and not shut down since)."""
+    return name in _initialized_tpu_systems
+
+
+def set_tpu_system_initialized(name: str, initialized: bool) -> None:
+    """Notes that the TPU system `name` was initialized (True) or shut down (False)."""
+    if initialized:
+        _initialized_tpu_systems.add(name)
+    else:
+        _initialized_tpu_systems.discard(name)
 
 
 # ----- parameter-server tasks ---------------------------------------------------------------------
@@ -229,12 +285,14 @@ _initialized_tpu_systems: set[str] = set()
 _task_service: Any = None
 
 
-def _set_task_service(service: Any) -> None:
+def set_task_service(service: Any) -> None:
+    """Sets the object that answers this process's parameter-server RPC calls (None: not a task)."""
     global _task_service
     _task_service = service
 
 
-def _get_task_service() -> Any:
+def task_service() -> Any:
+    """The object that answers this process's parameter-server RPC calls; a RuntimeError outside a task."""
     if _task_service is None:
         raise RuntimeError("This process is not a task of a parameter-server cluster (no tf.distribute.Server "
                            "or ParameterServerStrategy started here), yet it received a task call.")
@@ -246,6 +304,34 @@ def _get_task_service() -> Any:
 _logical_device_configs: dict = {}
 
 
+def logical_device_configs(device_name: str) -> Any:
+    """The LogicalDeviceConfigurations the physical device `device_name` was split into, or None."""
+    return _logical_device_configs.get(device_name)
+
+
+def set_logical_device_configs(device_name: str, configs: Any) -> None:
+    """Records how the physical device `device_name` is split (None: not split)."""
+    if configs is None:
+        _logical_device_configs.pop(device_name, None)
+    else:
+        _logical_device_configs[device_name] = configs
+
+
 # ----- keras.config ------------------------------------------------------------------------------
 # Process-wide Keras settings (keras.config / keras.backend set_floatx, set_epsilon, set_image_data_format).
 keras_config: dict = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
+
+
+def keras_setting(name: str) -> Any:
+    """One process-wide Keras setting: 'floatx', 'epsilon' or 'image_data_format'."""
+    return keras_config[name]
+
+
+def set_keras_setting(name: str, value: Any) -> None:
+    """Changes one process-wide Keras setting ('floatx', 'epsilon' or 'image_data_format')."""
+    keras_config[name] = value
+
+
+# The names the tests of remat and precision read (kept so the tests stay as they are).
+_current_remat_mode = current_remat_mode
+_autocast_dtype = autocast_dtype

@@ -2,6 +2,6 @@
 `get_next_as_optional`), defined where they belong and named here."""
 from __future__ import annotations
 
-from torchstrategy.data._sampling import Optional_ as Optional
+from torchstrategy.data.experimental import Optional
 
 __all__ = ["Optional"]

@@ -133,14 +133,14 @@ def set_logical_device_configuration(device: PhysicalDevice, logical_devices: Op
         raise ValueError(f"Splitting {device.name} into {len(configs)} logical GPUs is not supported: each replica "
                          f"of MirroredStrategy needs a GPU of its own here. Use one configuration per GPU.")
     if configs:
-        _context._logical_device_configs[device.name] = configs
+        _context.set_logical_device_configs(device.name, configs)
     else:
-        _context._logical_device_configs.pop(device.name, None)
+        _context.set_logical_device_configs(device.name, None)
 
 
 def get_logical_device_configuration(device: PhysicalDevice) -> Optional[list]:
     """The LogicalDeviceConfiguration list `device` was split into, or None."""
-    configs = _context._logical_device_configs.get(device.name)
+    configs = _context.logical_device_configs(device.name)
     return list(configs) if configs else None
 
 
@@ -149,7 +149,7 @@ def list_logical_devices(device_type: Optional[str] = None) -> list[LogicalDevic
     devices = []
     counts: dict = {}
     for physical in list_physical_devices(device_type):
-        for _ in range(len(_context._logical_device_configs.get(physical.name, ())) or 1):
+        for _ in range(len(_context.logical_device_configs(physical.name) or ()) or 1):
             index = counts.get(physical.device_type, 0)
             counts[physical.device_type] = index + 1
             devices.append(LogicalDevice(f"/device:{physical.device_type}:{index}", physical.device_type))

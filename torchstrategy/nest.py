@@ -1,15 +1,17 @@
 """`tf.nest`: the one implementation of nested structures (tuples, lists, dicts, namedtuples) that
-datasets, layers, the tape and the trainer share. Dicts flatten by sorted key, as in tf.nest."""
+datasets, layers, the tape, strategies and the trainer share. Dicts flatten by sorted key, as in tf.nest."""
 from __future__ import annotations
 
 from typing import Any, Callable, Iterator, Sequence
 
 
-def _is_namedtuple(value: Any) -> bool:
+def is_namedtuple(value: Any) -> bool:
+    """True for an instance of a namedtuple class (a tuple whose type has `_fields`)."""
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
 
 
-def _dict_keys(value: dict) -> list:
+def sorted_keys(value: dict) -> list:
+    """A dict's keys in the order tf.nest visits them: sorted, else (keys that do not compare) as inserted."""
     try:  # tf.nest orders dict entries by sorted key
         return sorted(value)
     except TypeError:
@@ -21,17 +23,17 @@ def flatten(structure: Any) -> list:
     if isinstance(structure, (tuple, list)):
         return [leaf for item in structure for leaf in flatten(item)]
     if isinstance(structure, dict):
-        return [leaf for key in _dict_keys(structure) for leaf in flatten(structure[key])]
+        return [leaf for key in sorted_keys(structure) for leaf in flatten(structure[key])]
     return [structure]
 
 
 def _pack(template: Any, leaves: Iterator) -> Any:
-    if _is_namedtuple(template):
+    if is_namedtuple(template):
         return type(template)(*[_pack(item, leaves) for item in template])
     if isinstance(template, (tuple, list)):
         return type(template)(_pack(item, leaves) for item in template)
     if isinstance(template, dict):
-        packed = {key: _pack(template[key], leaves) for key in _dict_keys(template)}
+        packed = {key: _pack(template[key], leaves) for key in sorted_keys(template)}
         return {key: packed[key] for key in template}
     return next(leaves)
 
@@ -54,7 +56,7 @@ def flatten_up_to(template: Any, value: Any) -> list:
     if isinstance(template, dict):
         if not isinstance(value, dict) or set(value) != set(template):
             raise ValueError(f"expected a dict with keys {sorted(template)}, got {value!r}")
-        return [leaf for key in _dict_keys(template) for leaf in flatten_up_to(template[key], value[key])]
+        return [leaf for key in sorted_keys(template) for leaf in flatten_up_to(template[key], value[key])]
     if isinstance(template, (tuple, list)):
         if not isinstance(value, (tuple, list)) or len(value) != len(template):
             raise ValueError(f"expected a sequence of {len(template)} items, got {value!r}")
@@ -63,6 +65,7 @@ def flatten_up_to(template: Any, value: Any) -> list:
 
 
 def same_structure(a: Any, b: Any) -> bool:
+    """True when `a` and `b` nest the same way (same dict keys, same sequence lengths; leaves not compared)."""
     if isinstance(a, dict) or isinstance(b, dict):
         if not (isinstance(a, dict) and isinstance(b, dict)) or set(a) != set(b):
             return False

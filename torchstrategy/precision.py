@@ -20,7 +20,8 @@ _LOW_PRECISION = (torch.float16, torch.bfloat16)
 _INTEGER_AND_BOOL = (torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64)
 
 
-def _dtype_name(dtype: torch.dtype) -> str:
+def dtype_name(dtype: torch.dtype) -> str:
+    """The short name of a torch dtype: 'float32', 'bfloat16', ..."""
     return str(dtype).replace("torch.", "")
 
 
@@ -75,7 +76,7 @@ def parse_policy(value: Any) -> Policy:
             f"Cannot convert {value!r} to a mixed precision policy. Valid policies: {valid} "
             "(integer dtype names such as 'int32' are accepted only for inputs)."
         )
-    return Policy(_dtype_name(dtype), dtype, dtype)
+    return Policy(dtype_name(dtype), dtype, dtype)
 
 
 class _AutocastScope:
@@ -88,10 +89,10 @@ class _AutocastScope:
         self._previous: Optional[torch.dtype] = None
 
     def __enter__(self) -> None:
-        self._previous = _context._set_autocast_dtype(self._dtype)
+        self._previous = _context.set_autocast_dtype(self._dtype)
 
     def __exit__(self, *exc: Any) -> None:
-        _context._set_autocast_dtype(self._previous)
+        _context.set_autocast_dtype(self._previous)
 
 
 class _Unchanged:
@@ -124,7 +125,7 @@ def compute_context(policy: Policy, autocast: bool = True) -> Any:
     ...     cast_on_read(torch.nn.Parameter(torch.ones(2))).dtype
     torch.bfloat16
     """
-    current = _context._autocast_dtype()
+    current = _context.autocast_dtype()
     if current is not None:
         if not autocast or not policy.is_floating:
             return _AutocastScope(None)
@@ -139,12 +140,12 @@ def compute_context(policy: Policy, autocast: bool = True) -> Any:
 def no_autocast() -> Any:
     """A context in which weights are read as stored (layer builds run in it: in-place initialisation
     must reach the weight itself, not a cast copy)."""
-    return _AutocastScope(None) if _context._autocast_dtype() is not None else _UNCHANGED
+    return _AutocastScope(None) if _context.autocast_dtype() is not None else _UNCHANGED
 
 
 def cast_on_read(weight: torch.Tensor) -> torch.Tensor:
     """`weight` in this thread's autocast dtype if one is set and it is a float of another dtype."""
-    dtype = _context._autocast_dtype()
+    dtype = _context.autocast_dtype()
     if dtype is None or weight.dtype == dtype or not weight.is_floating_point():
         return weight
     return weight.to(dtype)

@@ -156,14 +156,14 @@ def start(logdir: _PathLike, options: Optional[ProfilerOptions] = None, *, all_r
                         f"{type(options).__name__}: {options!r}.")
     profile = _torch_profile(options)
     recording = all_replicas or _is_chief_process()
-    with _context._profiler_lock:
-        if _context._profiler_session is not None:
+    with _context.profiler_lock():
+        if _context.profiler_session() is not None:
             raise AlreadyExistsError("Another profiler is running. Call tf.profiler.experimental.stop() before "
                                      "starting a new one.")
         if recording and torch.autograd._profiler_enabled():
             raise AlreadyExistsError("Another profiler is running: a torch.profiler session started outside "
                                      "tf.profiler. Stop it before calling tf.profiler.experimental.start().")
-        _context._profiler_session = _Session(path, profile, recording)
+        _context.set_profiler_session(_Session(path, profile, recording))
 
 
 def stop(save: bool = True) -> None:
@@ -171,12 +171,12 @@ def stop(save: bool = True) -> None:
 
     Raises UnavailableError when no session is running.
     """
-    with _context._profiler_lock:
-        session = _context._profiler_session
+    with _context.profiler_lock():
+        session = _context.profiler_session()
         if session is None:
             raise UnavailableError("Cannot export profiling results. No profiler is running: call "
                                    "tf.profiler.experimental.start(logdir) first.")
-        _context._profiler_session = None
+        _context.set_profiler_session(None)
         session.finish(save)
 
 

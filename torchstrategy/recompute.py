@@ -36,14 +36,14 @@ def recompute_grad(f: Callable[..., Any]) -> Callable[..., Any]:
             "not the result of calling it.")
 
     def recomputed(*args: Any, **kwargs: Any) -> Any:
-        return _run_recomputed(f, args, kwargs)
+        return run_recomputed(f, args, kwargs)
 
     functools.update_wrapper(recomputed, f, updated=())  # a module's __dict__ must not be copied
     recomputed.__wrapped__ = f
     return recomputed
 
 
-def _run_recomputed(f: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+def run_recomputed(f: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     """`f(*args, **kwargs)` as one checkpointed region (plainly when no gradient is being recorded)."""
     if not torch.is_grad_enabled():
         return f(*args, **kwargs)
@@ -64,7 +64,7 @@ def _run_recomputed(f: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
 
 def _replay_contexts() -> tuple["_RecordGenerators", "_ReplayForward"]:
     first_states: dict[int, tuple[torch.Generator, torch.Tensor]] = {}
-    return _RecordGenerators(first_states), _ReplayForward(first_states, _context._call_context_snapshot())
+    return _RecordGenerators(first_states), _ReplayForward(first_states, _context.call_context_snapshot())
 
 
 def _generators_in(args: tuple, kwargs: dict) -> list[torch.Generator]:
@@ -100,7 +100,7 @@ class _ReplayForward(TorchDispatchMode):
 
     def __enter__(self) -> "_ReplayForward":
         self._resume_states = {}  # entered once per recomputation (twice with retain_graph)
-        self._context_manager = _context._restored_call_context(self._call_context)
+        self._context_manager = _context.restored_call_context(self._call_context)
         self._context_manager.__enter__()
         return super().__enter__()
 

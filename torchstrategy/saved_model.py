@@ -54,12 +54,15 @@ class LoadOptions:
 
 # ----- what gets traced ------------------------------------------------------------------------
 @dataclasses.dataclass
-class _Spec:
+class ServingInputSpec:
+    """One input of a saved serving function: its name, shape (None for a dynamic dim) and dtype name."""
+
     name: str
     shape: list  # None for a dynamic dim
     dtype: str
 
     def to_json(self) -> dict:
+        """The manifest's form of this input."""
         return {"name": self.name, "shape": self.shape, "dtype": self.dtype}
 
 
@@ -74,7 +77,9 @@ def _dtype_name(dtype: Any) -> str:
     return name
 
 
-def _specs_from_signature(signature: Any, default_names: list) -> list:
+def specs_from_signature(signature: Any, default_names: list) -> list:
+    """The ServingInputSpecs of a list of tf.TensorSpec (`input_signature`); an entry without a name gets
+    `default_names[index]`. Raises TypeError/ValueError for an entry that is no spec or has unknown rank."""
     specs = []
     for index, spec in enumerate(signature):
         if not hasattr(spec, "shape") or not hasattr(spec, "dtype"):
@@ -83,14 +88,14 @@ def _specs_from_signature(signature: Any, default_names: list) -> list:
         if shape is None:
             raise ValueError(f"TensorSpec {spec!r} has unknown rank; give a shape such as [None, 4].")
         name = getattr(spec, "name", None) or default_names[index]
-        specs.append(_Spec(name, [None if d is None else int(d) for d in shape], _dtype_name(spec.dtype)))
+        specs.append(ServingInputSpec(name, [None if d is None else int(d) for d in shape], _dtype_name(spec.dtype)))
     return specs
 
 
-def _model_input_specs(obj: Any, naming: str) -> Optional[list]:
-    """Serving specs of a Keras-like model with a known input shape (duck typed: saved_model never imports
-    keras). `naming` is 'call' (TF 2.21 `tf.saved_model.save(model)` names a single input 'inputs') or
-    'tensor' (Keras 3 `model.export` uses the Input tensors' names)."""
+def model_input_specs(obj: Any, naming: str) -> Optional[list]:
+    """Serving specs (ServingInputSpecs; None where the input shape is unknown) of a Keras-like model (duck
+    typed: saved_model never imports keras). `naming` is 'call' (TF 2.21 `tf.saved_model.save(model)` names
+    a single input 'inputs') or 'tensor' (Keras 3 `model.export` uses the Input tensors' names)."""
     symbolic = getattr(obj, "inputs", None)
     if symbolic is None and getattr(obj, "_input_layer", None) is not None:
         symbolic = [obj._input_layer.output]
@@ -98,12 +103,13 @@ def _model_input_specs(obj: Any, naming: str) -> Optional[list]:
         names = [getattr(t, "name", None) or f"inputs_{i}" for i, t in enumerate(symbolic)]
         if naming == "call" and len(symbolic) == 1:
             names = ["inputs"]
-        return [_Spec(n, [None] + [None if d is None else int(d) for d in tuple(t.shape)[1:]], _dtype_name(t.dtype))
+        return [ServingInputSpec(n, [None] + [None if d is None else int(d) for d in tuple(t.shape)[1:]],
+                                 _dtype_name(t.dtype))
                 for n, t in zip(names, symbolic)]
     shape = getattr(obj, "_build_input_shape", None)  # a subclassed model that has been called on data
     if isinstance(shape, tuple) and all(d is None or isinstance(d, int) for d in shape):
         dtype = getattr(obj, "compute_dtype", "float32")
-        return [_Spec("inputs", [None] + list(shape[1:]), _dtype_name(dtype))]
+        return [ServingInputSpec("inputs", [None] + list(shape[1:]), _dtype_name(dtype))]
     return None
 
 
@@ -213,7 +219,7 @@ def _declared_specs(function: Any, where: str) -> list:
     if arg_names and arg_names[0] == "self" or hasattr(function, "__self__"):
         arg_names = arg_names[1:]
     arg_names += [f"input_{i}" for i in range(len(arg_names), len(signature))]
-    return _specs_from_signature(signature, arg_names)
+    return specs_from_signature(signature, arg_names)
 
 
 def _tracked_functions(obj: Any) -> dict:
@@ -228,7 +234,9 @@ def _tracked_functions(obj: Any) -> dict:
     return found
 
 
-def _is_chief_for(obj: Any) -> bool:
+def is_chief_for(obj: Any) -> bool:
+    """True when this process writes `obj`'s exports: the chief of `obj.distribute_strategy`, else of the
+    entered strategy; True without any strategy."""
     strategy = getattr(obj, "distribute_strategy", None)
     if strategy is None and _context.has_strategy():
         strategy = _context.get_strategy()
@@ -248,17 +256,21 @@ def save(obj: Any, export_dir: str, signatures: Any = None, options: Optional[Sa
     >>> tf.saved_model.save(model, "/tmp/served")                              # doctest: +SKIP
     >>> tf.saved_model.load("/tmp/served").signatures["serving_default"](inputs=x)  # doctest: +SKIP
     """
-    _write_functions(obj, export_dir, signatures, endpoints=None)
+    write_functions(obj, export_dir, signatures, endpoints=None)
 
 
-def _write_functions(obj: Any, export_dir: str, signatures: Any, endpoints: Optional[dict],
-                     naming: str = "call") -> None:
-    """Traces and writes; `endpoints` maps endpoint names to (function, specs) (model.export's `serve`)."""
+def write_functions(obj: Any, export_dir: str, signatures: Any, endpoints: Optional[dict],
+                    naming: str = "call") -> None:
+    """Traces `obj`'s functions and writes them to `export_dir` (what `save` and Keras `model.export` share).
+
+    `endpoints` maps endpoint names to (function, list of ServingInputSpec) (model.export's `serve`);
+    `signatures` as for `save` (or names of endpoints); `naming` as for `model_input_specs`. Only the chief
+    (`is_chief_for(obj)`) writes; the other processes return at once."""
     obj = _plain_module(obj)
     if not isinstance(export_dir, (str, os.PathLike)):
         raise TypeError(f"export_dir must be a directory path; got {type(export_dir).__name__}.")
     export_dir = os.fspath(export_dir)
-    if not _is_chief_for(obj):
+    if not is_chief_for(obj):
         return  # the chief writes the (replica-identical) weights; others must not race it on the same path
     functions: dict = {}  # key -> (function, specs, what)
     endpoint_keys: dict = {}
@@ -279,7 +291,7 @@ def _write_functions(obj: Any, export_dir: str, signatures: Any, endpoints: Opti
                                          f"signature '{name}'")
         signature_keys[name] = f"signature_{name}"
     if not signature_keys and isinstance(obj, torch.nn.Module):
-        specs = _model_input_specs(obj, naming)
+        specs = model_input_specs(obj, naming)
         if specs is None and not endpoint_keys:
             raise ValueError(
                 f"Cannot save {type(obj).__name__} for serving: it has no input signature and its input shape is "
@@ -348,7 +360,7 @@ class _ConcreteFunction:
 
     def __init__(self, key: str, entry: dict, program: Any, device: Optional[str]) -> None:
         self.name = key
-        self._inputs = [_Spec(**spec) for spec in entry["inputs"]]
+        self._inputs = [ServingInputSpec(**spec) for spec in entry["inputs"]]
         self._outputs = entry["outputs"]
         self._module = program.module()
         self._device = torch.device(device) if device else torch.device("cpu")
@@ -384,7 +396,7 @@ class _ConcreteFunction:
         with torch.no_grad():
             return list(self._module(*tensors))
 
-    def _as_input(self, spec: _Spec, value: Any) -> torch.Tensor:
+    def _as_input(self, spec: ServingInputSpec, value: Any) -> torch.Tensor:
         dtype = getattr(torch, spec.dtype)
         tensor = value.detach() if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
         tensor = tensor.to(device=self._device, dtype=dtype)

@@ -90,7 +90,7 @@ class GradientTape:
         connected = [t for t in targets if t.requires_grad]
         results: list[Optional[torch.Tensor]] = [None] * len(flat_sources)
         if wanted and connected:
-            replica = _context._current_replica()
+            replica = _context.current_replica()
             strategy = replica.strategy if replica is not None else _context.get_strategy()
             grads = strategy.gradients(connected, [flat_sources[i] for i in wanted],
                                        [g for t, g in zip(targets, grads_out) if t.requires_grad],

@@ -227,14 +227,14 @@ def initialize_tpu_system(cluster_resolver: Optional[TPUClusterResolver] = None)
     (or `shutdown_tpu_system` first).
     """
     resolver = _tpu_resolver(cluster_resolver, "tf.tpu.experimental.initialize_tpu_system")
-    if resolver.tpu_name in _context._initialized_tpu_systems:
+    if _context.tpu_system_initialized(resolver.tpu_name):
         raise RuntimeError(f"tf.tpu.experimental.initialize_tpu_system: the TPU system {resolver.tpu_name!r} is "
                            "already initialized in this process. Call it once (re-initializing would lose the "
                            "variables already on the devices), or call tf.tpu.experimental.shutdown_tpu_system "
                            "first.")
     count = xla_device_count("tf.tpu.experimental.initialize_tpu_system")
     topology = Topology(1, count, xla_device_kind())
-    _context._initialized_tpu_systems.add(resolver.tpu_name)
+    _context.set_tpu_system_initialized(resolver.tpu_name, True)
     return topology
 
 
@@ -242,10 +242,10 @@ def shutdown_tpu_system(cluster_resolver: Optional[TPUClusterResolver] = None) -
     """`tf.tpu.experimental.shutdown_tpu_system`: forgets the initialization (torch-xla's runtime stays up
     for the process's life; its devices cannot be released and started again in one process)."""
     resolver = _tpu_resolver(cluster_resolver, "tf.tpu.experimental.shutdown_tpu_system")
-    _context._initialized_tpu_systems.discard(resolver.tpu_name)
+    _context.set_tpu_system_initialized(resolver.tpu_name, False)
 
 
 def tpu_system_initialized(cluster_resolver: Optional[TPUClusterResolver] = None) -> bool:
     """Whether `initialize_tpu_system` ran for this resolver's system (and was not shut down)."""
     name = "local" if cluster_resolver is None else _tpu_resolver(cluster_resolver, "tpu_system_initialized").tpu_name
-    return name in _context._initialized_tpu_systems
+    return _context.tpu_system_initialized(name)

@@ -11,7 +11,7 @@ import torch
 
 from torchstrategy.data._text import CsvDataset, _lines, _split_records
 from torchstrategy.data.dataset import AUTOTUNE, Dataset
-from torchstrategy.io.tfrecord import _compression_name
+from torchstrategy.io.tfrecord import compression_name
 
 
 def _fits(raw: bytes, kind: Any) -> bool:
@@ -84,7 +84,7 @@ def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: Optional[
         paths.extend(matched)
     delim = field_delim.encode() if isinstance(field_delim, str) else field_delim
     na = na_value.encode() if isinstance(na_value, str) else na_value
-    compression = _compression_name(compression_type, op)
+    compression = compression_name(compression_type, op)
     if column_names is None:
         if not header:
             raise ValueError(f"{op}: with header=False, pass column_names.")

@@ -9,7 +9,7 @@ import numpy as np
 
 from torchstrategy.data._structure import TensorSpec
 from torchstrategy.data.dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset
-from torchstrategy.io.tfrecord import _compression_name, iterate_records
+from torchstrategy.io.tfrecord import compression_name, iterate_records
 
 _STRING = np.dtype(object)  # bytes in an object array: NumPy's "S" dtype would drop trailing NUL bytes
 
@@ -60,7 +60,7 @@ class TFRecordDataset(Dataset):
         op = "TFRecordDataset"
         self._files = _file_names(filenames, op)
         super().__init__((self._files,) if isinstance(self._files, Dataset) else ())
-        self._compression = _compression_name(compression_type, op)
+        self._compression = compression_name(compression_type, op)
         if num_parallel_reads is not None and num_parallel_reads != AUTOTUNE and (
                 not isinstance(num_parallel_reads, int) or num_parallel_reads < 1):
             raise ValueError(f"{op}: num_parallel_reads must be a positive integer, tf.data.AUTOTUNE or None, got "

@@ -11,7 +11,8 @@ import torch
 
 from torchstrategy.dtypes import as_dtype
 from torchstrategy.nest import (  # noqa: F401  (the data package reaches them through here)
-    _dict_keys, _is_namedtuple, flatten, flatten_up_to, map_structure, pack_as, same_structure,
+    flatten, flatten_up_to, is_namedtuple as _is_namedtuple, map_structure, pack_as, same_structure,
+    sorted_keys as _dict_keys,
 )
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1

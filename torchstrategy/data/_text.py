@@ -13,7 +13,7 @@ import torch
 from torchstrategy.data._records import TFRecordDataset, _file_name, _file_names, _scalar_string
 from torchstrategy.data._structure import TensorSpec
 from torchstrategy.data.dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset
-from torchstrategy.io.tfrecord import DataLossError, _compression_name
+from torchstrategy.io.tfrecord import DataLossError, compression_name
 
 _STRING = np.dtype(object)
 _NUMBERS = (torch.int32, torch.int64, torch.float32, torch.float64)
@@ -66,7 +66,7 @@ class TextLineDataset(TFRecordDataset):
                  num_parallel_reads: Optional[int] = None, name: Optional[str] = None):
         self._files = _file_names(filenames, self._op)
         Dataset.__init__(self, (self._files,) if isinstance(self._files, Dataset) else ())
-        self._compression = _compression_name(compression_type, self._op)
+        self._compression = compression_name(compression_type, self._op)
         if num_parallel_reads is not None and num_parallel_reads != AUTOTUNE and (
                 not isinstance(num_parallel_reads, int) or num_parallel_reads < 1):
             raise ValueError(f"{self._op}: num_parallel_reads must be a positive integer, tf.data.AUTOTUNE or "
@@ -216,7 +216,7 @@ class CsvDataset(Dataset):
         op = "CsvDataset"
         self._files = _file_names(filenames, op)
         super().__init__((self._files,) if isinstance(self._files, Dataset) else ())
-        self._compression = _compression_name(compression_type, op)
+        self._compression = compression_name(compression_type, op)
         if not isinstance(field_delim, (str, bytes)) or len(field_delim) != 1:
             raise ValueError(f"{op}: field_delim must be one character, got {field_delim!r}.")
         if select_cols is not None and exclude_cols is not None:

@@ -9,7 +9,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 import numpy as np
 import torch
 
-from torchstrategy.nest import flatten as flatten_structure, map_structure  # noqa: F401  (used by callers)
+from torchstrategy import nest
 
 
 _MISSING = object()
@@ -25,12 +25,12 @@ def to_device(structure: Any, device: torch.device) -> Any:
             return leaf.to(device, non_blocking=True)
         return leaf
 
-    return map_structure(move, structure)
+    return nest.map_structure(move, structure)
 
 
 def batch_size_of(structure: Any) -> int:
     """Rows in a batch: the leading size of its first tensor leaf."""
-    for leaf in flatten_structure(structure):
+    for leaf in nest.flatten(structure):
         if hasattr(leaf, "shape") and len(leaf.shape) > 0:
             return int(leaf.shape[0])
     raise ValueError("Cannot find the batch size: the element has no tensor with a batch dimension.")
@@ -94,7 +94,7 @@ def _spec_of(element: Any) -> Any:
 
 
 def _spec_shapes(spec: Any) -> list:
-    return [None if leaf.shape.rank is None else tuple(leaf.shape) for leaf in flatten_structure(spec)]
+    return [None if leaf.shape.rank is None else tuple(leaf.shape) for leaf in nest.flatten(spec)]
 
 
 def check_divisible(rows: int, replicas: int) -> None:
@@ -257,7 +257,8 @@ class DistributedDataset:
 
     def _rows_of(self, batch: Any, replica: int) -> Any:
         rows = replica_slice(batch_size_of(batch), self._context.num_replicas_in_sync, replica)
-        return map_structure(lambda leaf: leaf[rows] if hasattr(leaf, "shape") and len(leaf.shape) else leaf, batch)
+        return nest.map_structure(lambda leaf: leaf[rows] if hasattr(leaf, "shape") and len(leaf.shape) else leaf,
+                                  batch)
 
     def _local(self, batch: Any) -> Any:
         if self._whole:
@@ -384,7 +385,7 @@ class DistributedDataset:
             if self._check_first_for_batch_dim:
                 batch = global_batch(first)
                 self._refuse_unbatched([tuple(leaf.shape) if hasattr(leaf, "shape") else None
-                                        for leaf in flatten_structure(batch)], _spec_of(batch))
+                                        for leaf in nest.flatten(batch)], _spec_of(batch))
             if self._split:
                 # Only the first global batch must divide: a smaller final batch is the remainder. A resumed
                 # pass may start at that final batch, so look one batch ahead before checking it.

@@ -30,7 +30,7 @@ def get_replica_context() -> ReplicaContext | None:
     """The ReplicaContext inside `strategy.run` (or outside any scope); None in cross-replica context."""
     from torchstrategy import _context
 
-    current = _context._current_replica()
+    current = _context.current_replica()
     if current is not None:
         return current
     if _context.has_strategy():

@@ -10,8 +10,8 @@ from typing import Any, Callable, Optional, Sequence
 
 import torch
 
-from torchstrategy.data.distribute import map_structure
 from torchstrategy.distribute.parts.closures import PerWorkerReference
+from torchstrategy.nest import map_structure
 
 
 class RemoteValue:

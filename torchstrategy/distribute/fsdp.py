@@ -20,7 +20,7 @@ from torchstrategy.distribute.strategy import Strategy
 def _policy_dtypes() -> tuple:
     """(param_dtype, reduce_dtype) from the Keras global policy: a mixed policy gathers parameters in its
     compute dtype and reduces gradients in float32; a plain one changes nothing."""
-    policy = _context._get_global_dtype_policy()
+    policy = _context.global_dtype_policy()
     compute = getattr(policy, "compute_dtype", None)
     variable = getattr(policy, "variable_dtype", None)
     if compute is None or compute == variable:

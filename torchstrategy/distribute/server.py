@@ -119,7 +119,7 @@ class Server:
                 strategy = WorkerStrategy()
                 service = WorkerService(strategy, client, self._layout.name)
                 strategy.attach(service)
-            _context._set_task_service(service)
+            _context.set_task_service(service)
             group = RpcGroup(self._layout)
             client.attach(group)
             service.stopped.wait()

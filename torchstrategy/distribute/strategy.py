@@ -10,10 +10,10 @@ import torch
 from torch import nn
 
 from torchstrategy import _context
-from torchstrategy.data.distribute import DistributedDataset, map_structure
+from torchstrategy.data.distribute import DistributedDataset
 from torchstrategy.distribute import parts as _parts
 from torchstrategy.distribute.values import InputContext, PerReplica, ReduceOp, ReplicaContext, _as_reduce_op
-from torchstrategy.nest import flatten, pack_sequence_as
+from torchstrategy.nest import flatten, map_structure, pack_sequence_as
 
 
 def _per_replica(parts: Sequence[Any]) -> Any:
@@ -123,7 +123,7 @@ class Strategy:
     @contextlib.contextmanager
     def scope(self) -> Iterator["Strategy"]:
         """Makes this the current strategy: models and optimizers created here belong to it."""
-        with _context._enter_strategy(self):
+        with _context.enter_strategy(self):
             yield self
 
     def run(self, fn: Callable, args: Sequence[Any] = (), kwargs: Optional[dict] = None, options: Any = None) -> Any:
@@ -135,10 +135,10 @@ class Strategy:
         grad_enabled = torch.is_grad_enabled()  # grad mode is per thread: replicas take the caller's
 
         def call(replica_id: int, replica_args: tuple, replica_kwargs: dict) -> Any:
-            entered = _context._enter_strategy(self) if _context.get_strategy() is not self \
+            entered = _context.enter_strategy(self) if _context.get_strategy() is not self \
                 else contextlib.nullcontext()
             with entered, torch.set_grad_enabled(grad_enabled), \
-                    _context._enter_replica(ReplicaContext(self, replica_id)):
+                    _context.enter_replica(ReplicaContext(self, replica_id)):
                 return fn(*replica_args, **replica_kwargs)
 
         results = self._collectives.run_replicas(call, per_replica)
@@ -164,7 +164,7 @@ class Strategy:
     def reduce(self, reduce_op: Any, value: Any, axis: Optional[int] = None) -> Any:
         """Combines a per-replica value (a tensor or a nest of them) over all replicas, and over `axis`."""
         op = _as_reduce_op(reduce_op)
-        if _context._current_replica() is not None and not isinstance(value, PerReplica):  # inside strategy.run
+        if _context.current_replica() is not None and not isinstance(value, PerReplica):  # inside strategy.run
             if axis is None:
                 return self._collectives.all_reduce(op, value)
         local = self.experimental_local_results(value)
@@ -192,7 +192,7 @@ class Strategy:
         """Concatenates every replica's value along `axis` (all rows, in replica order)."""
         local = [torch.as_tensor(v) for v in self.experimental_local_results(value)]
         joined = torch.cat(local, dim=axis) if len(local) > 1 else local[0]
-        if self.num_processes > 1 or _context._current_replica() is not None:
+        if self.num_processes > 1 or _context.current_replica() is not None:
             return self._collectives.all_gather(joined, axis)
         return joined
 

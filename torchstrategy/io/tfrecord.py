@@ -54,7 +54,9 @@ def _frame(record: bytes) -> bytes:
 _COMPRESSION_TYPES = {"": "", "NONE": "", "GZIP": "GZIP", "ZLIB": "ZLIB"}
 
 
-def _compression_name(value: Any, where: str) -> str:
+def compression_name(value: Any, where: str) -> str:
+    """The compression name ('', 'GZIP' or 'ZLIB') that `value` (a name in any case, a TFRecordOptions or None)
+    stands for; a ValueError naming `where` for anything else."""
     if value is None:
         return ""
     if isinstance(value, TFRecordOptions):
@@ -78,7 +80,7 @@ class TFRecordOptions:
                  window_bits: Optional[int] = None, compression_level: Optional[int] = None,
                  compression_method: Any = None, mem_level: Optional[int] = None,
                  compression_strategy: Optional[int] = None):
-        self.compression_type = _compression_name(compression_type, "TFRecordOptions")
+        self.compression_type = compression_name(compression_type, "TFRecordOptions")
         self.flush_mode, self.compression_method = flush_mode, compression_method
         self.input_buffer_size, self.output_buffer_size = input_buffer_size, output_buffer_size
         self.window_bits, self.compression_level = window_bits, compression_level
@@ -87,7 +89,7 @@ class TFRecordOptions:
     @classmethod
     def get_compression_type_string(cls, options: Union["TFRecordOptions", str, None]) -> str:
         """'' / 'GZIP' / 'ZLIB' for an options object or a compression-type string."""
-        return _compression_name(options, "TFRecordOptions.get_compression_type_string")
+        return compression_name(options, "TFRecordOptions.get_compression_type_string")
 
     def __repr__(self) -> str:
         return f"TFRecordOptions(compression_type={self.compression_type!r})"
@@ -123,7 +125,7 @@ class TFRecordWriter:
 
     def __init__(self, path: Union[str, os.PathLike], options: Union[TFRecordOptions, str, None] = None):
         if not isinstance(options, TFRecordOptions):
-            options = TFRecordOptions(_compression_name(options, "TFRecordWriter"))
+            options = TFRecordOptions(compression_name(options, "TFRecordWriter"))
         self._path = os.fspath(path)
         try:
             raw = open(self._path, "wb")
@@ -198,7 +200,7 @@ def iterate_records(path: str, compression_type: Optional[str] = None) -> Iterat
     A corrupted length or data CRC, or a truncated record, raises DataLossError naming the file, the record
     index (from 0) and its byte offset in the (uncompressed) stream.
     """
-    compression = _compression_name(compression_type, "TFRecordDataset")
+    compression = compression_name(compression_type, "TFRecordDataset")
     stream = _open_for_reading(path, compression)
     offset, index = 0, 0
     try:

@@ -57,17 +57,17 @@ def set_floatx(value: str) -> None:
     """Sets the default float type ('float16', 'bfloat16', 'float32' or 'float64')."""
     if value not in _FLOAT_NAMES:
         raise ValueError(f"Unknown `floatx` value: {value!r}. Expected one of {list(_FLOAT_NAMES)}.")
-    _context.keras_config["floatx"] = str(value)
+    _context.set_keras_setting("floatx", str(value))
 
 
 def set_epsilon(value: float) -> None:
     """Sets the fuzz factor `epsilon()` returns (losses and metrics read it at each call)."""
-    _context.keras_config["epsilon"] = float(value)
+    _context.set_keras_setting("epsilon", float(value))
 
 
 def image_data_format() -> str:
     """'channels_last' (the default) or 'channels_first'."""
-    return _context.keras_config["image_data_format"]
+    return _context.keras_setting("image_data_format")
 
 
 def set_image_data_format(data_format: str) -> None:
@@ -75,7 +75,7 @@ def set_image_data_format(data_format: str) -> None:
     if data_format not in ("channels_last", "channels_first"):
         raise ValueError(f"The `data_format` argument must be one of {{'channels_first', 'channels_last'}}. "
                          f"Received: data_format={data_format!r}")
-    _context.keras_config["image_data_format"] = str(data_format)
+    _context.set_keras_setting("image_data_format", str(data_format))
 
 
 def backend() -> str:

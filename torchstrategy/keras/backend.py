@@ -12,17 +12,17 @@ from torchstrategy import _context, dtypes
 
 def floatx() -> str:
     """The default float type name ('float32'), as `keras.backend.floatx()`."""
-    return _context.keras_config["floatx"]
+    return _context.keras_setting("floatx")
 
 
 def epsilon() -> float:
     """The fuzz factor Keras uses in losses and metrics (1e-7)."""
-    return _context.keras_config["epsilon"]
+    return _context.keras_setting("epsilon")
 
 
 def clear_session() -> None:
     """Resets default layer names, as `keras.backend.clear_session()` does."""
-    _context._reset_names()
+    _context.reset_names()
 
 
 def to_torch_dtype(dtype: Any) -> torch.dtype:

@@ -10,8 +10,9 @@ import numpy as np
 import torch
 
 from torchstrategy.data.dataset import Dataset
-from torchstrategy.data.distribute import DistributedDataset, fingerprint, flatten_structure, map_structure
+from torchstrategy.data.distribute import DistributedDataset, fingerprint
 from torchstrategy.keras.dataset_creator import DatasetCreator
+from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 _DEFAULT_BATCH = 32
 

@@ -261,12 +261,12 @@ def set_distribution(value: Optional[Distribution]) -> None:
     strategy scope) belong to its strategy, and fit trains them with it. None clears it."""
     if value is not None and not isinstance(value, Distribution):
         raise ValueError(f"set_distribution expects a DataParallel or ModelParallel (or None); got {value!r}.")
-    _context._set_distribution(value, value.strategy if value is not None else None)
+    _context.set_distribution(value, value.strategy if value is not None else None)
 
 
 def distribution() -> Optional[Distribution]:
     """The distribution set by `set_distribution`, or None."""
-    return _context._distribution
+    return _context.current_distribution()
 
 
 def distribute_tensor(tensor: Any, layout: TensorLayout) -> Any:

@@ -56,13 +56,13 @@ class ExportArchive:
         if input_signature is None:
             input_signature = getattr(fn, "input_signature", None)
         if input_signature is not None:
-            specs = saved_model._specs_from_signature(
+            specs = saved_model.specs_from_signature(
                 list(input_signature), [f"inputs_{i}" if i else "inputs" for i in range(len(input_signature))])
         elif isinstance(fn, torch.nn.Module):
             if not getattr(fn, "built", True):
                 raise ValueError("The model provided has not yet been built. It must be built before export "
                                  "(call it on data, give it a keras.Input / input_shape=, or model.build(shape)).")
-            specs = saved_model._model_input_specs(fn, naming="tensor")
+            specs = saved_model.model_input_specs(fn, naming="tensor")
             if specs is None:
                 raise ValueError(f"The input shape of '{getattr(fn, 'name', fn)}' is unknown; pass "
                                  f"input_signature=[tf.TensorSpec(shape, dtype)] to export it.")
@@ -81,9 +81,9 @@ class ExportArchive:
         # TF 2.21 + Keras 3: every endpoint is also a signature, and the first one is 'serving_default' too
         signatures = {name: name for name in self._endpoints}
         signatures[saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY] = first
-        saved_model._write_functions(owner, filepath, signatures,
-                                     endpoints=dict(self._endpoints), naming="tensor")
-        if verbose and saved_model._is_chief_for(self._tracked[0] if self._tracked else None):
+        saved_model.write_functions(owner, filepath, signatures,
+                                    endpoints=dict(self._endpoints), naming="tensor")
+        if verbose and saved_model.is_chief_for(self._tracked[0] if self._tracked else None):
             specs = self._endpoints[first][1]
             print(f"Saved artifact at '{filepath}'. The following endpoints are available:\n\n"
                   f"* Endpoint '{first}'\n  inputs: {[s.to_json() for s in specs]}")

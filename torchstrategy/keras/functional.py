@@ -6,9 +6,9 @@ from typing import Any, Optional, Sequence
 
 import torch
 
-from torchstrategy.data.distribute import flatten_structure, map_structure
 from torchstrategy.keras.layers.base import Layer, _shape_of
 from torchstrategy.keras.layers.input_layer import Input, InputLayer, KerasTensor, Node  # noqa: F401
+from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 
 def _concrete(value: Any) -> Any:

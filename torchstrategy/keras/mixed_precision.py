@@ -38,12 +38,12 @@ class DTypePolicy:
     @property
     def compute_dtype(self) -> str:
         """The dtype layer computations run in, e.g. 'float16' for 'mixed_float16'."""
-        return precision._dtype_name(self._policy.compute_dtype)
+        return precision.dtype_name(self._policy.compute_dtype)
 
     @property
     def variable_dtype(self) -> str:
         """The dtype layer weights are created in, e.g. 'float32' for 'mixed_float16'."""
-        return precision._dtype_name(self._policy.variable_dtype)
+        return precision.dtype_name(self._policy.variable_dtype)
 
     def get_config(self) -> dict:
         return {"name": self.name}
@@ -71,7 +71,7 @@ def global_policy() -> DTypePolicy:
     >>> global_policy()
     <DTypePolicy "float32">
     """
-    policy = _context._get_global_dtype_policy()
+    policy = _context.global_dtype_policy()
     return policy if policy is not None else DTypePolicy(backend.floatx())
 
 
@@ -82,7 +82,7 @@ def set_global_policy(policy: Union[None, str, DTypePolicy]) -> None:
     created under 'mixed_float16' get a LossScaleOptimizer at `compile()`, as in Keras.
     """
     if policy is None:
-        _context._set_global_dtype_policy(None)
+        _context.set_global_dtype_policy(None)
         return
     if isinstance(policy, str):
         policy = DTypePolicy(policy)
@@ -94,7 +94,7 @@ def set_global_policy(policy: Union[None, str, DTypePolicy]) -> None:
         raise ValueError("set_global_policy can only be used to set the global policy to floating-point "
                          f"policies, such as 'float32' and 'mixed_float16', but got policy: {policy.name}. "
                          "Give integer inputs their dtype with Input(dtype=...) instead.")
-    _context._set_global_dtype_policy(policy)
+    _context.set_global_dtype_policy(policy)
 
 
 dtype_policy = global_policy  # Keras 3 names

@@ -9,13 +9,12 @@ import warnings
 import torch
 
 from torchstrategy import _context
-from torchstrategy.data.distribute import flatten_structure
 from torchstrategy.keras import compile_utils, functional, runtime, steps, training
 from torchstrategy.keras.functional import InputLayer, KerasTensor
 from torchstrategy.keras.saving import load_model  # noqa: F401  (keras.models.load_model)
 from torchstrategy.keras.layers.base import Layer, _shape_of, _shape_str
 from torchstrategy.keras.layers import fusion
-from torchstrategy.nest import map_structure
+from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 
 class Model(Layer):
@@ -91,7 +90,7 @@ class Model(Layer):
         strategy = self.__dict__.get("_strategy")
         if strategy is not None and strategy.setup_before_first_call and runtime.runtime_of(self) is None \
                 and torch.is_grad_enabled() and not self.__dict__.get("_setting_up") \
-                and not _context._inside_layer_call() \
+                and not _context.inside_layer_call() \
                 and not any(isinstance(leaf, KerasTensor) for leaf in flatten_structure(inputs)):
             # A sharding strategy shards the model before its first training call, in a custom loop as in fit
             # (building calls run without gradients, so layers a Sequential adds later are sharded too).

@@ -7,9 +7,9 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from torchstrategy.data.distribute import flatten_structure
 from torchstrategy.keras import data_adapter
 from torchstrategy.keras.runtime import call_on_one_row, eval_mode
+from torchstrategy.nest import flatten as flatten_structure
 
 
 def check_epochs(epochs: Any, initial_epoch: Any) -> None:

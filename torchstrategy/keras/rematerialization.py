@@ -10,7 +10,7 @@ import torch
 
 from torchstrategy import _context
 from torchstrategy.nest import flatten, map_structure
-from torchstrategy.recompute import _run_recomputed, recompute_grad
+from torchstrategy.recompute import recompute_grad, run_recomputed
 
 REMAT_MODES = ("full", "activations", "larger_than", "list_of_layers", None)
 
@@ -70,14 +70,14 @@ class RematScope:
     def __enter__(self) -> "RematScope":
         recorded = None if self.mode is None else RematMode(
             self.mode, self.output_size_threshold, tuple(self.layer_names))
-        _context._push_remat_mode(recorded)
+        _context.push_remat_mode(recorded)
         self._entered += 1
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
         if self._entered:
             self._entered -= 1
-            _context._pop_remat_mode()
+            _context.pop_remat_mode()
 
     def __repr__(self) -> str:
         return (f"RematScope(mode={self.mode!r}, output_size_threshold={self.output_size_threshold}, "
@@ -88,13 +88,13 @@ def _call_with_remat(layer: Any, call: Callable[..., Any], inputs: Any, *args: A
     """Runs `call` (the layer's module call) recomputed or not, by the mode the layer was created under."""
     mode: RematMode = layer._remat_mode
     if mode.mode == "full" or (mode.mode == "list_of_layers" and layer.name in mode.layer_names):
-        return _run_recomputed(call, (inputs, *args), kwargs)
+        return run_recomputed(call, (inputs, *args), kwargs)
     if mode.mode == "activations" and getattr(layer, "activation", None) is not None:
         return _call_with_recomputed_activation(layer, call, inputs, *args, **kwargs)
     if mode.mode == "larger_than":
         size = _output_size(layer, inputs)
         if size is not None and size > mode.output_size_threshold:
-            return _run_recomputed(call, (inputs, *args), kwargs)
+            return run_recomputed(call, (inputs, *args), kwargs)
     return call(inputs, *args, **kwargs)
 
 

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import torch
 
 from torchstrategy.checkpoint import load_state, save_state
-from torchstrategy.data.distribute import flatten_structure, map_structure
+from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 _MODEL_FORMAT = "torchstrategy.keras.model"
 _WEIGHTS_FORMAT = "torchstrategy.keras.weights"
@@ -158,9 +158,9 @@ def _write(model: Any, payload: dict, filepath: str) -> None:
     if not holds_shards(model):
         save_state(payload, filepath)
         return
-    from torchstrategy.checkpoint._sync import Coordinator
+    from torchstrategy.checkpoint.sharded import run_on_chief
 
-    Coordinator(model.distribute_strategy).run_on_writer(lambda: save_state(payload, filepath))
+    run_on_chief(lambda: save_state(payload, filepath), model.distribute_strategy)
 
 
 def _optimizer_built(optimizer: Any) -> bool:

@@ -6,8 +6,8 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from torchstrategy.data.distribute import flatten_structure
 from torchstrategy.keras.layers.base import _shape_of, _shape_str
+from torchstrategy.nest import flatten as flatten_structure
 
 
 def _output_shapes(model: Any) -> dict[int, str]:

@@ -15,7 +15,7 @@ def note_exit_codes() -> None:
         return
 
     def exit_and_note(status: object = None) -> None:
-        _context._exit_request = 0 if status is None else (status if isinstance(status, int) else 1)
+        _context.set_exit_request(0 if status is None else (status if isinstance(status, int) else 1))
         original(status)
 
     exit_and_note.__doc__ = original.__doc__
@@ -25,4 +25,4 @@ def note_exit_codes() -> None:
 
 def requested_exit_code() -> Optional[int]:
     """The code of the last `sys.exit` call (None if there was none since `note_exit_codes`)."""
-    return _context._exit_request
+    return _context.exit_request()

@@ -203,7 +203,7 @@ class WorkerService:
                 local.copy_(value)
                 versions.append(local._version)
         fn, args, kwargs = _ClosureUnpickler(payload, self).load()
-        with _context._enter_strategy(self.strategy):
+        with _context.enter_strategy(self.strategy):
             result = fn(*args, **kwargs)
         changed = [(spec, local.detach() - value) for (spec, local), value, version in zip(held, values, versions)
                    if local._version != version]
@@ -213,7 +213,7 @@ class WorkerService:
 
     def create_per_worker(self, key: str, payload: bytes) -> bool:
         (source,) = _ClosureUnpickler(payload, self).load()
-        with _context._enter_strategy(self.strategy):
+        with _context.enter_strategy(self.strategy):
             self.per_worker[key] = source() if callable(source) else source
         return True
 
@@ -266,11 +266,11 @@ class _RowsOnDemand(torch.autograd.Function):
 
 
 def _detached(value: Any) -> Any:
-    from torchstrategy.data.distribute import map_structure
+    from torchstrategy.nest import map_structure
 
     return map_structure(lambda v: v.detach().cpu() if isinstance(v, torch.Tensor) else v, value)
 
 
 def worker_entry(method: str, *args: Any) -> Any:
     """The entry point of every call a worker task receives."""
-    return getattr(_context._get_task_service(), method)(*args)
+    return getattr(_context.task_service(), method)(*args)

@@ -15,9 +15,9 @@ import torch.distributed as dist
 from torch._utils import _flatten_dense_tensors, _unflatten_dense_tensors
 
 from torchstrategy.cluster.spec import ProcessSpec
-from torchstrategy.data.distribute import map_structure
 from torchstrategy.launch import exits
 from torchstrategy.distribute.values import ReduceOp
+from torchstrategy.nest import map_structure
 
 _TEARDOWN_TIMEOUT = timedelta(seconds=30)
 _PROBE_TIMEOUT = timedelta(seconds=3)  # after a timed-out collective: who still answers

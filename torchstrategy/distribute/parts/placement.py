@@ -7,9 +7,10 @@ from typing import Any, Callable, Sequence
 import torch
 
 from torchstrategy.data.distribute import (DistributedDataset, batch_size_of, check_distributable, check_divisible,
-                                           fingerprint, flatten_structure, map_structure, replica_slice, to_device)
+                                           fingerprint, replica_slice, to_device)
 from torchstrategy.data.options import AutoShardPolicy
 from torchstrategy.distribute.values import InputContext
+from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 
 def _first(parts: Sequence[Any]) -> Any:

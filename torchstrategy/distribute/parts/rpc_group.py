@@ -21,7 +21,7 @@ WATCHDOG_TIMEOUT_SECONDS = 20.0
 def _stop_task(graceful: bool) -> bool:
     """Runs on a server when the coordinator ends the job: lets `join()` return (leaving the group together
     with the others when every task is alive, else at once)."""
-    service = _context._get_task_service()
+    service = _context.task_service()
     service.graceful = graceful
     service.stopped.set()
     return True

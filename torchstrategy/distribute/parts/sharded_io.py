@@ -21,9 +21,9 @@ class ShardedStateIO:
         return module.state_dict()
 
     def load_state_dict(self, module: Any, state: Any) -> Any:
-        from torchstrategy.checkpoint import _sharded
+        from torchstrategy.checkpoint.sharded import PendingShardedState
 
-        if isinstance(state, _sharded.PendingState):  # a sharded backup: load the shards laid out as `module`
+        if isinstance(state, PendingShardedState):  # a sharded backup: load the shards laid out as `module`
             state = state.materialize(module, self)
         if isinstance(module, nn.Module):  # full tensors for sharded live variables: each rank keeps its shard
             live = module.state_dict()

@@ -7,11 +7,11 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 
 import torch
 
-from torchstrategy.data.distribute import (DistributedDataset, batch_size_of, check_divisible, flatten_structure,
-                                           map_structure)
+from torchstrategy.data.distribute import DistributedDataset, batch_size_of, check_divisible
 from torchstrategy.distribute.parts.collectives import SingleReplicaCollectives
 from torchstrategy.distribute.parts.placement import BatchPlacement
 from torchstrategy.distribute.parts.replication import LocalReplication
+from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 
 def _xla() -> Any:

@@ -181,7 +181,7 @@ def optimizer_blueprint(optimizer: Any) -> tuple:
 
 def _ps(method: str, *args: Any) -> Any:
     """The entry point of every call a ps task receives."""
-    return getattr(_context._get_task_service(), method)(*args)
+    return getattr(_context.task_service(), method)(*args)
 
 
 # ----- the client side (coordinator and workers) ----------------------------------------------------

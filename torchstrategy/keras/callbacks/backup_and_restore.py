@@ -7,8 +7,8 @@ import signal
 import threading
 from typing import Any, Optional, Union
 
-from torchstrategy.checkpoint import _sharded, check_directory_path, load_state, save_state
-from torchstrategy.checkpoint._sync import Coordinator
+from torchstrategy.checkpoint import check_directory_path, load_state, save_state
+from torchstrategy.checkpoint.sharded import ShardedCheckpointReader, is_sharded, remove_sharded, write_sharded
 from torchstrategy.keras.callbacks.base import Callback
 
 #: Exit code after a preemption save: non-zero, so torchrun (--max-restarts) or a scheduler restarts the job.
@@ -56,10 +56,9 @@ class BackupAndRestore(Callback):
         if strategy.is_chief:
             self._prepare_folder()
         strategy.barrier()
-        structure = _sharded.Structure(self._sharded_path) if _sharded.is_sharded_checkpoint(self._sharded_path) \
-            else None
+        structure = ShardedCheckpointReader(self._sharded_path) if is_sharded(self._sharded_path) else None
         if structure is not None or os.path.exists(self._path):
-            backup = structure.tree if structure is not None else load_state(self._path)
+            backup = structure.state if structure is not None else load_state(self._path)
             if not isinstance(backup, dict) or backup.get("format") != _FORMAT:
                 raise ValueError(f"'{self._path}' is not a BackupAndRestore backup; give BackupAndRestore a folder "
                                  f"of its own.")
@@ -81,9 +80,9 @@ class BackupAndRestore(Callback):
         """A sharded strategy loads the weights and slots when fit puts them back, laid out as the model is
         then (each rank reads only its shards); another strategy reads them whole now."""
         if strategy.sharded_checkpoints:
-            backup["model"] = _sharded.PendingState(structure, backup["model"], "module")
+            backup["model"] = structure.pending_module_state(backup["model"])
             if backup.get("optimizer") is not None:
-                backup["optimizer"] = _sharded.PendingState(structure, backup["optimizer"], "optimizer")
+                backup["optimizer"] = structure.pending_optimizer_state(backup["optimizer"])
         else:
             structure.load_all()
 
@@ -149,11 +148,8 @@ class BackupAndRestore(Callback):
                       world_size=strategy.num_replicas_in_sync, strategy=type(strategy).__name__,
                       rng=[r["rng"] for r in replicas], metrics=[r["metrics"] for r in replicas])
         if strategy.sharded_checkpoints:  # every rank writes its own shards; returns once the backup is complete
-            split = _sharded.TensorSplit()
-            backup = dict(common, model=split.module_state("model", model_state),
-                          optimizer=None if optimizer_state is None else split.optimizer_state("optimizer",
-                                                                                                 optimizer_state))
-            _sharded.write(self._sharded_path, backup, split.tensors, Coordinator(strategy=strategy))
+            write_sharded(self._sharded_path, common, modules={"model": model_state},
+                          optimizers={"optimizer": optimizer_state}, strategy=strategy)
             if strategy.is_chief and os.path.exists(self._path):
                 os.unlink(self._path)  # a backup of the other kind is older now
             return
@@ -161,8 +157,8 @@ class BackupAndRestore(Callback):
             backup = dict(common, model={k: v.detach().cpu() for k, v in model_state.items()},
                           optimizer=optimizer_state)
             save_state(backup, self._path)
-            if _sharded.is_sharded_checkpoint(self._sharded_path):
-                _sharded.remove_checkpoint(self._sharded_path)  # a backup of the other kind is older now
+            if is_sharded(self._sharded_path):
+                remove_sharded(self._sharded_path)  # a backup of the other kind is older now
         strategy.barrier()  # nobody moves on before the backup is complete
 
     # ----- end -----------------------------------------------------------------------------
@@ -172,7 +168,7 @@ class BackupAndRestore(Callback):
             if os.path.exists(self._path):
                 os.unlink(self._path)
             if os.path.isdir(self._sharded_path):
-                _sharded.remove_checkpoint(self._sharded_path)
+                remove_sharded(self._sharded_path)
         self._release()
 
     def _release(self) -> None:

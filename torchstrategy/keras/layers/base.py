@@ -71,7 +71,7 @@ class Layer(nn.Module):
         super().__init__()
         if kwargs:
             raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}")
-        self.name = name or _context._unique_name(_snake_case(type(self).__name__))
+        self.name = name or _context.unique_name(_snake_case(type(self).__name__))
         self._no_autocast: set[str] = set()  # weights read as stored even in a mixed call (add_weight(autocast=False))
         self.dtype_policy = dtype
         self.autocast = bool(autocast)
@@ -96,7 +96,7 @@ class Layer(nn.Module):
         )
         self._call_takes_mask = "mask" in call_params  # Keras passes the input's mask only to such calls
         self._build_input_shape: Optional[Any] = None
-        self._remat_mode = _context._current_remat_mode()  # keras.RematScope in force at creation (Keras 3)
+        self._remat_mode = _context.current_remat_mode()  # keras.RematScope in force at creation (Keras 3)
 
     # ----- dtype policy --------------------------------------------------------------------
     _float_policy_only = True  # layers that compute refuse integer policies; InputLayer passes any dtype
@@ -139,7 +139,7 @@ class Layer(nn.Module):
         # Keras reads float weights in the compute dtype inside a mixed-policy call (AutoCastVariable);
         # torch looks Parameters up here, so the cast happens on read and gradients reach the original.
         value = super().__getattr__(name)
-        if _context._autocast.dtype is not None and isinstance(value, nn.Parameter) \
+        if _context.autocast_dtype() is not None and isinstance(value, nn.Parameter) \
                 and name not in self.__dict__.get("_no_autocast", ()):
             return precision.cast_on_read(value)
         return value
@@ -383,7 +383,7 @@ class Layer(nn.Module):
         self._maybe_build(inputs)
         self._check_input(inputs)
         if training is None:
-            training = _context._inherited_training()
+            training = _context.inherited_training()
         if self._call_takes_training:
             kwargs["training"] = bool(training)
         # Keras masking: a mask rides on the tensor as `_keras_mask`; an explicit mask= (not None) wins.
@@ -392,7 +392,7 @@ class Layer(nn.Module):
             previous_mask = _mask_of(inputs)
             if self._call_takes_mask and previous_mask is not None:
                 kwargs["mask"] = previous_mask
-        with _context._training_scope(bool(training)):
+        with _context.training_scope(bool(training)):
             if self._remat_mode is not None and torch.is_grad_enabled():
                 from torchstrategy.keras.rematerialization import _call_with_remat
 
@@ -410,7 +410,7 @@ class Layer(nn.Module):
     def forward(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         # The dtype scope is entered here, inside nn.Module.__call__, so recomputation (remat) re-enters it;
         # a float32 layer outside any mixed call (the common case) skips it.
-        if self._precision.is_mixed or _context._autocast.dtype is not None:
+        if self._precision.is_mixed or _context.autocast_dtype() is not None:
             with precision.compute_context(self._precision, self.autocast):
                 return self.call(inputs, *args, **kwargs)
         return self.call(inputs, *args, **kwargs)

@@ -27,7 +27,7 @@ def _normalize_data_format(data_format: Optional[str]) -> str:
     if data_format is None:  # Keras: keras.config.image_data_format()
         from torchstrategy import _context
 
-        data_format = _context.keras_config["image_data_format"]
+        data_format = _context.keras_setting("image_data_format")
     data_format = str(data_format).lower()
     if data_format not in ("channels_last", "channels_first"):
         raise ValueError(f"The `data_format` argument must be 'channels_last' or 'channels_first'. "

@@ -8,9 +8,9 @@ from typing import Any, Optional, Sequence
 import numpy as np
 import torch
 
-from torchstrategy.data.distribute import flatten_structure
 from torchstrategy.keras import backend
 from torchstrategy.keras.layers.base import Layer, _shape_str
+from torchstrategy.nest import flatten as flatten_structure
 
 
 class KerasTensor:

@@ -68,7 +68,7 @@ class Metric:
 
     def __init__(self, name: Optional[str] = None, dtype: Any = None) -> None:
         # unnamed metrics get unique Keras-style names ('auc', 'auc_1', ...), as Keras 2 does
-        self.name = name or _context._unique_name(_snake_case(type(self).__name__))
+        self.name = name or _context.unique_name(_snake_case(type(self).__name__))
         self._dtype = backend.to_torch_dtype(dtype)
         self._state_names: list[str] = []
         self._device = torch.device("cpu")

@@ -321,7 +321,7 @@ class Optimizer(torch.optim.Optimizer):
         """The strategy this optimizer was created in (or set up with by a model); else the current one."""
         if self._distribute_strategy is not None:
             return self._distribute_strategy
-        replica = _context._current_replica()
+        replica = _context.current_replica()
         return replica.strategy if replica is not None else _context.get_strategy()
 
     def _set_distribute_strategy(self, strategy: Any) -> None:
