@@ -56,28 +56,28 @@ def test_mixed_context_reads_weights_in_compute_dtype_and_gradients_reach_float3
     assert read.dtype == torch.bfloat16 and loss.dtype == torch.bfloat16
     loss.backward()
     assert weight.grad.dtype == torch.float32 and weight.grad.tolist() == [3.0, 4.0]
-    assert _context._autocast_dtype() is None  # the scope is left behind
+    assert _context.autocast_dtype() is None  # the scope is left behind
 
 
 def test_nested_contexts_follow_keras_rules():
     mixed16, mixed_bf16 = precision.parse_policy("mixed_float16"), precision.parse_policy("mixed_bfloat16")
     float32, ints = precision.parse_policy("float32"), precision.parse_policy("int32")
     with precision.compute_context(float32):  # no scope opened, none open: weights as stored
-        assert _context._autocast_dtype() is None
+        assert _context.autocast_dtype() is None
     with precision.compute_context(mixed16):
-        assert _context._autocast_dtype() == torch.float16
+        assert _context.autocast_dtype() == torch.float16
         with precision.compute_context(float32):  # a float32 layer inside a mixed one: float32 reads
-            assert _context._autocast_dtype() == torch.float32
+            assert _context.autocast_dtype() == torch.float32
         with precision.compute_context(mixed_bf16):
-            assert _context._autocast_dtype() == torch.bfloat16
+            assert _context.autocast_dtype() == torch.bfloat16
         with precision.compute_context(mixed16, autocast=False):
-            assert _context._autocast_dtype() is None
+            assert _context.autocast_dtype() is None
         with precision.compute_context(ints):
-            assert _context._autocast_dtype() is None
+            assert _context.autocast_dtype() is None
         with precision.no_autocast():
-            assert _context._autocast_dtype() is None
-        assert _context._autocast_dtype() == torch.float16
-    assert _context._autocast_dtype() is None
+            assert _context.autocast_dtype() is None
+        assert _context.autocast_dtype() == torch.float16
+    assert _context.autocast_dtype() is None
 
 
 def test_cast_on_read_leaves_integers_and_matching_dtypes_alone():
@@ -94,7 +94,7 @@ def test_the_scope_is_per_thread():
 
     seen = []
     with precision.compute_context(precision.parse_policy("mixed_float16")):
-        thread = threading.Thread(target=lambda: seen.append(_context._autocast_dtype()))
+        thread = threading.Thread(target=lambda: seen.append(_context.autocast_dtype()))
         thread.start()
         thread.join()
     assert seen == [None]

@@ -6,7 +6,9 @@ Run `python tools/architecture.py [--json] [--root DIR]`; stdlib only, reads the
 
 Granularity ("units" in the import map). Each top-level subpackage is one unit (keras with all its
 subpackages, data, checkpoint, io, cluster, launch, distribute), except distribute/parts, which
-DESIGN.md draws as its own layer under the strategies. The modules at the package root are split by
+DESIGN.md draws as its own layer under the strategies, and tf.distribute's value types
+(distribute/values.py, distribute/partitioners.py: PerReplica, ReduceOp, contexts, partitioners), which
+import nothing of distribute and sit under the parts that use them. The modules at the package root are split by
 what they are, because one "torchstrategy" node would mix the top and the bottom of the stack:
 
     torchstrategy   the root namespace facades (__init__, config, saved_model, train, tpu, profiler,
@@ -15,7 +17,7 @@ what they are, because one "torchstrategy" node would mix the top and the bottom
                     nest, errors, nn, image, linalg, random, sparse, strings, tape, variables, ...)
     _context        the process-wide state (strategy stack, dtype policy, distribution)
     machinery       the other underscore root modules (_lazy, _protobuf, _farmhash, _cpu_kernels,
-                    _host_memory, _tensor_convert)
+                    _host_memory); _tensor_convert (TF's conversion rules, raising tf.errors) is tensor_ops
 
 Layer order, top to bottom (an import from a unit to one of a HIGHER rank is "upward"; imports
 within one rank are allowed as long as they make no cycle). This is DESIGN.md's picture, adjusted
@@ -24,9 +26,10 @@ tf.config), so those sit under them; the machinery and everything else read the 
 cluster/environment.py (the only os.environ reader), so cluster sits under the machinery, and
 _context, which imports nothing at import time, is the floor.
 
-    9 keras
-    8 distribute
-    7 distribute.parts
+   10 keras
+    9 distribute
+    8 distribute.parts
+    7 distribute.values
     6 torchstrategy (root facades)
     5 checkpoint, data
     4 io
@@ -67,15 +70,21 @@ PACKAGE = "torchstrategy"
 #: Root modules that are facades for one TF namespace and reach into the subpackages.
 ROOT_FACADES = {"torchstrategy", "config", "saved_model", "train", "tpu", "profiler", "_experimental"}
 #: Root modules that are shared machinery (underscore names other than _context).
-MACHINERY = {"_lazy", "_protobuf", "_farmhash", "_cpu_kernels", "_host_memory", "_tensor_convert"}
+MACHINERY = {"_lazy", "_protobuf", "_farmhash", "_cpu_kernels", "_host_memory"}
+#: Private root modules of the tensor ops (TF's conversion and dtype rules, raising tf.errors): unit tensor_ops
+TENSOR_SUPPORT = {"_tensor_convert"}
 #: Private root modules that any package may import (their underscore names stay private).
-SHARED_PRIVATE_MODULES = {"_context"} | MACHINERY
+SHARED_PRIVATE_MODULES = {"_context"} | MACHINERY | TENSOR_SUPPORT
+
+#: tf.distribute's value types, below the parts that use them
+_DISTRIBUTE_VALUE_MODULES = {"values", "partitioners"}
 
 #: Unit -> rank; higher ranks sit higher in the stack.
 LAYERS = {
-    "keras": 9,
-    "distribute": 8,
-    "distribute.parts": 7,
+    "keras": 10,
+    "distribute": 9,
+    "distribute.parts": 8,
+    "distribute.values": 7,
     "torchstrategy": 6,
     "checkpoint": 5,
     "data": 5,
@@ -187,11 +196,13 @@ def unit_of(module: str) -> str:
             return "torchstrategy"
         if head == "_context":
             return "_context"
-        if head.startswith("_"):
+        if head.startswith("_") and head not in TENSOR_SUPPORT:
             return "machinery"
         return "tensor_ops"
     if head == "distribute" and len(parts) > 2 and parts[2] == "parts":
         return "distribute.parts"
+    if head == "distribute" and len(parts) == 3 and parts[2] in _DISTRIBUTE_VALUE_MODULES:
+        return "distribute.values"
     return head
 
 

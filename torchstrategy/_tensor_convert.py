@@ -7,7 +7,7 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from torchstrategy.io.parsing import InvalidArgumentError
+from torchstrategy.errors import InvalidArgumentError
 
 FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 COMPLEX = (torch.complex64, torch.complex128)

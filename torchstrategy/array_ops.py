@@ -16,7 +16,7 @@ from torchstrategy._tensor_convert import (
     to_tensor,
 )
 from torchstrategy.dtypes import as_dtype
-from torchstrategy.io.parsing import InvalidArgumentError
+from torchstrategy.errors import InvalidArgumentError
 
 __all__ = [
     "where", "fill", "zeros_like", "ones_like", "tile", "gather", "gather_nd", "transpose", "matmul", "einsum",

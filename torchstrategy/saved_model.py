@@ -240,7 +240,7 @@ def is_chief_for(obj: Any) -> bool:
     strategy = getattr(obj, "distribute_strategy", None)
     if strategy is None and _context.has_strategy():
         strategy = _context.get_strategy()
-    return bool(getattr(strategy, "is_chief", True))
+    return True if strategy is None else bool(strategy.is_chief)
 
 
 # ----- save ------------------------------------------------------------------------------------

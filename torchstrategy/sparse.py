@@ -8,12 +8,29 @@ import numpy as np
 import torch
 
 from torchstrategy._tensor_convert import match_dtypes, to_tensor
-from torchstrategy.io import parsing as _parsing
 
-__all__ = ["SparseTensor", "to_dense", "from_dense", "sparse_dense_matmul"]
+__all__ = ["SparseTensor", "SparseTensorValue", "to_dense", "from_dense", "sparse_dense_matmul"]
 
 
-class SparseTensor(_parsing.SparseTensor):
+class SparseTensorValue:
+    """A sparse value with tf.SparseTensor's fields, as a VarLenFeature parses to (TF's SparseTensorValue):
+    `indices` (int64, [n, rank]),
+    `values` ([n]; a NumPy object array for strings) and `dense_shape` (int64, [rank])."""
+
+    def __init__(self, indices: Any, values: Any, dense_shape: Any):
+        self.indices, self.values = torch.as_tensor(indices, dtype=torch.int64), values
+        self.dense_shape = torch.as_tensor(dense_shape, dtype=torch.int64)
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(int(size) for size in self.dense_shape)
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(indices={self.indices.tolist()}, values={self.values!r}, "
+                f"dense_shape={self.dense_shape.tolist()})")
+
+
+class SparseTensor(SparseTensorValue):
     """`tf.SparseTensor`: the non-zero `values` of a tensor of shape `dense_shape` at int64 `indices`
     ([n, rank]). The same class tf.io.VarLenFeature parsing returns.
 
@@ -36,7 +53,7 @@ class SparseTensor(_parsing.SparseTensor):
 
 
 def _values(sparse: Any, op: str) -> torch.Tensor:
-    if not isinstance(sparse, _parsing.SparseTensor):
+    if not isinstance(sparse, SparseTensorValue):
         raise TypeError(f"{op} needs a tf.SparseTensor, got {type(sparse).__name__}.")
     if isinstance(sparse.values, np.ndarray):
         raise TypeError(f"{op}: string SparseTensors are not supported here; use numeric values.")

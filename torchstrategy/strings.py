@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from torchstrategy.dtypes import as_dtype
-from torchstrategy.io.parsing import InvalidArgumentError
+from torchstrategy.errors import InvalidArgumentError
 
 __all__ = ["length", "lower", "upper", "split", "join", "regex_replace", "regex_full_match", "to_number",
            "as_string", "substr", "strip", "reduce_join", "to_hash_bucket_fast"]

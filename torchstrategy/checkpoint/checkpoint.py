@@ -209,11 +209,11 @@ class Checkpoint:
         return self._write(os.fspath(file_prefix))
 
     def _payload(self, coordinator: Coordinator) -> dict:
-        import torchstrategy
+        from torchstrategy.version import TORCHSTRATEGY_VERSION
 
         return {
             "format": _FORMAT,
-            "metadata": {"library": "torchstrategy", "library_version": torchstrategy.__version__,
+            "metadata": {"library": "torchstrategy", "library_version": TORCHSTRATEGY_VERSION,
                          "world_size": coordinator.world_size, "strategy": coordinator.strategy_name,
                          "time": time.time()},
             "objects": _objects.capture(self, "", {}, coordinator.state_io),

@@ -29,6 +29,18 @@ def _named_by_tf_config(job_name: str, task_index: int) -> bool:
     return resolver.task_type == job_name and resolver.task_id == task_index
 
 
+#: what a task process started by `Server(..., start=True)` runs (see `serve_task`)
+_TASK_ENTRY = "from torchstrategy.distribute.server import serve_task; serve_task()"
+
+
+def serve_task() -> None:
+    """The body of a task process: serves the task it was started for until the job ends."""
+    from torchstrategy.launch.task_process import task_from_argv
+
+    cluster, job, index = task_from_argv()
+    Server(cluster, job_name=job, task_index=index, serve_here=True).join()
+
+
 class Server:
     """tf.distribute.Server(cluster_spec, job_name, task_index, protocol="grpc", start=True).
 
@@ -89,7 +101,7 @@ class Server:
         else:
             from torchstrategy.launch.task_process import start_task_process
 
-            self._process = start_task_process(self._cluster.as_dict(), self._job, self._index)
+            self._process = start_task_process(_TASK_ENTRY, self._cluster.as_dict(), self._job, self._index)
 
     def join(self) -> None:
         """Blocks until the coordinator ends the job (or the task's process exits)."""

@@ -41,6 +41,9 @@ class Strategy:
     Each part is checked for every method its role needs when the strategy is built.
     """
 
+    #: the torch DeviceMesh the strategy's processes form (tensor parallelism); None for the others
+    device_mesh: Any = None
+
     def __init__(self, device: Any, collectives: Any = None, replication: Any = None, precision: Any = None,
                  checkpoint_io: Any = None, placement: Any = None, stepping: Any = None, launcher: Any = None,
                  cluster_resolver: Any = None, allow_uneven_split: bool = False,

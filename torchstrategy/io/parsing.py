@@ -7,6 +7,7 @@ from typing import Any, NamedTuple, Optional, Sequence
 import numpy as np
 import torch
 
+from torchstrategy.sparse import SparseTensorValue as SparseTensor
 from torchstrategy.train_example import DecodeError, Example
 
 __all__ = ["FixedLenFeature", "InvalidArgumentError", "SparseTensor", "VarLenFeature", "parse_example",
@@ -53,23 +54,6 @@ class VarLenFeature(NamedTuple):
 
     def __repr__(self) -> str:
         return f"VarLenFeature(dtype={self.dtype})"
-
-
-class SparseTensor:
-    """The parsed value of a VarLenFeature, with tf.SparseTensor's fields: `indices` (int64, [n, rank]),
-    `values` ([n]; a NumPy object array for strings) and `dense_shape` (int64, [rank])."""
-
-    def __init__(self, indices: Any, values: Any, dense_shape: Any):
-        self.indices, self.values = torch.as_tensor(indices, dtype=torch.int64), values
-        self.dense_shape = torch.as_tensor(dense_shape, dtype=torch.int64)
-
-    @property
-    def shape(self) -> tuple:
-        return tuple(int(size) for size in self.dense_shape)
-
-    def __repr__(self) -> str:
-        return (f"SparseTensor(indices={self.indices.tolist()}, values={self.values!r}, "
-                f"dense_shape={self.dense_shape.tolist()})")
 
 
 def _values_array(values: Sequence, dtype: str) -> Any:

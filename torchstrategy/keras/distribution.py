@@ -282,7 +282,7 @@ def distribute_tensor(tensor: Any, layout: TensorLayout) -> Any:
     if mesh.devices.size == 1:
         return tensor
     current = distribution()
-    torch_mesh = getattr(current.strategy, "device_mesh", None) if current is not None else None
+    torch_mesh = current.strategy.device_mesh if current is not None else None
     if torch_mesh is None or current.device_mesh.shape != mesh.shape or \
             list(current.device_mesh.axis_names) != list(mesh.axis_names):
         raise ValueError(f"distribute_tensor on the {mesh.devices.size}-device mesh {mesh} needs that mesh's "

@@ -40,7 +40,7 @@ def print_summary(model: Any, line_length: Optional[int] = None, print_fn: Optio
     if not model.built:
         raise ValueError("This model has not yet been built. Build the model first by calling `build()` or by "
                          "calling the model on a batch of data, or give the first layer an input_shape.")
-    if print_fn is None and not getattr(model.distribute_strategy, "is_chief", True):
+    if print_fn is None and not model.distribute_strategy.is_chief:
         return  # library output comes from the chief only
     print_fn = print_fn or print
     width = line_length or 75

@@ -48,8 +48,7 @@ def check_pairs(grads: Sequence[Any], variables: Sequence[Any]) -> None:
 def reduce_across_replicas(strategy: Any, grads: list) -> list:
     """Sums gradients over the replicas of `strategy` (tf.distribute semantics); a one-replica strategy
     hands them back unchanged. None entries stay None."""
-    reduce = getattr(strategy, "reduce_gradients", None)
-    return grads if reduce is None else list(reduce(grads))
+    return grads if strategy is None else list(strategy.reduce_gradients(grads))
 
 
 def global_norm(grads: Sequence[torch.Tensor]) -> torch.Tensor:
