@@ -28,9 +28,7 @@ UPWARD_ALLOWED = {
 }
 
 # Cross-package private uses that exist today ("file: name"); the rule is none. Fix one, then remove it here.
-CROSS_PACKAGE_PRIVATE_ALLOWED = {
-    "distribute/parts/placement.py: data._autoshard",
-}
+CROSS_PACKAGE_PRIVATE_ALLOWED: set = set()
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +51,7 @@ def test_cross_package_private_uses_only_shrink(report):
     found = {use.key for use in report.cross_package_private()}
     assert found - CROSS_PACKAGE_PRIVATE_ALLOWED == set(), "private names used across packages: add a public API"
     assert CROSS_PACKAGE_PRIVATE_ALLOWED - found == set(), "fixed: remove these from CROSS_PACKAGE_PRIVATE_ALLOWED"
-    assert len(found) <= 1
+    assert len(found) == 0
 
 
 def test_no_strategy_is_probed_with_getattr(report):

@@ -34,12 +34,12 @@ def _ids(batch):
 
 def test_files_are_split_per_worker_and_batches_cut_to_its_rows(tmp_path):
     import torchstrategy as tf
-    from torchstrategy.data import _autoshard
+    from torchstrategy.data import autoshard
 
     paths = _write_csv_files(str(tmp_path), [3, 3, 3, 3])
     pipeline = tf.data.Dataset.list_files(str(tmp_path / "*.csv"), shuffle=False).interleave(
         lambda name: tf.data.experimental.CsvDataset(name, [tf.float32] * 5), cycle_length=1).batch(4)
-    workers = [_autoshard.rebatch(_autoshard.shard_by_files(pipeline, 2, w), lambda rows: rows // 2)
+    workers = [autoshard.rebatch(autoshard.shard_by_files(pipeline, 2, w), lambda rows: rows // 2)
                for w in (0, 1)]
     seen = [[_ids(batch) for batch in worker] for worker in workers]
     assert seen[0] == [[0, 1], [2, 6], [7, 8]]  # files 0 and 2, two rows a step
@@ -47,22 +47,22 @@ def test_files_are_split_per_worker_and_batches_cut_to_its_rows(tmp_path):
     assert [_ids(b) for b in pipeline][0] == [0, 1, 2, 3]  # the original pipeline is untouched
 
     listed = tf.data.experimental.CsvDataset(paths, [tf.float32] * 5).map(lambda *c: c).batch(6).prefetch(1)
-    first = _autoshard.rebatch(_autoshard.shard_by_files(listed, 2, 0), lambda rows: rows // 2)
+    first = autoshard.rebatch(autoshard.shard_by_files(listed, 2, 0), lambda rows: rows // 2)
     assert [_ids(b) for b in first] == [[0, 1, 2], [6, 7, 8]]
 
 
 def test_pipelines_that_cannot_be_sharded_by_files_say_why(tmp_path):
     import torchstrategy as tf
-    from torchstrategy.data import _autoshard
+    from torchstrategy.data import autoshard
 
-    with pytest.raises(_autoshard.FileShardError, match="reads no files"):
-        _autoshard.shard_by_files(tf.data.Dataset.range(8).batch(2), 2, 0)
+    with pytest.raises(autoshard.FileShardError, match="reads no files"):
+        autoshard.shard_by_files(tf.data.Dataset.range(8).batch(2), 2, 0)
     paths = _write_csv_files(str(tmp_path), [2])
-    with pytest.raises(_autoshard.FileShardError, match="1 file.*2 input workers"):
-        _autoshard.shard_by_files(tf.data.experimental.CsvDataset(paths, [tf.float32] * 5), 2, 0)
+    with pytest.raises(autoshard.FileShardError, match="1 file.*2 input workers"):
+        autoshard.shard_by_files(tf.data.experimental.CsvDataset(paths, [tf.float32] * 5), 2, 0)
     unbatched = tf.data.experimental.CsvDataset(paths, [tf.float32] * 5).batch(2).unbatch()
-    with pytest.raises(_autoshard.FileShardError, match="batch"):
-        _autoshard.rebatch(unbatched, lambda rows: rows)
+    with pytest.raises(autoshard.FileShardError, match="batch"):
+        autoshard.rebatch(unbatched, lambda rows: rows)
 
 
 WORKER = r'''

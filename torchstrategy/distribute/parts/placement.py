@@ -83,7 +83,7 @@ class BatchPlacement:
         """AutoShardPolicy.FILE (and AUTO where it can): each input worker (TF task) reads its files and makes
         batches of its rows of each global batch; its replicas split those. Returns (dataset, the worker's
         input context, this process's replica ids within the worker), or None for DATA sharding."""
-        from torchstrategy.data import _autoshard
+        from torchstrategy.data import autoshard
         from torchstrategy.data.dataset import Dataset
 
         workers = self._collectives.num_input_workers
@@ -100,13 +100,13 @@ class BatchPlacement:
         per_worker = replicas // workers
         first = worker * per_worker
         try:
-            sharded = _autoshard.shard_by_files(dataset, workers, worker)
-            size = _autoshard.global_batch_size(sharded)
+            sharded = autoshard.shard_by_files(dataset, workers, worker)
+            size = autoshard.global_batch_size(sharded)
             if size is not None and not allow_uneven:
                 check_divisible(size, replicas)
-            sharded = _autoshard.rebatch(sharded, lambda rows: sum(
+            sharded = autoshard.rebatch(sharded, lambda rows: sum(
                 len(range(rows)[replica_slice(rows, replicas, r)]) for r in range(first, first + per_worker)))
-        except _autoshard.FileShardError as error:
+        except autoshard.FileShardError as error:
             if policy is AutoShardPolicy.AUTO:
                 return None  # TF's AUTO: FILE where it can, else DATA
             raise ValueError(f"AutoShardPolicy.FILE cannot shard this dataset over {workers} workers: {error}. "
