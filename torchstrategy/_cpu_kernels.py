@@ -85,12 +85,12 @@ def _ptr(tensor: Optional[torch.Tensor]) -> int:
 
 
 # ----- max pooling -------------------------------------------------------------------------------
-@torch.library.custom_op("torchstrategy::max_pool_nhwc", mutates_args=(), device_types="cpu")
+@torch.library.custom_op("torchstrategy::max_pool_nhwc", mutates_args=())
 def _max_pool_op(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple[torch.Tensor, torch.Tensor]:
     """(relu(max_pool(x)), code): code is the int8 window position of each output's max, -1 where the ReLU
-    cut it. Without the C library (an exported program loaded elsewhere), the same from torch's ops."""
+    cut it. Without the C library or off the CPU (an exported program run elsewhere), the same from torch's ops."""
     x = x.contiguous()
-    lib = _kernel_build.library()
+    lib = _kernel_build.library() if x.device.type == "cpu" else None
     if lib is None:
         return _max_pool_from_torch(x, kh, kw, relu)
     n, h, w, c = x.shape
@@ -120,10 +120,10 @@ def _max_pool_from_torch(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple
     return y, code.contiguous()
 
 
-@torch.library.custom_op("torchstrategy::max_pool_nhwc_backward", mutates_args=(), device_types="cpu")
+@torch.library.custom_op("torchstrategy::max_pool_nhwc_backward", mutates_args=())
 def _max_pool_backward_op(grad: torch.Tensor, code: torch.Tensor, h: int, w: int, kh: int, kw: int) -> torch.Tensor:
     """The input's gradient of max_pool_nhwc (an (n, h, w, c) tensor) from its output's and the codes."""
-    lib = _kernel_build.library()
+    lib = _kernel_build.library() if grad.device.type == "cpu" else None
     n, _, _, c = code.shape
     if lib is None:
         return _max_pool_backward_from_torch(grad, code, (n, h, w, c), kh, kw)
@@ -144,7 +144,7 @@ def _max_pool_backward_from_torch(grad: torch.Tensor, code: torch.Tensor, shape:
     """The same gradient from torch ops, so a double backward (create_graph=True) can go through it."""
     n, h, w, c = shape
     oh, ow = h // kh, w // kw
-    positions = torch.arange(kh * kw, dtype=torch.int8)
+    positions = torch.arange(kh * kw, dtype=torch.int8, device=code.device)
     picked = (code.unsqueeze(-1) == positions).to(grad.dtype)                    # (n, oh, ow, c, kh*kw)
     spread = (grad.unsqueeze(-1) * picked).reshape(n, oh, ow, c, kh, kw)
     grad_in = spread.permute(0, 1, 4, 2, 5, 3).reshape(n, oh * kh, ow * kw, c)
@@ -206,14 +206,14 @@ def _apply(function: type, op: Any, *args: Any) -> Any:
 
 
 # ----- the fused first convolution ---------------------------------------------------------------
-@torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc", mutates_args=(), device_types="cpu")
+@torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc", mutates_args=())
 def _conv_pool_op(x: torch.Tensor, kernel: torch.Tensor,
                   bias: Optional[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
     """(relu(max_pool_2x2(conv2d(x, kernel) + bias)), code) in float32, the kernel in Keras's (kh, kw, in, out)
-    layout; code as max_pool_nhwc's. Without the C library, the same from torch's ops."""
+    layout; code as max_pool_nhwc's. Without the C library or off the CPU, the same from torch's ops."""
     x, kernel = x.contiguous(), kernel.contiguous()
     bias = None if bias is None else bias.contiguous()
-    lib = _kernel_build.library()
+    lib = _kernel_build.library() if x.device.type == "cpu" else None
     if lib is None:
         conv = F.conv2d(x.movedim(-1, 1), kernel.permute(3, 2, 0, 1), bias).movedim(1, -1)
         return _max_pool_from_torch(conv.contiguous(), 2, 2, True)
@@ -236,12 +236,12 @@ def _conv_pool_fake(x: torch.Tensor, kernel: torch.Tensor,
     return x.new_empty(shape), x.new_empty(shape, dtype=torch.int8)
 
 
-@torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc_backward", mutates_args=(), device_types="cpu")
+@torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc_backward", mutates_args=())
 def _conv_pool_backward_op(x: torch.Tensor, kernel: torch.Tensor, grad: torch.Tensor,
                            code: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The kernel's and the bias's gradients of conv_relu_max_pool_nhwc (float64 sums; the kernel's values
     are not read, only its shape)."""
-    lib = _kernel_build.library()
+    lib = _kernel_build.library() if x.device.type == "cpu" else None
     if lib is None:
         grad_kernel, grad_bias = _conv_pool_grads_from_torch(x, kernel, grad, code, True)
         return grad_kernel.contiguous(), grad_bias
