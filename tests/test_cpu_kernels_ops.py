@@ -94,7 +94,8 @@ def test_opcheck_fused_convolution(with_bias):
     bias = torch.randn(32, requires_grad=True) if with_bias else None
     torch.library.opcheck(OPS.conv_relu_max_pool_nhwc.default, (x, kernel, bias))
     y, code = OPS.conv_relu_max_pool_nhwc(x, kernel.detach(), None if bias is None else bias.detach())
-    torch.library.opcheck(OPS.conv_relu_max_pool_nhwc_backward.default, (x, kernel.detach(), torch.randn(y.shape), code))
+    grad = torch.randn(y.shape)
+    torch.library.opcheck(OPS.conv_relu_max_pool_nhwc_backward.default, (x, kernel.detach(), grad, code))
 
 
 def test_the_ops_give_shapes_on_meta_tensors_without_the_library():
