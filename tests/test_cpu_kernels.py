@@ -112,12 +112,30 @@ def test_the_build_is_cached_per_machine_and_reused(tmp_path):
     assert [p.stat().st_mtime_ns for p in (tmp_path / "cache" / "kernels").iterdir()] == [stamp]
 
 
+@pytest.mark.slow
 def test_off_switch_and_a_machine_without_a_compiler_use_torchs_ops(tmp_path):
     assert _probe({"TORCHSTRATEGY_CPU_KERNELS": "0"}, tmp_path) == ["False", "False"]
     empty_bin = tmp_path / "bin"
     empty_bin.mkdir()
     assert _probe({"PATH": str(empty_bin)}, tmp_path) == ["False", "False"]
     assert not (tmp_path / "cache" / "kernels").exists()
+    # without a compiler: one warning per process (even with every warning shown), naming the off switch and
+    # the speed at stake; only on rank 0, and none when the kernels are switched off
+    warned = {}
+    for name, changes in (("rank 0", {"PATH": str(empty_bin)}), ("rank 1", {"PATH": str(empty_bin), "RANK": "1"}),
+                          ("off", {"PATH": str(empty_bin), "TORCHSTRATEGY_CPU_KERNELS": "0"})):
+        env = dict(os.environ, TORCHSTRATEGY_CACHE_DIR=str(tmp_path / "cache"), **changes)
+        code = ("from torchstrategy import _cpu_kernels as k; import torch; x = torch.ones(1, 4, 4, 2); "
+                "print([k.max_pool_nhwc(x, (2, 2)) is None for _ in range(3)], k.library() is None)")
+        done = subprocess.run([sys.executable, "-W", "always", "-c", code], env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == ["[True,", "True,", "True]", "True"]
+        warned[name] = done.stderr
+    assert warned["rank 0"].count("no C compiler") == 1, warned["rank 0"]
+    assert "TORCHSTRATEGY_CPU_KERNELS=0" in warned["rank 0"] and "4.7x" in warned["rank 0"]
+    assert "2.6x" in warned["rank 0"]
+    assert "no C compiler" not in warned["rank 1"] and "no C compiler" not in warned["off"]
 
 
 def _torch_conv_pool(x, kernel, bias):

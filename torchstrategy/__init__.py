@@ -2,10 +2,7 @@
 `import torchstrategy as tf` gives the tf-shaped namespace; submodules load on first use."""
 from __future__ import annotations
 
-from torchstrategy._host_memory import keep_freed_memory
 from torchstrategy._lazy import lazy_namespace
-
-keep_freed_memory()  # CPU training steps reuse freed host memory instead of refaulting it (see _host_memory.py)
 
 __version__ = "0.1.0"
 

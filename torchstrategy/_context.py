@@ -15,6 +15,7 @@ class _ThreadState(threading.local):
         self.strategy_stack: list[Any] = []
         self.replica_stack: list[Any] = []
         self.training_stack: list[Optional[bool]] = []
+        self.thread_share: int = 1  # replica threads of this process that share its cores (see share_threads)
 
 
 _state = _ThreadState()
@@ -107,6 +108,45 @@ def inherited_training() -> Optional[bool]:
         if value is not None:
             return value
     return None
+
+
+@contextmanager
+def share_threads(parts: int) -> Iterator[None]:
+    """On this thread, a kernel asks for `1 / parts` of the process's intra-op threads (see `thread_budget`).
+
+    ReplicaThreads enters this on each replica thread, so that replicas running kernels at the same time do
+    not each ask OpenMP for every core. Example: `with share_threads(2): thread_budget()` is half of
+    `torch.get_num_threads()`, at least 1.
+    """
+    if parts < 1:
+        raise ValueError(f"share_threads needs a positive number of parts; got {parts}.")
+    saved, _state.thread_share = _state.thread_share, int(parts)
+    try:
+        yield
+    finally:
+        _state.thread_share = saved
+
+
+def thread_budget() -> int:
+    """How many OpenMP threads a hand-written kernel called on this thread may use: torch's intra-op thread
+    count, divided among the replica threads that share this process (at least 1)."""
+    import torch
+
+    return max(1, torch.get_num_threads() // _state.thread_share)
+
+
+def is_chief_process() -> bool:
+    """Whether this process is rank 0 of its job: the entered strategy's `is_chief`, else the torch process
+    group's rank, else the rank a launcher put in the environment (RANK); True for a lone process."""
+    if has_strategy():
+        return bool(get_strategy().is_chief)
+    import torch.distributed as distributed
+
+    if distributed.is_available() and distributed.is_initialized():
+        return distributed.get_rank() == 0
+    from torchstrategy.cluster import environment
+
+    return environment.launched_rank() in (None, 0)
 
 
 # keras.distribution.set_distribution (process-wide, as in Keras): the Distribution object and the strategy

@@ -1,123 +1,50 @@
-"""Hand-written CPU kernels (C in _cpu_kernels.c, compiled once per machine, called through ctypes) for the
-memory-bound glue torch's own CPU ops spend most of a small CNN's step on, giving torch's numbers.
+"""Hand-written CPU kernels (C in _cpu_kernels.c, built by _kernel_build.py) registered as torch operators,
+for the memory-bound glue torch's own CPU ops spend most of a small CNN's step on, giving torch's numbers.
 
 Today, over (batch, height, width, channels) tensors: max pooling with windows equal to strides
 (optionally fused with the ReLU before it), and a first convolution (few input channels, an input that
-needs no gradient) fused with its bias, ReLU and 2x2 max pooling. Both entry points return None wherever
-their kernel does not apply (no C compiler, CUDA/XLA tensors, other dtypes or shapes, torch.compile
-tracing), and callers then use torch's ops. TORCHSTRATEGY_CPU_KERNELS=0 turns the kernels off.
+needs no gradient) fused with its bias, ReLU and 2x2 max pooling. Each is a `torch.library` custom op
+(namespace `torchstrategy`) with a shape-only fake implementation and a registered backward (a second op),
+so torch.compile, torch.export and tf.saved_model see one opaque op. The entry points `max_pool_nhwc` and
+`conv_relu_max_pool_nhwc` decide whether the kernel applies and return None where it does not (no C
+compiler, CUDA/XLA tensors, other dtypes or shapes, functorch transforms, other tensor subclasses);
+callers then use torch's ops. TORCHSTRATEGY_CPU_KERNELS=0 turns the kernels off.
 """
 from __future__ import annotations
 
 import contextlib
 import ctypes
-import hashlib
-import logging
-import os
-import platform
-import shutil
-import subprocess
-import tempfile
-import threading
-from pathlib import Path
-from typing import Iterator, Optional
+from typing import Any, Iterator, Optional
 
 import torch
+import torch.nn.functional as F
+from torch._subclasses.fake_tensor import FakeTensor
+from torch._subclasses.functional_tensor import FunctionalTensor
 
-_log = logging.getLogger(__name__)
-_SOURCE = Path(__file__).with_name("_cpu_kernels.c")
-#: -march=native builds for the machine at hand (the cache key holds its CPU flags); -fopenmp links libgomp,
-#: which the loader resolves to the copy torch already has loaded. Tried in order: a compiler without
-#: -march=native or OpenMP support still gives a (slower, then single-threaded) library.
-_FLAG_SETS = (["-O3", "-march=native", "-fopenmp"], ["-O3", "-fopenmp"], ["-O3"])
+from torchstrategy import _context, _kernel_build
+
 _POOL_DTYPES = (torch.float32, torch.bfloat16)
+#: tensors the ops take besides plain ones: the fake/functional tensors torch.compile and torch.export trace with
+_TRACING_TYPES = (FakeTensor, FunctionalTensor)
 
 #: the pooling kernel keeps one row of window state per channel on each thread's stack
 MAX_POOL_CHANNELS = 1 << 16
+#: the fused convolution's limits (_cpu_kernels.c): taps = kh * kw * in, output channels in vectors of 16
+_MAX_CONV_TAPS = 64
+_CONV_CHANNEL_MULTIPLE = 16
 
-_library: Optional[ctypes.CDLL] = None
-_load_tried = False
-_load_lock = threading.Lock()  # replicas that are threads (CentralStorageStrategy) may ask at once
 _paused = 0  # > 0 inside torch_ops_only()
-
-
-def _cpu_flags() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith(("flags", "Features")):
-                return line
-    except OSError:
-        pass
-    return platform.processor()
-
-
-def _compiler() -> Optional[str]:
-    return shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
-
-
-def _build(compiler: str, target: Path) -> bool:
-    """Compiles the kernels to `target` (a temp file, then a rename: processes racing here each end
-    with a whole library). False if no flag set compiles."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    for flags in _FLAG_SETS:
-        fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".build-", suffix=".so")
-        os.close(fd)
-        try:
-            done = subprocess.run([compiler, *flags, "-shared", "-fPIC", "-o", temp, str(_SOURCE)],
-                                  capture_output=True, text=True, timeout=120)
-            if done.returncode == 0:
-                os.replace(temp, target)
-                return True
-            _log.debug("cpu kernels: %s %s failed: %s", compiler, " ".join(flags), done.stderr[-2000:])
-        except (OSError, subprocess.SubprocessError) as error:
-            _log.debug("cpu kernels: %s failed: %s", compiler, error)
-        finally:
-            if os.path.exists(temp):
-                os.unlink(temp)
-    return False
 
 
 def library() -> Optional[ctypes.CDLL]:
     """The compiled kernels (built into the cache on first use), or None when they cannot be had."""
-    global _library, _load_tried
-    if _load_tried:
-        return _library
-    with _load_lock:
-        if not _load_tried:
-            _library = _load()
-            _load_tried = True
-    return _library
+    return _kernel_build.library()
 
 
-def _load() -> Optional[ctypes.CDLL]:
-    from torchstrategy.cluster import environment
-
-    if not environment.cpu_kernels_enabled():
-        return None
-    compiler = _compiler()
-    if compiler is None:
-        _log.info("cpu kernels: no C compiler on PATH; using torch's own ops (same numbers, slower pooling)")
-        return None
-    key = hashlib.sha256(b"\0".join([_SOURCE.read_bytes(), compiler.encode(), repr(_FLAG_SETS).encode(),
-                                     platform.machine().encode(), _cpu_flags().encode()])).hexdigest()[:16]
-    target = Path(environment.cache_dir()) / "kernels" / f"cpu_kernels-{key}.so"
-    try:
-        if not target.exists() and not _build(compiler, target):
-            _log.warning("cpu kernels: %s could not compile %s; using torch's own ops", compiler, _SOURCE)
-            return None
-        lib = ctypes.CDLL(str(target))
-    except OSError as error:
-        _log.warning("cpu kernels: could not load %s (%s); using torch's own ops", target, error)
-        return None
-    long_, int_, ptr = ctypes.c_long, ctypes.c_int, ctypes.c_void_p
-    for name in ("ts_max_pool_forward_f32", "ts_max_pool_forward_bf16"):
-        getattr(lib, name).argtypes = [ptr, ptr, ptr] + [long_] * 6 + [int_, int_]
-    for name in ("ts_max_pool_backward_32", "ts_max_pool_backward_16"):
-        getattr(lib, name).argtypes = [ptr, ptr, ptr] + [long_] * 6 + [int_]
-    lib.ts_conv_pool_forward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
-    lib.ts_conv_pool_backward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
-    lib.ts_conv_pool_backward.restype = int_
-    return lib
+@torch.compiler.assume_constant_result
+def _library_loaded() -> bool:
+    """Whether the kernels can run here (torch.compile reads this once, at trace time, as a constant)."""
+    return _kernel_build.library() is not None
 
 
 @contextlib.contextmanager
@@ -134,102 +61,248 @@ def torch_ops_only() -> Iterator[None]:
         _paused -= 1
 
 
-def _forward(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple[torch.Tensor, torch.Tensor]:
+def _takes(tensor: torch.Tensor) -> bool:
+    """A CPU tensor an op may be given: a plain one, or one torch.compile / torch.export traces with."""
+    return tensor.device.type == "cpu" and (type(tensor) is torch.Tensor or isinstance(tensor, _TRACING_TYPES))
+
+
+def _takes_weight(tensor: torch.Tensor) -> bool:
+    """A weight an op may be given: as `_takes`, or a parameter (Keras variables are parameters)."""
+    return _takes(tensor) or (tensor.device.type == "cpu" and isinstance(tensor, torch.nn.Parameter))
+
+
+def _functorch_active() -> bool:
+    active = getattr(torch._C, "_are_functorch_transforms_active", None)
+    return bool(active and active())
+
+
+def _kernels_apply() -> bool:
+    return not _paused and not _functorch_active() and _library_loaded()
+
+
+def _ptr(tensor: Optional[torch.Tensor]) -> int:
+    return 0 if tensor is None else tensor.data_ptr()
+
+
+# ----- max pooling -------------------------------------------------------------------------------
+@torch.library.custom_op("torchstrategy::max_pool_nhwc", mutates_args=())
+def _max_pool_op(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """(relu(max_pool(x)), code): code is the int8 window position of each output's max, -1 where the ReLU
+    cut it. Without the C library or off the CPU (an exported program run elsewhere), the same from torch's ops."""
+    x = x.contiguous()
+    lib = _kernel_build.library() if x.device.type == "cpu" else None
+    if lib is None:
+        return _max_pool_from_torch(x, kh, kw, relu)
     n, h, w, c = x.shape
     y = torch.empty((n, h // kh, w // kw, c), dtype=x.dtype)
     code = torch.empty(y.shape, dtype=torch.int8)
-    kernel = _library.ts_max_pool_forward_f32 if x.dtype == torch.float32 else _library.ts_max_pool_forward_bf16
-    kernel(x.data_ptr(), y.data_ptr(), code.data_ptr(), n, h, w, c, kh, kw, int(relu), torch.get_num_threads())
+    kernel = lib.ts_max_pool_forward_f32 if x.dtype == torch.float32 else lib.ts_max_pool_forward_bf16
+    kernel(x.data_ptr(), y.data_ptr(), code.data_ptr(), n, h, w, c, kh, kw, int(relu), _context.thread_budget())
     return y, code
 
 
-def _backward(grad: torch.Tensor, code: torch.Tensor, shape: torch.Size, kh: int, kw: int) -> torch.Tensor:
-    grad_in = torch.empty(shape, dtype=grad.dtype)
-    kernel = _library.ts_max_pool_backward_32 if grad.element_size() == 4 else _library.ts_max_pool_backward_16
-    kernel(grad.data_ptr(), code.data_ptr(), grad_in.data_ptr(), *shape, kh, kw, torch.get_num_threads())
+@_max_pool_op.register_fake
+def _max_pool_fake(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    n, h, w, c = x.shape
+    shape = (n, h // kh, w // kw, c)
+    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int8)
+
+
+def _max_pool_from_torch(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    y, index = F.max_pool2d(x.movedim(-1, 1), (kh, kw), return_indices=True)
+    y, index = y.movedim(1, -1).contiguous(), index.movedim(1, -1)
+    w = x.shape[2]
+    code = ((index // w % kh) * kw + index % w % kw).to(torch.int8)
+    if relu:
+        cut = y <= 0
+        y = y.masked_fill(cut, 0)
+        code = code.masked_fill(cut, -1)
+    return y, code.contiguous()
+
+
+@torch.library.custom_op("torchstrategy::max_pool_nhwc_backward", mutates_args=())
+def _max_pool_backward_op(grad: torch.Tensor, code: torch.Tensor, h: int, w: int, kh: int, kw: int) -> torch.Tensor:
+    """The input's gradient of max_pool_nhwc (an (n, h, w, c) tensor) from its output's and the codes."""
+    lib = _kernel_build.library() if grad.device.type == "cpu" else None
+    n, _, _, c = code.shape
+    if lib is None:
+        return _max_pool_backward_from_torch(grad, code, (n, h, w, c), kh, kw)
+    grad, code = grad.contiguous(), code.contiguous()
+    grad_in = torch.empty((n, h, w, c), dtype=grad.dtype)
+    kernel = lib.ts_max_pool_backward_32 if grad.element_size() == 4 else lib.ts_max_pool_backward_16
+    kernel(grad.data_ptr(), code.data_ptr(), grad_in.data_ptr(), n, h, w, c, kh, kw, _context.thread_budget())
     return grad_in
 
 
-def _backward_differentiable(grad: torch.Tensor, code: torch.Tensor, shape: torch.Size, kh: int, kw: int):
+@_max_pool_backward_op.register_fake
+def _max_pool_backward_fake(grad: torch.Tensor, code: torch.Tensor, h: int, w: int, kh: int, kw: int) -> torch.Tensor:
+    return grad.new_empty((code.shape[0], h, w, code.shape[3]))
+
+
+def _max_pool_backward_from_torch(grad: torch.Tensor, code: torch.Tensor, shape: tuple, kh: int,
+                                  kw: int) -> torch.Tensor:
     """The same gradient from torch ops, so a double backward (create_graph=True) can go through it."""
     n, h, w, c = shape
     oh, ow = h // kh, w // kw
-    positions = torch.arange(kh * kw, dtype=torch.int8)
+    positions = torch.arange(kh * kw, dtype=torch.int8, device=code.device)
     picked = (code.unsqueeze(-1) == positions).to(grad.dtype)                    # (n, oh, ow, c, kh*kw)
     spread = (grad.unsqueeze(-1) * picked).reshape(n, oh, ow, c, kh, kw)
     grad_in = spread.permute(0, 1, 4, 2, 5, 3).reshape(n, oh * kh, ow * kw, c)
-    return torch.nn.functional.pad(grad_in, (0, 0, 0, w - ow * kw, 0, h - oh * kh))
+    return F.pad(grad_in, (0, 0, 0, w - ow * kw, 0, h - oh * kh))
+
+
+def _max_pool_setup(ctx: Any, inputs: tuple, output: tuple) -> None:
+    x, kh, kw, _ = inputs
+    ctx.save_for_backward(output[1])
+    ctx.size, ctx.window = (x.shape[1], x.shape[2]), (kh, kw)
+
+
+def _max_pool_backward(ctx: Any, grad: torch.Tensor, _grad_code: Any) -> tuple:
+    (code,) = ctx.saved_tensors
+    h, w = ctx.size
+    if torch.is_grad_enabled() or grad.dtype not in _POOL_DTYPES or not _takes(grad):
+        # create_graph=True (double backward) or a gradient the op does not take: the torch form
+        grad_in = _max_pool_backward_from_torch(grad, code, (code.shape[0], h, w, code.shape[3]), *ctx.window)
+    else:
+        grad_in = _max_pool_backward_op(grad, code, h, w, *ctx.window)
+    return grad_in, None, None, None
+
+
+_max_pool_op.register_autograd(_max_pool_backward, setup_context=_max_pool_setup)
 
 
 class _MaxPoolNHWC(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx, x: torch.Tensor, kh: int, kw: int, relu: bool) -> torch.Tensor:
-        y, code = _forward(x, kh, kw, relu)
-        ctx.save_for_backward(code)
-        ctx.shape, ctx.window = x.shape, (kh, kw)
-        return y
+    """The op as eager autograd records it (the registered autograd formula, under a stable node name)."""
 
     @staticmethod
-    def backward(ctx, grad: torch.Tensor):
-        (code,) = ctx.saved_tensors
-        if torch.is_grad_enabled():
-            return _backward_differentiable(grad, code, ctx.shape, *ctx.window), None, None, None
-        grad = grad.contiguous()
-        if grad.dtype not in _POOL_DTYPES or grad.device.type != "cpu" or type(grad) is not torch.Tensor:
-            return _backward_differentiable(grad, code, ctx.shape, *ctx.window), None, None, None
-        return _backward(grad, code, ctx.shape, *ctx.window), None, None, None
+    def forward(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple:  # type: ignore[override]
+        return _max_pool_op(x, kh, kw, relu)
+
+    setup_context = staticmethod(_max_pool_setup)
+    backward = staticmethod(_max_pool_backward)
 
 
-#: the fused convolution's limits (_cpu_kernels.c): taps = kh * kw * in, output channels in vectors of 16
-_MAX_CONV_TAPS = 64
-_CONV_CHANNEL_MULTIPLE = 16
+def max_pool_nhwc(x: torch.Tensor, pool_size: tuple[int, int], relu: bool = False) -> Optional[torch.Tensor]:
+    """`relu(max_pool(x))` (or the plain max pool) of a (batch, height, width, channels) tensor with
+    windows equal to strides and no padding, from the C kernel; None where the kernel does not apply.
+
+    Example: `max_pool_nhwc(torch.randn(8, 30, 30, 32), (2, 2), relu=True)` has shape (8, 15, 15, 32) and
+    equals `F.relu(F.max_pool2d(x.movedim(-1, 1), 2)).movedim(1, -1)` exactly, gradients included.
+    """
+    kh, kw = pool_size
+    if (not _takes(x) or x.dtype not in _POOL_DTYPES or x.dim() != 4 or not x.is_contiguous() or kh * kw > 127
+            or x.shape[1] < kh or x.shape[2] < kw or x.numel() == 0 or x.shape[3] > MAX_POOL_CHANNELS):
+        return None
+    if not _kernels_apply():
+        return None
+    return _apply(_MaxPoolNHWC, _max_pool_op, x, kh, kw, relu)[0]
+
+
+def _apply(function: type, op: Any, *args: Any) -> Any:
+    """Eager: the autograd.Function (its node named as before); traced: the op itself, autograd included."""
+    if torch.compiler.is_compiling() or type(args[0]) is not torch.Tensor:
+        return op(*args)
+    return function.apply(*args)
+
+
+# ----- the fused first convolution ---------------------------------------------------------------
+@torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc", mutates_args=())
+def _conv_pool_op(x: torch.Tensor, kernel: torch.Tensor,
+                  bias: Optional[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    """(relu(max_pool_2x2(conv2d(x, kernel) + bias)), code) in float32, the kernel in Keras's (kh, kw, in, out)
+    layout; code as max_pool_nhwc's. Without the C library or off the CPU, the same from torch's ops."""
+    x, kernel = x.contiguous(), kernel.contiguous()
+    bias = None if bias is None else bias.contiguous()
+    lib = _kernel_build.library() if x.device.type == "cpu" else None
+    if lib is None:
+        conv = F.conv2d(x.movedim(-1, 1), kernel.permute(3, 2, 0, 1), bias).movedim(1, -1)
+        return _max_pool_from_torch(conv.contiguous(), 2, 2, True)
+    n, h, w, channels = x.shape
+    kh, kw, _, out = kernel.shape
+    shape = (n, (h - kh + 1) // 2, (w - kw + 1) // 2, out)
+    y = torch.empty(shape, dtype=torch.float32)
+    code = torch.empty(shape, dtype=torch.int8)
+    lib.ts_conv_pool_forward(x.data_ptr(), kernel.data_ptr(), _ptr(bias), y.data_ptr(), code.data_ptr(),
+                             n, h, w, channels, kh, kw, out, _context.thread_budget())
+    return y, code
+
+
+@_conv_pool_op.register_fake
+def _conv_pool_fake(x: torch.Tensor, kernel: torch.Tensor,
+                    bias: Optional[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
+    n, h, w, _ = x.shape
+    kh, kw, _, out = kernel.shape
+    shape = (n, (h - kh + 1) // 2, (w - kw + 1) // 2, out)
+    return x.new_empty(shape), x.new_empty(shape, dtype=torch.int8)
+
+
+@torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc_backward", mutates_args=())
+def _conv_pool_backward_op(x: torch.Tensor, kernel: torch.Tensor, grad: torch.Tensor,
+                           code: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """The kernel's and the bias's gradients of conv_relu_max_pool_nhwc (float64 sums; the kernel's values
+    are not read, only its shape)."""
+    lib = _kernel_build.library() if x.device.type == "cpu" else None
+    if lib is None:
+        grad_kernel, grad_bias = _conv_pool_grads_from_torch(x, kernel, grad, code, True)
+        return grad_kernel.contiguous(), grad_bias
+    x, grad, code = x.contiguous(), grad.contiguous(), code.contiguous()
+    n, h, w, channels = x.shape
+    kh, kw, _, out = kernel.shape
+    grad_kernel = torch.empty(kernel.shape, dtype=torch.float32)
+    grad_bias = torch.empty(out, dtype=torch.float32)
+    failed = lib.ts_conv_pool_backward(x.data_ptr(), grad.data_ptr(), code.data_ptr(), grad_kernel.data_ptr(),
+                                       grad_bias.data_ptr(), n, h, w, channels, kh, kw, out, _context.thread_budget())
+    if failed:
+        raise MemoryError("fused convolution backward: could not allocate its per-thread sums")
+    return grad_kernel, grad_bias
+
+
+@_conv_pool_backward_op.register_fake
+def _conv_pool_backward_fake(x: torch.Tensor, kernel: torch.Tensor, grad: torch.Tensor,
+                             code: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    return grad.new_empty(kernel.shape), grad.new_empty((kernel.shape[3],))
+
+
+def _conv_pool_grads_from_torch(x: torch.Tensor, kernel: torch.Tensor, grad: torch.Tensor, code: torch.Tensor,
+                                has_bias: bool) -> tuple:
+    """The same gradients from torch ops (differentiable: a double backward goes through them)."""
+    n, h, w, _ = x.shape
+    kh, kw, _, out = kernel.shape
+    grad_conv = _max_pool_backward_from_torch(grad, code, (n, h - kh + 1, w - kw + 1, out), 2, 2)
+    _, grad_kernel, grad_bias = torch.ops.aten.convolution_backward(
+        grad_conv.movedim(-1, 1), x.movedim(-1, 1), kernel.permute(3, 2, 0, 1), [out] if has_bias else None,
+        [1, 1], [0, 0], [1, 1], False, [0, 0], 1, [False, True, has_bias])
+    return grad_kernel.permute(2, 3, 1, 0), grad_bias
+
+
+def _conv_pool_setup(ctx: Any, inputs: tuple, output: tuple) -> None:
+    x, kernel, bias = inputs
+    ctx.save_for_backward(x, kernel, output[1])
+    ctx.has_bias = bias is not None
+
+
+def _conv_pool_backward(ctx: Any, grad: torch.Tensor, _grad_code: Any) -> tuple:
+    x, kernel, code = ctx.saved_tensors
+    if torch.is_grad_enabled() or grad.dtype != torch.float32 or not _takes(grad):
+        # create_graph=True: the same gradients from torch ops
+        grad_kernel, grad_bias = _conv_pool_grads_from_torch(x, kernel, grad, code, ctx.has_bias)
+    else:
+        grad_kernel, grad_bias = _conv_pool_backward_op(x, kernel, grad, code)
+    return None, grad_kernel, grad_bias if ctx.has_bias else None
+
+
+_conv_pool_op.register_autograd(_conv_pool_backward, setup_context=_conv_pool_setup)
 
 
 class _ConvReluPoolNHWC(torch.autograd.Function):
-    """relu(max_pool_2x2(conv2d(x, kernel) + bias)) in float32 with the kernel in Keras's (kh, kw, in, out)
-    layout; gradients for the kernel and the bias only (the input never needs one here)."""
+    """The fused op as eager autograd records it (the registered formula, under a stable node name)."""
 
     @staticmethod
-    def forward(ctx, x: torch.Tensor, kernel: torch.Tensor, bias: Optional[torch.Tensor]) -> torch.Tensor:
-        n, h, w, channels = x.shape
-        kh, kw, _, out = kernel.shape
-        kernel = kernel.contiguous()
-        bias = None if bias is None else bias.contiguous()
-        shape = (n, (h - kh + 1) // 2, (w - kw + 1) // 2, out)
-        y = torch.empty(shape, dtype=torch.float32)
-        code = torch.empty(shape, dtype=torch.int8)
-        _library.ts_conv_pool_forward(x.data_ptr(), kernel.data_ptr(), 0 if bias is None else bias.data_ptr(),
-                                      y.data_ptr(), code.data_ptr(), n, h, w, channels, kh, kw, out,
-                                      torch.get_num_threads())
-        ctx.save_for_backward(x, kernel, code)
-        ctx.has_bias = bias is not None
-        return y
+    def forward(x: torch.Tensor, kernel: torch.Tensor, bias: Optional[torch.Tensor]) -> tuple:  # type: ignore[override]
+        return _conv_pool_op(x, kernel, bias)
 
-    @staticmethod
-    def backward(ctx, grad: torch.Tensor):
-        x, kernel, code = ctx.saved_tensors
-        n, h, w, channels = x.shape
-        kh, kw, _, out = kernel.shape
-        plain = grad.dtype == torch.float32 and grad.device.type == "cpu" and type(grad) is torch.Tensor
-        if torch.is_grad_enabled() or not plain:  # create_graph=True: the same gradients from torch ops
-            conv_shape = (n, h - kh + 1, w - kw + 1, out)
-            grad_conv = _backward_differentiable(grad, code, conv_shape, 2, 2)
-            _, grad_kernel, grad_bias = torch.ops.aten.convolution_backward(
-                grad_conv.movedim(-1, 1), x.movedim(-1, 1), kernel.permute(3, 2, 0, 1),
-                [out] if ctx.has_bias else None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1,
-                [False, True, ctx.has_bias])
-            grad_kernel = grad_kernel.permute(2, 3, 1, 0)
-        else:
-            grad = grad.contiguous()
-            grad_kernel = torch.empty(kernel.shape, dtype=torch.float32)
-            grad_bias = torch.empty(out, dtype=torch.float32) if ctx.has_bias else None
-            failed = _library.ts_conv_pool_backward(
-                x.data_ptr(), grad.data_ptr(), code.data_ptr(), grad_kernel.data_ptr(),
-                0 if grad_bias is None else grad_bias.data_ptr(), n, h, w, channels, kh, kw, out,
-                torch.get_num_threads())
-            if failed:
-                raise MemoryError("fused convolution backward: could not allocate its per-thread sums")
-        return None, grad_kernel, grad_bias
+    setup_context = staticmethod(_conv_pool_setup)
+    backward = staticmethod(_conv_pool_backward)
 
 
 def conv_relu_max_pool_nhwc(x: torch.Tensor, kernel: torch.Tensor,
@@ -243,37 +316,15 @@ def conv_relu_max_pool_nhwc(x: torch.Tensor, kernel: torch.Tensor,
     whose two largest values tie to within that rounding may pick the other one). Float32 only: in
     bfloat16, oneDNN's AMX convolution plus `max_pool_nhwc` measured faster than this kernel.
     """
-    if (type(x) is not torch.Tensor or x.device.type != "cpu" or x.dtype != torch.float32 or x.dim() != 4
-            or x.requires_grad or kernel.dim() != 4 or kernel.dtype != torch.float32 or kernel.device.type != "cpu"):
+    if (not _takes(x) or x.dtype != torch.float32 or x.dim() != 4 or x.requires_grad or kernel.dim() != 4
+            or kernel.dtype != torch.float32 or not _takes_weight(kernel)):
         return None
     kh, kw, channels, out = kernel.shape
     if (x.shape[3] != channels or kh * kw * channels > _MAX_CONV_TAPS or out % _CONV_CHANNEL_MULTIPLE
             or x.shape[1] < kh + 1 or x.shape[2] < kw + 1 or x.shape[0] == 0):
         return None
-    if bias is not None and (bias.dtype != torch.float32 or bias.shape != (out,) or bias.device.type != "cpu"):
+    if bias is not None and (bias.dtype != torch.float32 or bias.shape != (out,) or not _takes_weight(bias)):
         return None
-    if _paused or torch.compiler.is_compiling() or _functorch_active() or library() is None:
+    if not _kernels_apply():
         return None
-    return _ConvReluPoolNHWC.apply(x.contiguous(), kernel, bias)
-
-
-def _functorch_active() -> bool:
-    active = getattr(torch._C, "_are_functorch_transforms_active", None)
-    return bool(active and active())
-
-
-def max_pool_nhwc(x: torch.Tensor, pool_size: tuple[int, int], relu: bool = False) -> Optional[torch.Tensor]:
-    """`relu(max_pool(x))` (or the plain max pool) of a (batch, height, width, channels) tensor with
-    windows equal to strides and no padding, from the C kernel; None where the kernel does not apply.
-
-    Example: `max_pool_nhwc(torch.randn(8, 30, 30, 32), (2, 2), relu=True)` has shape (8, 15, 15, 32) and
-    equals `F.relu(F.max_pool2d(x.movedim(-1, 1), 2)).movedim(1, -1)` exactly, gradients included.
-    """
-    kh, kw = pool_size
-    if (type(x) is not torch.Tensor or x.device.type != "cpu" or x.dtype not in _POOL_DTYPES or x.dim() != 4
-            or not x.is_contiguous() or kh * kw > 127 or x.shape[1] < kh or x.shape[2] < kw or x.numel() == 0
-            or x.shape[3] > MAX_POOL_CHANNELS):
-        return None
-    if _paused or torch.compiler.is_compiling() or _functorch_active() or library() is None:
-        return None
-    return _MaxPoolNHWC.apply(x, kh, kw, relu)
+    return _apply(_ConvReluPoolNHWC, _conv_pool_op, x, kernel, bias)[0]

@@ -1,5 +1,8 @@
 """Host memory reuse: glibc's malloc keeps freed activation buffers (up to 32 MiB each) for the next step
-instead of returning them to the OS, so a CPU training step stops paying a page fault per 4 KiB it touches."""
+instead of returning them to the OS, so a CPU training step stops paying a page fault per 4 KiB it touches.
+
+Applied when CPU training starts (a Keras model's fit/evaluate/predict set-up, a launcher starting CPU replicas),
+never at import: importing torchstrategy leaves the process's malloc settings alone."""
 from __future__ import annotations
 
 import ctypes
@@ -14,7 +17,13 @@ MMAP_THRESHOLD_BYTES = 32 * 1024 * 1024
 #: freed heap memory kept before any is returned to the OS
 TRIM_THRESHOLD_BYTES = 1 << 30
 
-_applied: Optional[bool] = None
+_applied: Optional[bool] = None  # None: not asked yet in this process
+
+
+def is_applied() -> Optional[bool]:
+    """Whether `keep_freed_memory` changed this process's malloc settings: None if it was never called,
+    else what it returned."""
+    return _applied
 
 
 def keep_freed_memory() -> bool:

@@ -1,5 +1,5 @@
-"""Environment variables that say where datasets live and whether downloads may be tried.
-The only place outside the cluster resolvers that reads os.environ (data locations, offline mode)."""
+"""Environment variables that say where datasets live, whether downloads may be tried, and the runtime switches.
+The only place outside the cluster resolvers that reads os.environ (data locations, offline mode, kernels)."""
 from __future__ import annotations
 
 import os
@@ -67,6 +67,15 @@ def cache_dir() -> str:
         base = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(os.path.expanduser("~"), ".cache")
         value = os.path.join(base, "torchstrategy")
     return os.path.abspath(os.path.expanduser(value))
+
+
+def launched_rank() -> Optional[int]:
+    """This process's rank as torchrun or torchstrategy's launcher gave it (RANK), or None when unset or
+    not an integer. Only a hint for process-wide messages; the cluster resolvers validate it properly."""
+    try:
+        return int(os.environ["RANK"])
+    except (KeyError, ValueError):
+        return None
 
 
 def snapshot() -> dict[str, str]:

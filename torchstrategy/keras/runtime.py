@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from torchstrategy import _context
+from torchstrategy._host_memory import keep_freed_memory
 from torchstrategy.distribute.values import PerReplica
 from torchstrategy.nest import map_structure
 
@@ -24,6 +25,8 @@ class Runtime:
 
     def __init__(self, model: Any, sample_x: Any) -> None:
         self.strategy = model.distribute_strategy
+        if self.strategy.device.type == "cpu":
+            keep_freed_memory()  # CPU steps reuse freed host memory instead of refaulting it (_host_memory.py)
         _build_if_needed(model, sample_x)
         model._set_distribute_strategy(self.strategy)
         if model.optimizer is not None and hasattr(model.optimizer, "_set_distribute_strategy"):

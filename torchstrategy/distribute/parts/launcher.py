@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from torchstrategy import cluster
+from torchstrategy._host_memory import keep_freed_memory
 from torchstrategy.cluster.spec import ProcessSpec
 
 
@@ -24,6 +25,8 @@ class RerunScriptLauncher:
     follow_launcher: bool = False
 
     def start(self) -> ProcessSpec:
+        if self.threads_per_replica is not None:  # CPU replicas (GPU ones are not given a thread count)
+            keep_freed_memory()  # their steps reuse freed host memory instead of refaulting it (_host_memory.py)
         spec = cluster.process_spec()
         if spec.launched:
             if spec.local_world_size != self.num_local and not self.follow_launcher:
@@ -81,6 +84,8 @@ def expand_task(spec: ProcessSpec, per_task: int, threads_per_replica: Optional[
     """This TF task as `per_task` replica processes (one per local device), as TF's MultiWorkerMirrored
     uses every local GPU of a task; `spec` unchanged for one device, or where a launcher (torchrun,
     SLURM, torchstrategy's own) already decided the processes."""
+    if threads_per_replica is not None:  # CPU replicas, as in RerunScriptLauncher.start
+        keep_freed_memory()
     if per_task <= 1 or spec.source not in _PER_TASK_SOURCES or spec.world_size < 1:
         return spec
     from torchstrategy.launch import launch_task_replicas

@@ -8,6 +8,7 @@ from typing import Any, Callable
 
 import torch
 
+from torchstrategy import _context
 from torchstrategy.distribute.parts.collectives import LoneProcess
 from torchstrategy.distribute.values import ReduceOp
 from torchstrategy.nest import flatten, pack_sequence_as
@@ -67,7 +68,9 @@ class ReplicaThreads(LoneProcess):
     def _run_one(self, fn: Callable[..., Any], replica: int, args: tuple) -> Any:
         self._current.replica = replica
         try:
-            return fn(replica, *args)
+            # the replicas run at once: a kernel on this one takes its share of the cores (_context.thread_budget)
+            with _context.share_threads(self.num_replicas):
+                return fn(replica, *args)
         except BaseException:
             self._barrier.abort()  # wake the replicas waiting for this one
             raise
