@@ -135,20 +135,6 @@ def thread_budget() -> int:
     return max(1, torch.get_num_threads() // _state.thread_share)
 
 
-def is_chief_process() -> bool:
-    """Whether this process is rank 0 of its job: the entered strategy's `is_chief`, else the torch process
-    group's rank, else the rank a launcher put in the environment (RANK); True for a lone process."""
-    if has_strategy():
-        return bool(get_strategy().is_chief)
-    import torch.distributed as distributed
-
-    if distributed.is_available() and distributed.is_initialized():
-        return distributed.get_rank() == 0
-    from torchstrategy.cluster import environment
-
-    return environment.launched_rank() in (None, 0)
-
-
 # keras.distribution.set_distribution (process-wide, as in Keras): the Distribution object and the strategy
 # that runs it; get_strategy() returns that strategy outside any scope. Both None when none is set.
 _distribution: Any = None

@@ -64,9 +64,9 @@ def _compiler() -> Optional[str]:
 
 def _warn_no_compiler() -> None:
     """Once per process (library() loads once), and only on the job's rank 0: every rank lacks the same."""
-    from torchstrategy import _context
+    from torchstrategy.cluster import environment
 
-    if _context.is_chief_process():
+    if environment.is_chief_process():
         warnings.warn(NO_COMPILER_MESSAGE, RuntimeWarning, stacklevel=4)
 
 

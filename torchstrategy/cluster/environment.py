@@ -86,3 +86,17 @@ def snapshot() -> dict[str, str]:
 def threads_set_by_user() -> bool:
     """Whether OMP_NUM_THREADS is set: then the user, not the launcher, chose the thread count."""
     return "OMP_NUM_THREADS" in os.environ
+
+
+def is_chief_process() -> bool:
+    """Whether this process is rank 0 of its job: the entered strategy's `is_chief`, else the torch process
+    group's rank, else the rank a launcher put in the environment (RANK); True for a lone process."""
+    from torchstrategy import _context
+
+    if _context.has_strategy():
+        return bool(_context.get_strategy().is_chief)
+    import torch.distributed as distributed
+
+    if distributed.is_available() and distributed.is_initialized():
+        return distributed.get_rank() == 0
+    return launched_rank() in (None, 0)
