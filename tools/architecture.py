@@ -17,7 +17,8 @@ what they are, because one "torchstrategy" node would mix the top and the bottom
                     nest, errors, nn, image, linalg, random, sparse, strings, tape, variables, ...)
     _context        the process-wide state (strategy stack, dtype policy, distribution)
     machinery       the other underscore root modules (_lazy, _protobuf, _farmhash, _cpu_kernels,
-                    _host_memory); _tensor_convert (TF's conversion rules, raising tf.errors) is tensor_ops
+                    _host_memory); _tensor_convert (TF's conversion rules, raising tf.errors) and the
+                    _math_* modules (tf.math by concern, re-exported by math_ops) are tensor_ops
 
 Layer order, top to bottom (an import from a unit to one of a HIGHER rank is "upward"; imports
 within one rank are allowed as long as they make no cycle). This is DESIGN.md's picture, adjusted
@@ -72,7 +73,7 @@ ROOT_FACADES = {"torchstrategy", "config", "saved_model", "train", "tpu", "profi
 #: Root modules that are shared machinery (underscore names other than _context).
 MACHINERY = {"_lazy", "_protobuf", "_farmhash", "_cpu_kernels", "_host_memory"}
 #: Private root modules of the tensor ops (TF's conversion and dtype rules, raising tf.errors): unit tensor_ops
-TENSOR_SUPPORT = {"_tensor_convert"}
+TENSOR_SUPPORT = {"_tensor_convert", "_math_elementwise", "_math_compare", "_math_reduce", "_math_segment"}
 #: Private root modules that any package may import (their underscore names stay private).
 SHARED_PRIVATE_MODULES = {"_context"} | MACHINERY | TENSOR_SUPPORT
 
