@@ -16,9 +16,9 @@ what they are, because one "torchstrategy" node would mix the top and the bottom
     tensor_ops      the tensor-level TF namespaces everybody uses (dtypes, math_ops, array_ops, ops,
                     nest, errors, nn, image, linalg, random, sparse, strings, tape, variables, ...)
     _context        the process-wide state (strategy stack, dtype policy, distribution)
-    machinery       the other underscore root modules (_lazy, _protobuf, _farmhash, _cpu_kernels,
-                    _host_memory); _tensor_convert (TF's conversion rules, raising tf.errors) and the
-                    _math_* modules (tf.math by concern, re-exported by math_ops) are tensor_ops
+    machinery       the _machinery package (lazy namespaces, protobuf wire format, FarmHash, host memory,
+                    the CPU kernels); _tensor_convert (TF's conversion rules, raising tf.errors) and the
+                    math package (tf.math) are tensor_ops
 
 Layer order, top to bottom (an import from a unit to one of a HIGHER rank is "upward"; imports
 within one rank are allowed as long as they make no cycle). This is DESIGN.md's picture, adjusted
@@ -71,9 +71,11 @@ PACKAGE = "torchstrategy"
 #: Root modules that are facades for one TF namespace and reach into the subpackages.
 ROOT_FACADES = {"torchstrategy", "config", "saved_model", "train", "tpu", "profiler", "_experimental"}
 #: Root modules that are shared machinery (underscore names other than _context).
-MACHINERY = {"_lazy", "_protobuf", "_farmhash", "_cpu_kernels", "_host_memory"}
+MACHINERY = {"_machinery"}
 #: Private root modules of the tensor ops (TF's conversion and dtype rules, raising tf.errors): unit tensor_ops
-TENSOR_SUPPORT = {"_tensor_convert", "_math_elementwise", "_math_compare", "_math_reduce", "_math_segment"}
+TENSOR_SUPPORT = {"_tensor_convert"}
+#: Subpackages that are tensor-level TF namespaces (tf.math): unit tensor_ops, like the root ones
+TENSOR_PACKAGES = {"math"}
 #: Private root modules that any package may import (their underscore names stay private).
 SHARED_PRIVATE_MODULES = {"_context"} | MACHINERY | TENSOR_SUPPORT
 
@@ -199,6 +201,10 @@ def unit_of(module: str) -> str:
             return "_context"
         if head.startswith("_") and head not in TENSOR_SUPPORT:
             return "machinery"
+        return "tensor_ops"
+    if head in MACHINERY:
+        return "machinery"
+    if head in TENSOR_PACKAGES:
         return "tensor_ops"
     if head == "distribute" and len(parts) > 2 and parts[2] == "parts":
         return "distribute.parts"

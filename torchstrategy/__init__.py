@@ -2,7 +2,7 @@
 `import torchstrategy as tf` gives the tf-shaped namespace; submodules load on first use."""
 from __future__ import annotations
 
-from torchstrategy._lazy import lazy_namespace
+from torchstrategy._machinery.lazy import lazy_namespace
 
 __version__ = "0.1.0"
 
@@ -42,7 +42,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "TensorShape": "torchstrategy.data:TensorShape",
     "dtypes": "torchstrategy.dtypes",
     "Variable": "torchstrategy.variables:Variable",
-    "math": "torchstrategy.math_ops",
+    "math": "torchstrategy.math",
     "linalg": "torchstrategy.linalg",
     "norm": "torchstrategy.linalg:norm",
     "strings": "torchstrategy.strings",
@@ -54,7 +54,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "metrics": "torchstrategy.keras.metrics",
     "losses": "torchstrategy.keras.losses",
     "optimizers": "torchstrategy.keras.optimizers",
-    **{name: f"torchstrategy.math_ops:{name}" for name in _MATH},
+    **{name: f"torchstrategy.math:{name}" for name in _MATH},
     **{name: f"torchstrategy.array_ops:{name}" for name in _ARRAY},
     **{name: f"torchstrategy.ops:{name}" for name in _OPS},
     **{name: f"torchstrategy.dtypes:{name}" for name in _DTYPES},

@@ -144,3 +144,30 @@ def int_list(value: Any, what: str) -> list:
         return [int(item) for item in value]
     except (TypeError, ValueError):
         raise TypeError(f"{what} must be a list of ints, got {value!r}.") from None
+
+
+def as_bytes(item: Any, op: str) -> bytes:
+    """One string item (str, bytes, NumPy bytes) as bytes; anything else is refused, naming `op`."""
+    if isinstance(item, bytes):
+        return item
+    if isinstance(item, str):
+        return item.encode("utf-8")
+    if isinstance(item, np.bytes_):
+        return bytes(item)
+    raise TypeError(f"{op} takes strings (str or bytes), got {item!r} of type {type(item).__name__}; turn "
+                    "numbers into strings with tf.strings.as_string first.")
+
+
+def byte_strings(value: Any, op: str) -> np.ndarray:
+    """`value` as an object array of bytes, keeping its shape; numbers are refused."""
+    if isinstance(value, torch.Tensor):
+        raise TypeError(f"{op} takes strings, got a {value.dtype} tensor; convert numbers with "
+                        "tf.strings.as_string first.")
+    array = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
+    if array.dtype.kind not in "OSU":
+        raise TypeError(f"{op} takes strings, got a {array.dtype} array; convert numbers with "
+                        "tf.strings.as_string first.")
+    out = np.empty(array.shape, dtype=object)
+    for index, item in np.ndenumerate(array):
+        out[index] = as_bytes(item, op)
+    return out

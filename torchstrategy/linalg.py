@@ -8,7 +8,7 @@ import torch
 
 from torchstrategy._tensor_convert import match_dtypes, require, to_tensor
 from torchstrategy.array_ops import eye, matmul
-from torchstrategy.math_ops import l2_normalize
+from torchstrategy.math import l2_normalize
 
 __all__ = ["matmul", "matvec", "inv", "det", "norm", "diag", "diag_part", "trace", "eye", "band_part",
            "l2_normalize", "qr", "svd", "cholesky", "Qr", "matrix_transpose", "set_diag"]

@@ -1,5 +1,5 @@
 """The basic tf tensor functions (constant, convert_to_tensor, cast, reshape, stack, concat, ...), all
-returning plain torch tensors; tf.math and the other array ops live in math_ops.py and array_ops.py."""
+returning plain torch tensors; tf.math and the other array ops live in math/ and array_ops.py."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -10,7 +10,7 @@ import torch
 from torchstrategy.dtypes import as_dtype
 
 # The reductions, argmax and equal follow TF's dtype rules; they live with the rest of tf.math.
-from torchstrategy.math_ops import (  # noqa: F401
+from torchstrategy.math import (  # noqa: F401
     argmax,
     equal,
     reduce_max,

@@ -494,7 +494,7 @@ def load(export_dir: str, tags: Any = None, options: Optional[LoadOptions] = Non
         raise OSError(f"'{manifest_path}' is not a torchstrategy SavedModel manifest of version <= {_VERSION} "
                       f"(format={manifest.get('format')!r}, version={manifest.get('version')!r}).")
     device = options.experimental_io_device if options is not None else None
-    from torchstrategy import _cpu_kernels  # noqa: F401  (registers the torchstrategy:: ops a program may call)
+    from torchstrategy._machinery import cpu_kernels as _cpu_kernels  # noqa: F401  (registers the torchstrategy:: ops a program may call)
 
     functions = {}
     for key, entry in manifest["functions"].items():

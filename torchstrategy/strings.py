@@ -8,37 +8,12 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
+from torchstrategy._tensor_convert import as_bytes as _as_bytes, byte_strings as _strings
 from torchstrategy.dtypes import as_dtype
 from torchstrategy.errors import InvalidArgumentError
 
 __all__ = ["length", "lower", "upper", "split", "join", "regex_replace", "regex_full_match", "to_number",
            "as_string", "substr", "strip", "reduce_join", "to_hash_bucket_fast"]
-
-
-def _as_bytes(item: Any, op: str) -> bytes:
-    if isinstance(item, bytes):
-        return item
-    if isinstance(item, str):
-        return item.encode("utf-8")
-    if isinstance(item, np.bytes_):
-        return bytes(item)
-    raise TypeError(f"{op} takes strings (str or bytes), got {item!r} of type {type(item).__name__}; turn "
-                    "numbers into strings with tf.strings.as_string first.")
-
-
-def _strings(value: Any, op: str) -> np.ndarray:
-    """`value` as an object array of bytes, keeping its shape; numbers are refused."""
-    if isinstance(value, torch.Tensor):
-        raise TypeError(f"{op} takes strings, got a {value.dtype} tensor; convert numbers with "
-                        "tf.strings.as_string first.")
-    array = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
-    if array.dtype.kind not in "OSU":
-        raise TypeError(f"{op} takes strings, got a {array.dtype} array; convert numbers with "
-                        "tf.strings.as_string first.")
-    out = np.empty(array.shape, dtype=object)
-    for index, item in np.ndenumerate(array):
-        out[index] = _as_bytes(item, op)
-    return out
 
 
 def _map(fn: Any, array: np.ndarray) -> np.ndarray:
@@ -68,7 +43,7 @@ def to_hash_bucket_fast(input: Any, num_buckets: int, name: Optional[str] = None
     >>> to_hash_bucket_fast(["cat", "dog"], 10).shape
     torch.Size([2])
     """
-    from torchstrategy._farmhash import hash_bucket
+    from torchstrategy._machinery.farmhash import hash_bucket
 
     if isinstance(num_buckets, bool) or not isinstance(num_buckets, (int, np.integer)) or num_buckets < 1:
         raise ValueError(f"tf.strings.to_hash_bucket_fast: num_buckets must be a positive integer, got {num_buckets!r}.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from torchstrategy.checkpoint import (Checkpoint, CheckpointManager, CheckpointState, checkpoint_metadata,
                                       get_checkpoint_state, latest_checkpoint)
 from torchstrategy.cluster.spec import ClusterSpec
-from torchstrategy.train_example import BytesList, Example, Feature, Features, FloatList, Int64List
+from torchstrategy.io.example import BytesList, Example, Feature, Features, FloatList, Int64List
 
 __all__ = ["ClusterSpec", "Checkpoint", "CheckpointManager", "CheckpointState", "latest_checkpoint",
            "get_checkpoint_state", "checkpoint_metadata", "BytesList", "Example", "Feature", "Features",

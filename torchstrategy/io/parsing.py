@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from torchstrategy.sparse import SparseTensorValue as SparseTensor
-from torchstrategy.train_example import DecodeError, Example
+from torchstrategy.io.example import DecodeError, Example
 
 __all__ = ["FixedLenFeature", "InvalidArgumentError", "SparseTensor", "VarLenFeature", "parse_example",
            "parse_single_example"]

@@ -2,7 +2,7 @@
 names and defaults. Submodules load on first use."""
 from __future__ import annotations
 
-from torchstrategy._lazy import lazy_namespace
+from torchstrategy._machinery.lazy import lazy_namespace
 
 __getattr__, __dir__ = lazy_namespace(__name__, {
     "layers": "torchstrategy.keras.layers",

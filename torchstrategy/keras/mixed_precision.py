@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 
 
-from torchstrategy import _context, precision
+from torchstrategy import _context
+from torchstrategy.keras import dtype_policies as precision
 from torchstrategy.keras import backend
 from torchstrategy.keras.optimizers.base import Optimizer
 from torchstrategy.keras.optimizers.loss_scale import LossScaleOptimizer

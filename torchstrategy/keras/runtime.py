@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from torchstrategy import _context
-from torchstrategy._host_memory import keep_freed_memory
+from torchstrategy._machinery.host_memory import keep_freed_memory
 from torchstrategy.distribute.values import PerReplica
 from torchstrategy.nest import map_structure
 

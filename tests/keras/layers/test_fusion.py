@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from torchstrategy import _cpu_kernels
+from torchstrategy._machinery import cpu_kernels as _cpu_kernels
 
 
 def _layers(tf, kind):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Optional
 
 from torchstrategy import cluster
-from torchstrategy._host_memory import keep_freed_memory
+from torchstrategy._machinery.host_memory import keep_freed_memory
 from torchstrategy.cluster.spec import ProcessSpec
 
 

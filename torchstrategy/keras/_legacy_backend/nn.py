@@ -7,7 +7,7 @@ from typing import Any, Optional
 import torch
 import torch.nn.functional as F
 
-from torchstrategy import math_ops
+from torchstrategy import math as math_ops
 from torchstrategy import nn as tf_nn
 from torchstrategy._tensor_convert import to_tensor as _tf_tensor
 from torchstrategy.keras._legacy_backend.settings import _config, _t, image_data_format

@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from torchstrategy import array_ops, math_ops
+from torchstrategy import array_ops
+from torchstrategy import math as math_ops
 from torchstrategy.keras._legacy_backend.settings import _floatx_dtype, _t
 
 

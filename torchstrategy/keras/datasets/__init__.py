@@ -2,7 +2,7 @@
 Submodules load on first attribute access; `testing` writes small datasets in the real formats."""
 from __future__ import annotations
 
-from torchstrategy._lazy import lazy_namespace
+from torchstrategy._machinery.lazy import lazy_namespace
 
 __getattr__, __dir__ = lazy_namespace(
     __name__,

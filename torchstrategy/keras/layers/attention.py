@@ -122,7 +122,7 @@ class MultiHeadAttention(Layer):
             key = kwargs.get("key", args[0] if args else None)
             shapes = [(None,) + tuple(t.shape[1:]) if isinstance(t, torch.Tensor) else None
                       for t in (query, value, key)]
-            from torchstrategy import precision
+            from torchstrategy.keras import dtype_policies as precision
 
             with precision.no_autocast():
                 self.build(*shapes)

@@ -11,7 +11,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from torchstrategy import _context, precision
+from torchstrategy import _context
+from torchstrategy.keras import dtype_policies as precision
 from torchstrategy.nest import flatten, map_structure
 from torchstrategy.keras import backend, mixed_precision
 

@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence, Union
 import torch
 import torch.nn.functional as F
 
-from torchstrategy import _cpu_kernels
+from torchstrategy._machinery import cpu_kernels as _cpu_kernels
 from torchstrategy.keras import activations, initializers, regularizers
 from torchstrategy.keras.layers.base import InputSpec, Layer, _shape_str
 from torchstrategy.keras.layers.core import (

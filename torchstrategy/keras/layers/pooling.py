@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence, Union
 import torch
 import torch.nn.functional as F
 
-from torchstrategy import _cpu_kernels
+from torchstrategy._machinery import cpu_kernels as _cpu_kernels
 from torchstrategy.keras import activations
 from torchstrategy.keras.layers.base import InputSpec, Layer
 from torchstrategy.keras.layers.conv import (

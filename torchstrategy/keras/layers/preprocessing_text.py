@@ -319,7 +319,7 @@ class StringLookup(_IndexLookup):
 
     def _hash_oov(self, keys: np.ndarray) -> np.ndarray:
         # as TF (tf.strings.to_hash_bucket_fast): FarmHash Fingerprint64 of the UTF-8 bytes, mod the bucket count
-        from torchstrategy._farmhash import hash_bucket
+        from torchstrategy._machinery.farmhash import hash_bucket
 
         return np.asarray([hash_bucket(key, self.num_oov_indices) for key in keys.tolist()], dtype=np.int64)
 

@@ -1,4 +1,4 @@
-"""The C kernels of torchstrategy/_cpu_kernels.py: exactly torch's numbers (values and gradients, NaNs and
+"""The C kernels of torchstrategy/_machinery/cpu_kernels.py: exactly torch's numbers (values and gradients, NaNs and
 ties included), a cached build, and torch's own ops wherever the kernels cannot be had."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from torchstrategy import _cpu_kernels
+from torchstrategy._machinery import cpu_kernels as _cpu_kernels
 
 needs_kernels = pytest.mark.skipif(_cpu_kernels.library() is None, reason="no C compiler to build the kernels")
 
@@ -95,7 +95,7 @@ def test_the_kernel_declines_what_it_does_not_cover():
 def _probe(env_changes, tmp_path):
     """Runs a fresh interpreter that tries to load the kernels; returns what it printed."""
     env = dict(os.environ, TORCHSTRATEGY_CACHE_DIR=str(tmp_path / "cache"), **env_changes)
-    code = ("from torchstrategy import _cpu_kernels as k; import torch; lib = k.library(); "
+    code = ("from torchstrategy._machinery import cpu_kernels as k; import torch; lib = k.library(); "
             "out = k.max_pool_nhwc(torch.ones(1, 2, 2, 1), (2, 2)); print(lib is not None, out is not None)")
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -125,7 +125,7 @@ def test_off_switch_and_a_machine_without_a_compiler_use_torchs_ops(tmp_path):
     for name, changes in (("rank 0", {"PATH": str(empty_bin)}), ("rank 1", {"PATH": str(empty_bin), "RANK": "1"}),
                           ("off", {"PATH": str(empty_bin), "TORCHSTRATEGY_CPU_KERNELS": "0"})):
         env = dict(os.environ, TORCHSTRATEGY_CACHE_DIR=str(tmp_path / "cache"), **changes)
-        code = ("from torchstrategy import _cpu_kernels as k; import torch; x = torch.ones(1, 4, 4, 2); "
+        code = ("from torchstrategy._machinery import cpu_kernels as k; import torch; x = torch.ones(1, 4, 4, 2); "
                 "print([k.max_pool_nhwc(x, (2, 2)) is None for _ in range(3)], k.library() is None)")
         done = subprocess.run([sys.executable, "-W", "always", "-c", code], env=env, capture_output=True, text=True,
                               timeout=300)

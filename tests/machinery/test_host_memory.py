@@ -12,7 +12,7 @@ from tests import _multiprocess as mp
 FAULTS = r'''
 import json, resource, torch
 import torchstrategy
-from torchstrategy import _host_memory
+from torchstrategy._machinery import host_memory as _host_memory
 _host_memory.keep_freed_memory()  # what a CPU fit() or launcher does first
 # A step's pattern: activation-sized temporaries (~28 MB), freed and allocated again, here a little larger
 # each time so that glibc's default (which raises its mmap threshold to the last freed size) maps every one
@@ -47,10 +47,10 @@ import json, os, sys, threading
 import torch
 native_threads = len(os.listdir("/proc/self/task"))
 import torchstrategy as tf
-from torchstrategy import _host_memory
+from torchstrategy._machinery import host_memory as _host_memory
 after_import = {"applied": _host_memory.is_applied(), "python_threads": threading.active_count(),
                 "native_threads_added": len(os.listdir("/proc/self/task")) - native_threads,
-                "kernels_imported": "torchstrategy._cpu_kernels" in sys.modules,
+                "kernels_imported": "torchstrategy._machinery.cpu_kernels" in sys.modules,
                 "cache": os.path.exists(os.environ["TORCHSTRATEGY_CACHE_DIR"])}
 model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(1)])
 model.compile(optimizer="sgd", loss="mse")

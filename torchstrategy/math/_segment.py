@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import torch
 
-from torchstrategy._math_elementwise import _unary
+from torchstrategy.math._elementwise import _unary
 from torchstrategy._tensor_convert import to_tensor
 from torchstrategy.dtypes import as_dtype
 

@@ -6,7 +6,7 @@ import math
 import struct
 from typing import Any, Iterable, Optional
 
-from torchstrategy._protobuf import (FIXED32, LENGTH_DELIMITED, VARINT, DecodeError, Message, RepeatedValues,
+from torchstrategy._machinery.protobuf import (FIXED32, LENGTH_DELIMITED, VARINT, DecodeError, Message, RepeatedValues,
                                      decode_varint, encode_length_delimited, encode_varint, fields)
 
 __all__ = ["BytesList", "DecodeError", "Example", "Feature", "Features", "FloatList", "Int64List"]

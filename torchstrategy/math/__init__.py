@@ -1,25 +1,25 @@
 """`tf.math`: element-wise arithmetic, comparisons, reductions, segment sums and friends with TF 2.21's
 eager dtype rules (no promotion, int-only/float-only ops refuse the others), on torch tensors.
 
-By concern: _math_elementwise (arithmetic, unary functions, clipping), _math_compare (comparisons, logic,
-NaN/inf tests), _math_reduce (reductions, arg-extremes, scans, top_k) and _math_segment (segment sums,
+By concern: _elementwise (arithmetic, unary functions, clipping), _compare (comparisons, logic,
+NaN/inf tests), _reduce (reductions, arg-extremes, scans, top_k) and _segment (segment sums,
 bincount); this module re-exports them (tf.math is this module)."""
 from __future__ import annotations
 
-from torchstrategy._math_elementwise import (  # noqa: F401
+from torchstrategy.math._elementwise import (  # noqa: F401
     abs, add, add_n, ceil, clip_by_value, cos, divide, divide_no_nan, exp, floor, floordiv, floormod, l2_normalize,
     log, log1p, maximum, minimum, mod, multiply, negative, pow, reciprocal, round, rsqrt, sigmoid, sign, sin,
     softplus, sqrt, square, squared_difference, subtract, tanh, truediv,
 )
-from torchstrategy._math_compare import (  # noqa: F401
+from torchstrategy.math._compare import (  # noqa: F401
     equal, greater, greater_equal, is_finite, is_inf, is_nan, less, less_equal, logical_and, logical_not,
     logical_or, logical_xor, not_equal,
 )
-from torchstrategy._math_reduce import (  # noqa: F401
+from torchstrategy.math._reduce import (  # noqa: F401
     TopKV2, argmax, argmin, count_nonzero, cumprod, cumsum, reduce_all, reduce_any, reduce_logsumexp, reduce_max,
     reduce_mean, reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance, top_k,
 )
-from torchstrategy._math_segment import (  # noqa: F401
+from torchstrategy.math._segment import (  # noqa: F401
     bincount, segment_sum, unsorted_segment_sum,
 )
 

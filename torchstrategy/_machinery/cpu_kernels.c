@@ -1,4 +1,4 @@
-/* CPU kernels compiled at first use by _kernel_build.py (gcc/cc, -O3 -march=native -fopenmp) and called
+/* CPU kernels compiled at first use by kernel_build.py (gcc/cc, -O3 -march=native -fopenmp) and called
    through ctypes. OpenMP resolves to the libgomp torch already loaded, so they share torch's thread pool.
 
    Max pooling over (batch, height, width, channels) contiguous tensors, windows == strides, no padding

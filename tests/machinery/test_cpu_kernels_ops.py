@@ -13,7 +13,8 @@ import torch
 import torch.nn.functional as F
 
 from tests import _multiprocess as mp
-from torchstrategy import _context, _cpu_kernels
+from torchstrategy import _context
+from torchstrategy._machinery import cpu_kernels as _cpu_kernels
 
 needs_kernels = pytest.mark.skipif(_cpu_kernels.library() is None, reason="no C compiler to build the kernels")
 OPS = torch.ops.torchstrategy
@@ -149,7 +150,7 @@ def test_a_saved_model_holds_the_op_and_serves_eagers_numbers(tmp_path):
 
 
 # ----- builds in real processes ----------------------------------------------------------------
-_BUILD = ("from torchstrategy import _cpu_kernels as k; import torch; "
+_BUILD = ("from torchstrategy._machinery import cpu_kernels as k; import torch; "
           "print(k.library() is not None, k.max_pool_nhwc(torch.ones(1, 2, 2, 1), (2, 2)) is not None)")
 
 
@@ -180,7 +181,7 @@ def test_without_the_library_the_ops_compute_torchs_numbers(tmp_path):
     """An exported program run where the kernels are off (or cannot be built) still runs its ops."""
     code = r'''
 import json, torch, torch.nn.functional as F
-from torchstrategy import _cpu_kernels
+from torchstrategy._machinery import cpu_kernels as _cpu_kernels
 assert _cpu_kernels.library() is None
 g = torch.Generator().manual_seed(0)
 x = torch.randn(3, 9, 8, 5, generator=g)

@@ -1,4 +1,4 @@
-"""torchstrategy.precision: policy parsing (names, dtypes, the error for unknown names), the compute
+"""torchstrategy.keras.dtype_policies: policy parsing (names, dtypes, the error for unknown names), the compute
 context's nesting rules, and cast-on-read weights whose gradients reach the float32 originals."""
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from torchstrategy import _context, precision
+from torchstrategy import _context
+from torchstrategy.keras import dtype_policies as precision
 
 # name -> (compute dtype, variable dtype), as TF 2.21's keras.mixed_precision.Policy reports them
 EXPECTED = {

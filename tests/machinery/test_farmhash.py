@@ -1,7 +1,7 @@
 """FarmHash Fingerprint64 against TF's string hash buckets (every length branch of the hash)."""
 from __future__ import annotations
 
-from torchstrategy._farmhash import hash_bucket
+from torchstrategy._machinery.farmhash import hash_bucket
 
 # TF 2.21: tf.strings.to_hash_bucket_fast(token, 2**62) for token = bytes((i * 37 + n) % 256 for i in range(n))
 TF_BUCKETS = {0: 1936946117179621455, 1: 550085751958558782, 2: 215211846435920116, 3: 1310518540512506342,

@@ -1,4 +1,4 @@
-"""Getting the C kernels of _cpu_kernels.c as a loaded library: compiled once per machine into the cache
+"""Getting the C kernels of cpu_kernels.c as a loaded library: compiled once per machine into the cache
 directory (one build per job: the processes take a file lock for it), then loaded with ctypes."""
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import warnings
 from pathlib import Path
 from typing import Optional
 
-_log = logging.getLogger("torchstrategy._cpu_kernels")
-SOURCE = Path(__file__).with_name("_cpu_kernels.c")
+_log = logging.getLogger("torchstrategy._machinery.cpu_kernels")
+SOURCE = Path(__file__).with_name("cpu_kernels.c")
 #: -march=native builds for the machine at hand (the cache key holds its CPU flags); -fopenmp links libgomp,
 #: which the loader resolves to the copy torch already has loaded. Tried in order: a compiler without
 #: -march=native or OpenMP support still gives a (slower, then single-threaded) library.

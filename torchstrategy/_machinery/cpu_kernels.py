@@ -1,4 +1,4 @@
-"""Hand-written CPU kernels (C in _cpu_kernels.c, built by _kernel_build.py) registered as torch operators,
+"""Hand-written CPU kernels (C in cpu_kernels.c, built by kernel_build.py) registered as torch operators,
 for the memory-bound glue torch's own CPU ops spend most of a small CNN's step on, giving torch's numbers.
 
 Today, over (batch, height, width, channels) tensors: max pooling with windows equal to strides
@@ -21,7 +21,8 @@ import torch.nn.functional as F
 from torch._subclasses.fake_tensor import FakeTensor
 from torch._subclasses.functional_tensor import FunctionalTensor
 
-from torchstrategy import _context, _kernel_build
+from torchstrategy import _context
+from torchstrategy._machinery import kernel_build as _kernel_build
 
 _POOL_DTYPES = (torch.float32, torch.bfloat16)
 #: tensors the ops take besides plain ones: the fake/functional tensors torch.compile and torch.export trace with
@@ -29,7 +30,7 @@ _TRACING_TYPES = (FakeTensor, FunctionalTensor)
 
 #: the pooling kernel keeps one row of window state per channel on each thread's stack
 MAX_POOL_CHANNELS = 1 << 16
-#: the fused convolution's limits (_cpu_kernels.c): taps = kh * kw * in, output channels in vectors of 16
+#: the fused convolution's limits (cpu_kernels.c): taps = kh * kw * in, output channels in vectors of 16
 _MAX_CONV_TAPS = 64
 _CONV_CHANNEL_MULTIPLE = 16
 

@@ -7,8 +7,9 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from torchstrategy._math_elementwise import _binary, _unary
+from torchstrategy.math._elementwise import _binary, _unary
 from torchstrategy._tensor_convert import (
+    byte_strings,
     match_dtypes,
     require,
     to_tensor,
@@ -44,9 +45,7 @@ def _is_string(value: Any) -> bool:
 
 
 def _string_compare(x: Any, y: Any, op: str) -> torch.Tensor:
-    from torchstrategy.strings import _strings
-
-    left, right = np.broadcast_arrays(_strings(x, op), _strings(y, op))
+    left, right = np.broadcast_arrays(byte_strings(x, op), byte_strings(y, op))
     same = np.array([a == b for a, b in zip(left.reshape(-1), right.reshape(-1))], dtype=bool)
     return torch.from_numpy(same.reshape(left.shape))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import torchstrategy as tf
-from torchstrategy.train_example import DecodeError
+from torchstrategy.io.example import DecodeError
 
 F, E = tf.train.Feature, tf.train.Example
 
