@@ -86,8 +86,7 @@ def _ptr(tensor: Optional[torch.Tensor]) -> int:
 
 
 # ----- max pooling -------------------------------------------------------------------------------
-@torch.library.custom_op("torchstrategy::max_pool_nhwc", mutates_args=())
-def _max_pool_op(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple[torch.Tensor, torch.Tensor]:
+def _max_pool_kernel(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple[torch.Tensor, torch.Tensor]:
     """(relu(max_pool(x)), code): code is the int8 window position of each output's max, -1 where the ReLU
     cut it. Without the C library or off the CPU (an exported program run elsewhere), the same from torch's ops."""
     x = x.contiguous()
@@ -100,6 +99,9 @@ def _max_pool_op(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple[torch.T
     kernel = lib.ts_max_pool_forward_f32 if x.dtype == torch.float32 else lib.ts_max_pool_forward_bf16
     kernel(x.data_ptr(), y.data_ptr(), code.data_ptr(), n, h, w, c, kh, kw, int(relu), _context.thread_budget())
     return y, code
+
+
+_max_pool_op = torch.library.custom_op("torchstrategy::max_pool_nhwc", _max_pool_kernel, mutates_args=())
 
 
 @_max_pool_op.register_fake
@@ -121,8 +123,8 @@ def _max_pool_from_torch(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple
     return y, code.contiguous()
 
 
-@torch.library.custom_op("torchstrategy::max_pool_nhwc_backward", mutates_args=())
-def _max_pool_backward_op(grad: torch.Tensor, code: torch.Tensor, h: int, w: int, kh: int, kw: int) -> torch.Tensor:
+def _max_pool_backward_kernel(grad: torch.Tensor, code: torch.Tensor, h: int, w: int, kh: int,
+                              kw: int) -> torch.Tensor:
     """The input's gradient of max_pool_nhwc (an (n, h, w, c) tensor) from its output's and the codes."""
     lib = _kernel_build.library() if grad.device.type == "cpu" else None
     n, _, _, c = code.shape
@@ -133,6 +135,10 @@ def _max_pool_backward_op(grad: torch.Tensor, code: torch.Tensor, h: int, w: int
     kernel = lib.ts_max_pool_backward_32 if grad.element_size() == 4 else lib.ts_max_pool_backward_16
     kernel(grad.data_ptr(), code.data_ptr(), grad_in.data_ptr(), n, h, w, c, kh, kw, _context.thread_budget())
     return grad_in
+
+
+_max_pool_backward_op = torch.library.custom_op("torchstrategy::max_pool_nhwc_backward", _max_pool_backward_kernel,
+                                                mutates_args=())
 
 
 @_max_pool_backward_op.register_fake
@@ -165,7 +171,7 @@ def _max_pool_backward(ctx: Any, grad: torch.Tensor, _grad_code: Any) -> tuple:
         # create_graph=True (double backward) or a gradient the op does not take: the torch form
         grad_in = _max_pool_backward_from_torch(grad, code, (code.shape[0], h, w, code.shape[3]), *ctx.window)
     else:
-        grad_in = _max_pool_backward_op(grad, code, h, w, *ctx.window)
+        grad_in = _call(_max_pool_backward_op, _max_pool_backward_kernel, grad, code, h, w, *ctx.window)
     return grad_in, None, None, None
 
 
@@ -173,14 +179,19 @@ _max_pool_op.register_autograd(_max_pool_backward, setup_context=_max_pool_setup
 
 
 class _MaxPoolNHWC(torch.autograd.Function):
-    """The op as eager autograd records it (the registered autograd formula, under a stable node name)."""
+    """The op as eager autograd records it: the registered autograd formula, under a stable node name, around
+    the op's own implementation called directly (through the dispatcher, with the code as a second output,
+    a call cost ~0.1 ms more)."""
 
     @staticmethod
-    def forward(x: torch.Tensor, kh: int, kw: int, relu: bool) -> tuple:  # type: ignore[override]
-        return _max_pool_op(x, kh, kw, relu)
+    def forward(ctx: Any, x: torch.Tensor, kh: int, kw: int, relu: bool) -> torch.Tensor:  # type: ignore[override]
+        y, code = _max_pool_kernel(x, kh, kw, relu)
+        _max_pool_setup(ctx, (x, kh, kw, relu), (y, code))
+        return y
 
-    setup_context = staticmethod(_max_pool_setup)
-    backward = staticmethod(_max_pool_backward)
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:  # type: ignore[override]
+        return _max_pool_backward(ctx, grad, None)
 
 
 def max_pool_nhwc(x: torch.Tensor, pool_size: tuple[int, int], relu: bool = False) -> Optional[torch.Tensor]:
@@ -196,19 +207,26 @@ def max_pool_nhwc(x: torch.Tensor, pool_size: tuple[int, int], relu: bool = Fals
         return None
     if not _kernels_apply():
         return None
-    return _apply(_MaxPoolNHWC, _max_pool_op, x, kh, kw, relu)[0]
+    return _apply(_MaxPoolNHWC, _max_pool_op, x, kh, kw, relu)
 
 
-def _apply(function: type, op: Any, *args: Any) -> Any:
-    """Eager: the autograd.Function (its node named as before); traced: the op itself, autograd included."""
+def _apply(function: type, op: Any, *args: Any) -> torch.Tensor:
+    """The op's first output. Eager: from the autograd.Function (its node named as before); traced: from the
+    op itself, autograd included."""
     if torch.compiler.is_compiling() or type(args[0]) is not torch.Tensor:
-        return op(*args)
+        return op(*args)[0]
     return function.apply(*args)
 
 
+def _call(op: Any, kernel: Any, *args: Any) -> Any:
+    """`op(*args)`, or in eager on plain tensors its implementation `kernel(*args)` without the dispatcher."""
+    if torch.compiler.is_compiling() or any(type(a) is not torch.Tensor for a in args if isinstance(a, torch.Tensor)):
+        return op(*args)
+    return kernel(*args)
+
+
 # ----- the fused first convolution ---------------------------------------------------------------
-@torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc", mutates_args=())
-def _conv_pool_op(x: torch.Tensor, kernel: torch.Tensor,
+def _conv_pool_kernel(x: torch.Tensor, kernel: torch.Tensor,
                   bias: Optional[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
     """(relu(max_pool_2x2(conv2d(x, kernel) + bias)), code) in float32, the kernel in Keras's (kh, kw, in, out)
     layout; code as max_pool_nhwc's. Without the C library or off the CPU, the same from torch's ops."""
@@ -228,6 +246,10 @@ def _conv_pool_op(x: torch.Tensor, kernel: torch.Tensor,
     return y, code
 
 
+_conv_pool_op = torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc", _conv_pool_kernel,
+                                        mutates_args=())
+
+
 @_conv_pool_op.register_fake
 def _conv_pool_fake(x: torch.Tensor, kernel: torch.Tensor,
                     bias: Optional[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -237,8 +259,7 @@ def _conv_pool_fake(x: torch.Tensor, kernel: torch.Tensor,
     return x.new_empty(shape), x.new_empty(shape, dtype=torch.int8)
 
 
-@torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc_backward", mutates_args=())
-def _conv_pool_backward_op(x: torch.Tensor, kernel: torch.Tensor, grad: torch.Tensor,
+def _conv_pool_backward_kernel(x: torch.Tensor, kernel: torch.Tensor, grad: torch.Tensor,
                            code: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The kernel's and the bias's gradients of conv_relu_max_pool_nhwc (float64 sums; the kernel's values
     are not read, only its shape)."""
@@ -256,6 +277,10 @@ def _conv_pool_backward_op(x: torch.Tensor, kernel: torch.Tensor, grad: torch.Te
     if failed:
         raise MemoryError("fused convolution backward: could not allocate its per-thread sums")
     return grad_kernel, grad_bias
+
+
+_conv_pool_backward_op = torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc_backward",
+                                                 _conv_pool_backward_kernel, mutates_args=())
 
 
 @_conv_pool_backward_op.register_fake
@@ -288,7 +313,7 @@ def _conv_pool_backward(ctx: Any, grad: torch.Tensor, _grad_code: Any) -> tuple:
         # create_graph=True: the same gradients from torch ops
         grad_kernel, grad_bias = _conv_pool_grads_from_torch(x, kernel, grad, code, ctx.has_bias)
     else:
-        grad_kernel, grad_bias = _conv_pool_backward_op(x, kernel, grad, code)
+        grad_kernel, grad_bias = _call(_conv_pool_backward_op, _conv_pool_backward_kernel, x, kernel, grad, code)
     return None, grad_kernel, grad_bias if ctx.has_bias else None
 
 
@@ -296,14 +321,19 @@ _conv_pool_op.register_autograd(_conv_pool_backward, setup_context=_conv_pool_se
 
 
 class _ConvReluPoolNHWC(torch.autograd.Function):
-    """The fused op as eager autograd records it (the registered formula, under a stable node name)."""
+    """The fused op as eager autograd records it (as _MaxPoolNHWC: the registered formula around the op's own
+    implementation)."""
 
     @staticmethod
-    def forward(x: torch.Tensor, kernel: torch.Tensor, bias: Optional[torch.Tensor]) -> tuple:  # type: ignore[override]
-        return _conv_pool_op(x, kernel, bias)
+    def forward(ctx: Any, x: torch.Tensor, kernel: torch.Tensor,  # type: ignore[override]
+                bias: Optional[torch.Tensor]) -> torch.Tensor:
+        y, code = _conv_pool_kernel(x, kernel, bias)
+        _conv_pool_setup(ctx, (x, kernel, bias), (y, code))
+        return y
 
-    setup_context = staticmethod(_conv_pool_setup)
-    backward = staticmethod(_conv_pool_backward)
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> tuple:  # type: ignore[override]
+        return _conv_pool_backward(ctx, grad, None)
 
 
 def conv_relu_max_pool_nhwc(x: torch.Tensor, kernel: torch.Tensor,
@@ -328,4 +358,4 @@ def conv_relu_max_pool_nhwc(x: torch.Tensor, kernel: torch.Tensor,
         return None
     if not _kernels_apply():
         return None
-    return _apply(_ConvReluPoolNHWC, _conv_pool_op, x, kernel, bias)[0]
+    return _apply(_ConvReluPoolNHWC, _conv_pool_op, x, kernel, bias)
