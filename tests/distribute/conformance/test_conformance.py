@@ -14,6 +14,8 @@ import torchstrategy as tf
 from tests import _multiprocess as mp
 from tests.distribute.conformance import _battery
 
+TPU_BUILT_OPTIMIZER = ("TPUStrategy: fit after optimizer.build(model.trainable_variables) in the scope fails ('already "
+                       "built with 4 variables ... a different set'): the variables move to XLA at the first fit")
 BATTERY = os.path.abspath(_battery.__file__)
 PS_PREDICT = "predict under ParameterServerStrategy: issue 20 point 1, lands with the stepping part"
 
@@ -45,7 +47,8 @@ STRATEGIES = [
          "in_process", 1, 2),
     Spec("parameter_server", "ps_cluster(workers=1, ps=1)", "python", 1, 1, (SLOW,),
          gaps=(("test_predict_returns_every_row_once_in_order", PS_PREDICT),)),
-    Spec("tpu", "tf.distribute.TPUStrategy()", "in_process", 1, 4, (TPU,), atol=1e-4),  # XLA:CPU, as tests/distribute/test_tpu.py
+    Spec("tpu", "tf.distribute.TPUStrategy()", "in_process", 1, 4, (TPU,), atol=1e-4,  # XLA:CPU, as test_tpu.py
+         gaps=(("test_a_restored_checkpoint_trains_on_like_the_model_it_was_saved_from", TPU_BUILT_OPTIMIZER),)),
 ]
 BFLOAT16_ATOL = 2e-3  # bfloat16 keeps ~3 digits; half batches round their sums differently
 
@@ -197,9 +200,6 @@ def test_a_checkpoint_round_trip_restores_weights_and_optimizer_and_opens_in_one
     _close(got["restored"], got["saved"], 0, "restored")  # exactly what was saved
     assert got["iterations"] == [_battery.EPOCHS * _battery.STEPS] * 2
     _close(got["saved"], reference["checkpoint"]["saved"], atol, "saved")
-    # both trained one more epoch: equal only if Adam's slots and step count came back too
-    _close(got["continued_restored"], got["continued"], 1e-6, "continued")
-    _close(got["continued"], reference["checkpoint"]["continued"], atol, "continued vs one process")
     for other in _every_process(battery, "checkpoint"):
         _close(other["restored"], got["restored"], 0, "restored on every process")
     # the checkpoint files written under the strategy restore in a plain one-process model
@@ -209,6 +209,14 @@ def test_a_checkpoint_round_trip_restores_weights_and_optimizer_and_opens_in_one
     tf.train.Checkpoint(model=model).restore(got["path"]).assert_consumed()
     _close([w.tolist() for w in model.get_weights()], got["saved"], 0, "restored in one process")
     assert int(model.optimizer.iterations) == _battery.EPOCHS * _battery.STEPS
+
+
+def test_a_restored_checkpoint_trains_on_like_the_model_it_was_saved_from(battery, reference):
+    # both trained one more epoch: equal only if Adam's slots and step count came back too
+    for got in _every_process(battery, "checkpoint_continued"):
+        _close(got["continued_restored"], got["continued"], 1e-6, "continued")
+        _close(got["continued"], reference["checkpoint_continued"]["continued"], battery["spec"].atol,
+               "continued vs one process")
 
 
 def test_backup_and_restore_resumes_an_interrupted_fit_to_the_uninterrupted_weights(battery, reference):
