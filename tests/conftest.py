@@ -120,3 +120,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         report.outcome = "failed"
         report.longrepr = (f"{item.nodeid} started a child process ({started}) but is not marked slow: "
                            "add @pytest.mark.slow (pytest -m 'not slow' must not start processes)")
+
+
+# ---- the fast loop covers every module: which torchstrategy modules did no test of this run import? -------------
+# Printed at the end of a run over the whole suite that deselects `slow` (all tests run in this one process, so
+# sys.modules holds every module they imported); TORCHSTRATEGY_MODULE_REPORT=PATH also writes the list to PATH.
+
+def _package_modules() -> list:
+    import pkgutil
+
+    import torchstrategy
+
+    return sorted(info.name for info in pkgutil.walk_packages(torchstrategy.__path__, "torchstrategy."))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    whole_suite = not config.args or [os.path.abspath(arg) for arg in config.args] == [os.path.join(_ROOT, "tests")]
+    report_path = os.environ.get("TORCHSTRATEGY_MODULE_REPORT")
+    if not report_path and not (whole_suite and _checking_children(config)):
+        return
+    imported = set(sys.modules)  # before walking the package, which imports its subpackages
+    missing = [name for name in _package_modules() if name not in imported]
+    if report_path:
+        with open(report_path, "w", encoding="utf-8") as handle:
+            handle.write("".join(name + "\n" for name in missing))
+    terminalreporter.write_sep("-", f"torchstrategy modules no test of this run imported: {len(missing)}")
+    for name in missing:
+        terminalreporter.write_line(name)

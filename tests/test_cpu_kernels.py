@@ -102,6 +102,7 @@ def _probe(env_changes, tmp_path):
     return done.stdout.split()
 
 
+@pytest.mark.slow
 @needs_kernels
 def test_the_build_is_cached_per_machine_and_reused(tmp_path):
     assert _probe({}, tmp_path) == ["True", "True"]
@@ -112,6 +113,7 @@ def test_the_build_is_cached_per_machine_and_reused(tmp_path):
     assert [p.stat().st_mtime_ns for p in (tmp_path / "cache" / "kernels").iterdir()] == [stamp]
 
 
+@pytest.mark.slow
 def test_off_switch_and_a_machine_without_a_compiler_use_torchs_ops(tmp_path):
     assert _probe({"TORCHSTRATEGY_CPU_KERNELS": "0"}, tmp_path) == ["False", "False"]
     empty_bin = tmp_path / "bin"
