@@ -6,22 +6,15 @@ import numpy as np
 import pytest
 
 import torchstrategy as tf
+from tests.distribute.conformance._battery import cnn, images
 
 
 def _cnn(strategy, optimizer="adam"):
-    tf.random.set_seed(3)
-    with strategy.scope():
-        model = tf.keras.Sequential([
-            tf.keras.Input((8, 8, 3)), tf.keras.layers.Conv2D(4, 3, activation="relu"), tf.keras.layers.MaxPooling2D(),
-            tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
-        model.compile(optimizer=optimizer, loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                      metrics=["accuracy"])
-    return model
+    return cnn(strategy, optimizer, seed=3)
 
 
 def _data():
-    rng = np.random.default_rng(0)
-    return rng.standard_normal((64, 8, 8, 3)).astype("float32"), rng.integers(0, 10, 64)
+    return images(64)
 
 
 def test_two_cpu_replicas_over_one_copy_of_the_variables_train_as_one_process():

@@ -49,6 +49,25 @@ def build(strategy, optimizer=None, seed: int = 1):
     return model
 
 
+def images(rows: int = 96) -> tuple:
+    """`rows` random 8x8x3 images (float32) and integer labels of 10 classes, from seed 0."""
+    rng = np.random.default_rng(0)
+    return rng.standard_normal((rows, 8, 8, 3)).astype("float32"), rng.integers(0, 10, rows)
+
+
+def cnn(strategy, optimizer="sgd", seed: int = 1, steps_per_execution: int = 1, metrics=("accuracy",)):
+    """The small image classifier of the strategy tests (Conv2D, MaxPooling2D, Flatten, Dense(10) on 8x8x3),
+    seeded by set_random_seed(seed), compiled in `strategy.scope()` with a from-logits crossentropy."""
+    tf.keras.utils.set_random_seed(seed)
+    with strategy.scope():
+        model = tf.keras.Sequential([
+            tf.keras.Input((8, 8, 3)), tf.keras.layers.Conv2D(4, 3, activation="relu"), tf.keras.layers.MaxPooling2D(),
+            tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
+        model.compile(optimizer=optimizer, loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=list(metrics), steps_per_execution=steps_per_execution)
+    return model
+
+
 def weights(model) -> list:
     return [w.tolist() for w in model.get_weights()]
 
