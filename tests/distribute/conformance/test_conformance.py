@@ -95,8 +95,14 @@ def _launch(spec: Spec, out: str) -> dict:
 
 
 def _results(spec: Spec, tmp_path_factory) -> dict:
+    """The strategy's results, launched on first use; a launch that failed is not tried again by later tests."""
     if spec.name not in _launched:
-        _launched[spec.name] = _launch(spec, str(tmp_path_factory.mktemp(f"conformance_{spec.name}")))
+        try:
+            _launched[spec.name] = _launch(spec, str(tmp_path_factory.mktemp(f"conformance_{spec.name}")))
+        except Exception as error:  # noqa: BLE001 - every test of this row reports it
+            _launched[spec.name] = error
+    if isinstance(_launched[spec.name], Exception):
+        raise _launched[spec.name]
     return _launched[spec.name]
 
 
@@ -109,7 +115,8 @@ def battery(request, tmp_path_factory) -> dict:
 @pytest.fixture(scope="session")
 def reference(tmp_path_factory) -> dict:
     """The one-process reference: the same battery on OneDeviceStrategy in this test process."""
-    return _results(STRATEGIES[0], tmp_path_factory)["processes"]["chief"]
+    [one_device] = [spec for spec in STRATEGIES if spec.name == "one_device"]
+    return _results(one_device, tmp_path_factory)["processes"]["chief"]
 
 
 def _chief(battery: dict, behaviour: str) -> dict:
