@@ -66,3 +66,84 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
     for item in items:
         if item.get_closest_marker("tpu") is not None:
             item.add_marker(skip)
+
+
+# ---- `pytest -m "not slow"`: a test that starts a process must be marked slow -----------------------------------
+# In a run that deselects `slow` (or with TORCHSTRATEGY_CHECK_CHILDREN=1) every test without the marker fails if
+# it started a child process (tests/_child_processes.py: an audit hook on subprocess/fork/exec, this process's
+# /proc children, and the CPU time of reaped children). TORCHSTRATEGY_CHILD_REPORT=PATH lists them instead.
+from tests import _child_processes  # noqa: E402
+
+
+def _checking_children(config: pytest.Config) -> bool:
+    expression = (config.getoption("markexpr", default="") or "").replace(" ", "")
+    return "notslow" in expression or os.environ.get("TORCHSTRATEGY_CHECK_CHILDREN") == "1"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if _checking_children(session.config) or os.environ.get("TORCHSTRATEGY_CHILD_REPORT"):
+        try:  # the C kernels compile once per machine, with a compiler process: not the test's doing
+            from torchstrategy._machinery import cpu_kernels as _cpu_kernels
+
+            _cpu_kernels.library()
+        except Exception:  # noqa: BLE001 - kernels are optional; nothing to warm up then
+            pass
+        _child_processes.install()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem):
+    report_path = os.environ.get("TORCHSTRATEGY_CHILD_REPORT")
+    if not (_checking_children(item.config) or report_path) or item.get_closest_marker("slow") is not None:
+        yield
+        return
+    item.stash[_CHILD_SNAPSHOT] = _child_processes.Snapshot()
+    yield
+    started = item.stash[_CHILD_SNAPSHOT].started()
+    if started and report_path:
+        with open(report_path, "a", encoding="utf-8") as handle:
+            handle.write(f"{item.nodeid}\t{started}\n")
+
+
+_CHILD_SNAPSHOT = pytest.StashKey()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    report = outcome.get_result()
+    snapshot = item.stash.get(_CHILD_SNAPSHOT, None)
+    if snapshot is None or call.when != "teardown" or not _checking_children(item.config):
+        return
+    started = snapshot.started()
+    if started and report.passed:
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid} started a child process ({started}) but is not marked slow: "
+                           "add @pytest.mark.slow (pytest -m 'not slow' must not start processes)")
+
+
+# ---- the fast loop covers every module: which torchstrategy modules did no test of this run import? -------------
+# Printed at the end of a run over the whole suite that deselects `slow` (all tests run in this one process, so
+# sys.modules holds every module they imported); TORCHSTRATEGY_MODULE_REPORT=PATH also writes the list to PATH.
+
+def _package_modules() -> list:
+    import pkgutil
+
+    import torchstrategy
+
+    return sorted(info.name for info in pkgutil.walk_packages(torchstrategy.__path__, "torchstrategy."))
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    whole_suite = not config.args or [os.path.abspath(arg) for arg in config.args] == [os.path.join(_ROOT, "tests")]
+    report_path = os.environ.get("TORCHSTRATEGY_MODULE_REPORT")
+    if not report_path and not (whole_suite and _checking_children(config)):
+        return
+    imported = set(sys.modules)  # before walking the package, which imports its subpackages
+    missing = [name for name in _package_modules() if name not in imported]
+    if report_path:
+        with open(report_path, "w", encoding="utf-8") as handle:
+            handle.write("".join(name + "\n" for name in missing))
+    terminalreporter.write_sep("-", f"torchstrategy modules no test of this run imported: {len(missing)}")
+    for name in missing:
+        terminalreporter.write_line(name)

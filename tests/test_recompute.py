@@ -265,6 +265,7 @@ print("done", flush=True)
 '''
 
 
+@pytest.mark.slow
 def test_two_replica_ddp_training_with_remat_equals_training_without(tmp_path):
     script = mp.write_script(tmp_path, DDP)
     result = mp.run_python([script, str(tmp_path)], timeout=240)

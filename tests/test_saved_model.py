@@ -116,6 +116,7 @@ tf.saved_model.save(model, sys.argv[1])
 '''
 
 
+@pytest.mark.slow
 def test_reload_in_a_process_without_the_class(tmp_path):
     script = mp.write_script(tmp_path, SAVE_CUSTOM, "save_custom.py")
     paths = [str(tmp_path / "custom"), str(tmp_path / "pred.npy"), str(tmp_path / "x.npy")]
@@ -152,6 +153,7 @@ print("done rank", strategy.process_rank, flush=True)
 '''
 
 
+@pytest.mark.slow
 def test_save_under_two_replicas_chief_writes_and_loads_elsewhere(tmp_path):
     script = mp.write_script(tmp_path, UNDER_STRATEGY, "under_strategy.py")
     out = tmp_path / "out"

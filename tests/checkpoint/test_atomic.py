@@ -151,6 +151,7 @@ print("the save was not interrupted", flush=True)
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("phase", ["temp_written", "before_rename", "before_index"])
 def test_a_save_killed_at_any_phase_leaves_the_previous_checkpoint_restorable(tmp_path, phase):
     directory = str(tmp_path / "run")
@@ -191,6 +192,7 @@ time.sleep(120)
 '''
 
 
+@pytest.mark.slow
 def test_lock_refuses_a_second_job_and_takes_over_from_a_dead_one(tmp_path):
     directory = str(tmp_path / "backup")
     holder = mp.start_python([mp.write_script(tmp_path, HOLDER), directory])

@@ -184,6 +184,7 @@ with open(os.path.join(out, f"rank{rank}.json"), "w") as handle:
 '''
 
 
+@pytest.mark.slow
 def test_two_replicas_only_the_chief_writes_and_the_other_waits_then_reads_it(tmp_path):
     directory, out = tmp_path / "ckpts", tmp_path / "out"
     out.mkdir()

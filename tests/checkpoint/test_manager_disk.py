@@ -79,6 +79,7 @@ manager.save()  # ckpt-2: never finishes
 '''
 
 
+@pytest.mark.slow
 def test_temp_of_a_save_killed_by_sigkill_is_removed_by_the_next_save_but_not_while_its_writer_lives(tmp_path):
     directory = tmp_path / "run"
     marker = str(tmp_path / "paused")
@@ -104,6 +105,7 @@ def test_temp_of_a_save_killed_by_sigkill_is_removed_by_the_next_save_but_not_wh
     assert sorted(os.listdir(directory)) == ["checkpoint", "ckpt-1"]  # no lock file left either
 
 
+@pytest.mark.slow
 def test_a_new_manager_removes_temps_of_killed_saves_of_its_prefix_only(tmp_path):
     manager, _ = _manager(tmp_path)
     manager.save()
@@ -130,6 +132,7 @@ time.sleep(120)
 '''
 
 
+@pytest.mark.slow
 def test_temps_in_a_folder_locked_by_another_live_job_are_left_alone(tmp_path):
     directory = tmp_path / "shared"
     holder = mp.start_python([mp.write_script(tmp_path, HOLDER), str(directory), "BackupAndRestore",
@@ -146,6 +149,7 @@ def test_temps_in_a_folder_locked_by_another_live_job_are_left_alone(tmp_path):
     assert not os.path.exists(foreign)
 
 
+@pytest.mark.slow
 def test_a_save_waits_for_a_live_job_saving_the_same_prefix_then_refuses_leaving_its_temp(tmp_path, monkeypatch):
     from torchstrategy.checkpoint import manager as manager_module
 

@@ -189,6 +189,7 @@ def saved(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 def test_two_ranks_write_one_shard_each_plus_metadata_without_gathering(saved):
     reports = [mp.read_json(saved / f"save_{rank}.json") for rank in range(2)]
     report = reports[0]
@@ -204,12 +205,14 @@ def test_two_ranks_write_one_shard_each_plus_metadata_without_gathering(saved):
     assert report["meta"]["world_size"] == 2 and report["meta"]["strategy"] == "FSDPStrategy"
 
 
+@pytest.mark.slow
 def test_max_to_keep_removes_directories_and_latest_checkpoint_finds_one(saved):
     report = mp.read_json(saved / "save_0.json")
     assert report["final"] == ["checkpoint", os.path.basename(report["last"])]  # the first one's directory is gone
     assert report["latest"] == report["last"] and report["last"].endswith("ckpt-3")
 
 
+@pytest.mark.slow
 def test_a_rank_failing_mid_write_keeps_the_previous_checkpoint(saved):
     for rank in range(2):
         report = mp.read_json(saved / f"save_{rank}.json")
@@ -226,6 +229,7 @@ def test_a_rank_failing_mid_write_keeps_the_previous_checkpoint(saved):
     assert not np.array_equal(_load(saved / "saved.npz")["w0"], _load(saved / "last.npz")["w0"])
 
 
+@pytest.mark.slow
 def test_restores_on_one_process_and_refuses_another_architecture(saved):
     if not (saved / "one_process.json").exists():
         _run(saved, ONE_PROCESS, "one_process.py")
@@ -237,6 +241,7 @@ def test_restores_on_one_process_and_refuses_another_architecture(saved):
     assert report["meta"]["world_size"] == 2
 
 
+@pytest.mark.slow
 def test_restores_into_mirrored_and_on_three_fsdp_ranks_and_a_mirrored_file_into_fsdp(saved):
     _run(saved, MIRRORED, "mirrored.py")
     expected = _load(saved / "saved.npz")

@@ -123,6 +123,7 @@ def _run_two_workers(tmp_path, data, policy):
     return [mp.read_json(tmp_path / f"{name}.json") for name in ("chief0", "worker0")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy", ["FILE", "AUTO"])  # TF: AUTO shards by files where the pipeline reads files
 def test_two_tf_config_workers_read_their_own_files(tmp_path, policy):
     import torchstrategy as tf

@@ -1,27 +1,20 @@
 """CentralStorageStrategy: 2 CPU replica threads over ONE copy of the variables train as one process on
-the global batch (fit, custom loops: tests/distribute/test_local_replicas.py runs those on it too)."""
+the global batch (test_local_replicas.py and the conformance battery in conformance/ run the rest on it)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
 import torchstrategy as tf
+from tests.distribute.conformance._battery import cnn, images
 
 
 def _cnn(strategy, optimizer="adam"):
-    tf.random.set_seed(3)
-    with strategy.scope():
-        model = tf.keras.Sequential([
-            tf.keras.Input((8, 8, 3)), tf.keras.layers.Conv2D(4, 3, activation="relu"), tf.keras.layers.MaxPooling2D(),
-            tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
-        model.compile(optimizer=optimizer, loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                      metrics=["accuracy"])
-    return model
+    return cnn(strategy, optimizer, seed=3)
 
 
 def _data():
-    rng = np.random.default_rng(0)
-    return rng.standard_normal((64, 8, 8, 3)).astype("float32"), rng.integers(0, 10, 64)
+    return images(64)
 
 
 def test_two_cpu_replicas_over_one_copy_of_the_variables_train_as_one_process():
@@ -43,21 +36,6 @@ def test_two_cpu_replicas_over_one_copy_of_the_variables_train_as_one_process():
     assert int(model.optimizer.iterations) == 3 * 64 // 16  # one update per step, not one per replica
     assert strategy.extended.parameter_devices == ("cpu",)
     assert strategy.extended.worker_devices == ("cpu:0", "cpu:1")
-    strategy.teardown()
-
-
-def test_a_checkpoint_of_the_central_copy_restores_on_one_device(tmp_path):
-    x, y = _data()
-    strategy = tf.distribute.experimental.CentralStorageStrategy(["/cpu:0", "/cpu:1"])
-    model = _cnn(strategy)
-    model.fit(x, y, batch_size=16, epochs=1, verbose=0)
-    path = tf.train.Checkpoint(model=model).save(str(tmp_path / "ckpt"))
-    other = _cnn(tf.distribute.OneDeviceStrategy("/cpu:0"))
-    other.fit(x[:16], y[:16], batch_size=16, epochs=1, verbose=0)
-    tf.train.Checkpoint(model=other).restore(path).assert_consumed()
-    for ours, theirs in zip(other.get_weights(), model.get_weights()):
-        np.testing.assert_array_equal(ours, theirs)
-    assert int(other.optimizer.iterations) == int(model.optimizer.iterations) == 4
     strategy.teardown()
 
 

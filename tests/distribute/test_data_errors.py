@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pytest
 
 import torchstrategy as tf
 from tests import _multiprocess as mp
@@ -74,6 +75,7 @@ def _one_process_errors() -> dict:
         strategy.teardown()
 
 
+@pytest.mark.slow
 def test_two_processes_refuse_unbatched_and_non_dataset_inputs_before_any_step(tmp_path):
     reference = _one_process_errors()
     script = mp.write_script(tmp_path, SCRIPT)

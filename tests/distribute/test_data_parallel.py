@@ -112,6 +112,7 @@ def _data():
     return rng.random((50, 4)).astype(np.float32), rng.integers(0, 3, (50, 1))
 
 
+@pytest.mark.slow
 def test_weights_start_equal_and_evaluate_matches_one_process(reports):
     assert reports[0]["weights"] == reports[1]["weights"]
     x, y = _data()
@@ -122,6 +123,7 @@ def test_weights_start_equal_and_evaluate_matches_one_process(reports):
         assert report["evaluate"]["accuracy"] == pytest.approx(float((logits.argmax(-1) == labels).float().mean()))
 
 
+@pytest.mark.slow
 def test_predict_returns_every_row_once_in_order(reports):
     x, _ = _data()
     logits = _reference_model(reports[0])(x)
@@ -130,6 +132,7 @@ def test_predict_returns_every_row_once_in_order(reports):
         np.testing.assert_allclose(report["predict_tail"], logits[:33].numpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.slow
 def test_reduce_gather_and_replica_context(reports):
     expected_mean = (torch.tensor([[1.0] * 3]).sum(0) + torch.tensor([[2.0] * 3] * 2).sum(0)) / 3
     for report in reports:
@@ -140,12 +143,14 @@ def test_reduce_gather_and_replica_context(reports):
         assert report["replica_ctx"] == [3.0, [0, 1]]
 
 
+@pytest.mark.slow
 def test_distribute_datasets_from_function_gives_each_replica_its_shard(reports):
     assert reports[0]["context"] == [2, 0] and reports[1]["context"] == [2, 1]
     assert reports[0]["from_function"] == [[0, 2], [4, 6], [8, 10]]
     assert reports[1]["from_function"] == [[1, 3], [5, 7], [9, 11]]
 
 
+@pytest.mark.slow
 def test_synchronized_batch_norm_uses_global_batch_statistics(reports):
     rng = np.random.default_rng(1)
     rng.random((50, 4)), rng.integers(0, 3, (50, 1))
@@ -159,10 +164,12 @@ def test_synchronized_batch_norm_uses_global_batch_statistics(reports):
         np.testing.assert_allclose(report["bn_moving"][1], 0.5 * 1 + 0.5 * var, rtol=1e-5)
 
 
+@pytest.mark.slow
 def test_stop_training_on_one_replica_stops_all_together(reports):
     assert reports[0]["steps_before_stop"] == reports[1]["steps_before_stop"] == [0, 1, 2]
 
 
+@pytest.mark.slow
 def test_diverging_pipelines_are_detected_and_off_policy_reads_its_own_copy(reports):
     assert reports[0]["synced"] == reports[1]["synced"]
     assert sorted(reports[0]["synced"]) == sorted(set(reports[0]["synced"]))  # 10 distinct rows, none twice

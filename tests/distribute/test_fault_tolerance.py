@@ -86,6 +86,7 @@ def uninterrupted(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 def test_torchrun_max_restarts_resumes_after_three_kills(tmp_path, uninterrupted):
     script = mp.write_script(tmp_path, ELASTIC)
     port = mp.free_port()
@@ -98,6 +99,7 @@ def test_torchrun_max_restarts_resumes_after_three_kills(tmp_path, uninterrupted
     _check_resumed_run(tmp_path, uninterrupted)
 
 
+@pytest.mark.slow
 def test_plain_python_relaunched_by_a_loop_resumes_after_kills(tmp_path, uninterrupted):
     script = mp.write_script(tmp_path, ELASTIC)
     attempts = []
@@ -110,6 +112,7 @@ def test_plain_python_relaunched_by_a_loop_resumes_after_kills(tmp_path, uninter
     _check_resumed_run(tmp_path, uninterrupted)
 
 
+@pytest.mark.slow
 def test_sigterm_saves_at_an_agreed_step_exits_42_and_resumes_exactly(tmp_path, uninterrupted):
     script = mp.write_script(tmp_path, ELASTIC)
     env = mp.clean_env(SLOW_STEPS="0.3")
@@ -138,6 +141,7 @@ print("trained")
 '''
 
 
+@pytest.mark.slow
 def test_two_jobs_sharing_a_backup_dir_are_refused(tmp_path):
     from torchstrategy.checkpoint import DirectoryLock
 
@@ -178,6 +182,7 @@ print("finished", flush=True)
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("with_backup", [True, False])
 def test_workers_of_a_sigkilled_torchrun_agent_stop_within_seconds(tmp_path, with_backup):
     script = mp.write_script(tmp_path, ORPHAN, name="orphan.py")

@@ -99,6 +99,7 @@ def _assert_sharded(held: list) -> None:
             assert local0 == local1, (local0, local1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fit", "loop"])
 def test_fsdp_trains_like_mirrored_with_every_variable_sharded(tmp_path, mode):
     fsdp, held = _run(tmp_path, "fsdp", mode)
@@ -163,6 +164,7 @@ with strategy.scope():
 '''
 
 
+@pytest.mark.slow
 def test_keras_files_hold_whole_tensors_and_move_between_fsdp_and_one_process(tmp_path):
     script = mp.write_script(tmp_path, SAVING, name="saving.py")
     for kind, action in (("fsdp", "save"), ("one", "save"), ("fsdp", "load"), ("one", "load")):
@@ -192,6 +194,7 @@ with strategy.scope():
 '''
 
 
+@pytest.mark.slow
 def test_a_model_created_outside_the_scope_is_refused_naming_the_strategy(tmp_path):
     script = mp.write_script(tmp_path, OUTSIDE_SCOPE, name="outside.py")
     result = mp.run_python([script], timeout=120)
@@ -227,6 +230,7 @@ if strategy.is_chief:
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", ["mixed_bfloat16", "mixed_float16", "options"])
 def test_the_keras_mixed_policy_or_the_options_gather_in_half_precision_and_reduce_in_float32(tmp_path, source):
     script = mp.write_script(tmp_path, MIXED, name="mixed.py")
@@ -290,6 +294,7 @@ if strategy.is_chief:
 '''
 
 
+@pytest.mark.slow
 def test_fsdp_joins_torchrun_and_tf_config_clusters_with_the_local_numbers(tmp_path):
     import contextlib
     import json

@@ -2,6 +2,8 @@
 half the parameter + optimizer-slot bytes of MirroredStrategy per rank; peak RSS is reported, not asserted."""
 from __future__ import annotations
 
+import pytest
+
 from tests import _multiprocess as mp
 
 # One job, both strategies (they share the process group): FSDP first, its model freed, then Mirrored, so
@@ -64,6 +66,7 @@ with open(os.path.join(out, f"report_{report['rank']}.json"), "w") as handle:
 FULL_PARAMS = 4 * (5000 * 5000 + 5000)
 
 
+@pytest.mark.slow
 def test_fsdp_holds_half_the_parameter_and_optimizer_bytes_of_mirrored(tmp_path):
     reports = mp.run_replica_reports(tmp_path, JOB, replicas=2, timeout=180)
     rss = "; ".join(f"rank {r['rank']}: FSDP peak RSS {r['fsdp']['peak_rss_mib']:.0f} MiB (now "

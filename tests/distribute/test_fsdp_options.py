@@ -3,6 +3,7 @@ cpu_offload=True train sharded and give MirroredStrategy's weights and History."
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tests import _multiprocess as mp
 
@@ -56,6 +57,7 @@ def _check_trains_like_mirrored(reports: list) -> None:
         np.testing.assert_array_equal(np.array(a), np.array(b))
 
 
+@pytest.mark.slow
 def test_no_reshard_after_forward_trains_like_mirrored(tmp_path):
     job = JOB.replace("STRATEGY", "tf.distribute.experimental.FSDPStrategy(devices, reshard_after_forward=False)")
     reports = mp.run_replica_reports(tmp_path, job, replicas=2, timeout=120)
@@ -63,6 +65,7 @@ def test_no_reshard_after_forward_trains_like_mirrored(tmp_path):
     _check_trains_like_mirrored(reports)
 
 
+@pytest.mark.slow
 def test_cpu_offload_trains_like_mirrored_on_cpu(tmp_path):
     job = JOB.replace("STRATEGY", "tf.distribute.experimental.FSDPStrategy(devices, "
                                   "options=tf.distribute.experimental.ShardingOptions(cpu_offload=True))")

@@ -92,6 +92,7 @@ def _run(tmp_path, mode, replicas, name):
     return [weights[f"arr_{i}"] for i in range(len(weights.files))], reports, result
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fit", "custom"])
 def test_two_replicas_equal_one_process_and_see_every_sample_once(tmp_path, mode):
     reference, ref_reports, _ = _run(tmp_path, mode, 1, "one")
@@ -129,6 +130,7 @@ if strategy.extended.should_checkpoint:
 '''
 
 
+@pytest.mark.slow
 def test_global_batch_not_divisible_by_replicas_is_refused_with_valid_sizes(tmp_path):
     script = mp.write_script(tmp_path, UNEVEN)
     start = time.monotonic()
@@ -165,6 +167,7 @@ model.fit(x, y, batch_size=8, epochs=50, verbose=0, callbacks=[Boom()])
 '''
 
 
+@pytest.mark.slow
 def test_a_replica_that_raises_ends_the_whole_job_quickly_with_its_error(tmp_path):
     script = mp.write_script(tmp_path, FAILING)
     result = mp.run_python([script, str(tmp_path)], timeout=120)
@@ -218,6 +221,7 @@ print("trained", flush=True)
 '''
 
 
+@pytest.mark.slow
 def test_model_outside_the_scope_fed_a_distributed_dataset_is_refused_on_two_replicas(tmp_path):
     script = mp.write_script(tmp_path, OUTSIDE, name="outside.py")
     result = mp.run_python([script], timeout=120)
@@ -239,6 +243,7 @@ def test_duplicate_and_unsupported_devices_are_refused_with_what_to_pass():
 
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("launcher", ["python", "torchrun"])
 def test_a_hung_replica_is_named_with_the_batch_where_it_stopped_answering(tmp_path, launcher):
     script = mp.write_script(tmp_path, FAULT, name="fault.py")
@@ -297,6 +302,7 @@ print("finished", flush=True)
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how, signal_name", [("sigkill", "SIGKILL"), ("sigterm", "SIGTERM")])
 def test_a_killed_replica_is_named_with_its_signal_in_every_run(tmp_path, how, signal_name):
     script = mp.write_script(tmp_path, FAULT, name="fault.py")
@@ -309,6 +315,7 @@ def test_a_killed_replica_is_named_with_its_signal_in_every_run(tmp_path, how, s
         assert time.monotonic() - start < 30
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how, code", [("exit0", 3), ("exit1", 4)])
 def test_a_non_zero_sys_exit_on_any_replica_ends_the_job_at_once_with_its_code(tmp_path, how, code):
     script = mp.write_script(tmp_path, FAULT, name="fault.py")

@@ -65,6 +65,7 @@ def _torchrun_args(port, nnodes=1, nproc=2, node_rank=0):
             "--max-restarts=0"]
 
 
+@pytest.mark.slow
 def test_seed_style_script_plain_python_and_torchrun_agree(tmp_path, cifar_dir):
     script = mp.write_script(tmp_path, SEED_SCRIPT)
     env = mp.clean_env(TORCHSTRATEGY_DATA=cifar_dir, TORCHSTRATEGY_OFFLINE="1")
@@ -83,6 +84,7 @@ def _weights(folder):
     return [data[f"arr_{i}"] for i in range(len(data.files))]
 
 
+@pytest.mark.slow
 def test_two_nodes_by_torchrun_and_by_tf_config_agree_with_one_process(tmp_path):
     script = mp.write_script(tmp_path, TRAIN)
     outs = {name: tmp_path / name for name in ("one", "torchrun", "tf_config")}
@@ -121,6 +123,7 @@ def test_two_nodes_by_torchrun_and_by_tf_config_agree_with_one_process(tmp_path)
     assert {r["master_addr"] for r in torchrun_reports} == {mp.LOOPBACK}  # traffic stayed on loopback
 
 
+@pytest.mark.slow
 def test_tf_config_with_the_chief_port_in_use_is_a_clear_error(tmp_path):
     import torchstrategy as tf
 
@@ -137,6 +140,7 @@ def test_tf_config_with_the_chief_port_in_use_is_a_clear_error(tmp_path):
     assert tf.distribute.MultiWorkerMirroredStrategy  # the name exists under tf.distribute
 
 
+@pytest.mark.slow
 def test_torchrun_process_count_must_match_the_devices(tmp_path):
     script = mp.write_script(tmp_path, "import torchstrategy as tf\n"
                                        "tf.distribute.MirroredStrategy(['cpu:0', 'cpu:1', 'cpu:2'])\n")
@@ -145,6 +149,7 @@ def test_torchrun_process_count_must_match_the_devices(tmp_path):
     assert "Mismatched world sizes" in result.stderr
 
 
+@pytest.mark.slow
 def test_bad_tf_config_is_reported_before_any_process_group(tmp_path):
     script = mp.write_script(tmp_path, "import torchstrategy as tf\ntf.distribute.MultiWorkerMirroredStrategy()\n")
     result = mp.run_python([script], env=mp.clean_env(TF_CONFIG="{not json"), timeout=60)
@@ -193,6 +198,7 @@ with open(os.path.join(out, f"report_{os.getpid()}.json"), "w") as handle:
 '''
 
 
+@pytest.mark.slow
 def test_a_tf_config_task_runs_one_replica_per_local_device(tmp_path):
     # TF's MultiWorkerMirroredStrategy runs a task's replicas on every local GPU; here each is a process
     # the task starts. Without a GPU the launch logic runs on 2 logical CPU devices.

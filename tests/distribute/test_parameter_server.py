@@ -99,6 +99,7 @@ report({"epoch_losses": epoch_losses, "fetched": fetched, "final": float(final.f
 '''
 
 
+@pytest.mark.slow
 def test_the_tutorial_shape_trains_a_keras_model_with_two_workers_and_two_ps(tmp_path):
     report = _run(tmp_path, TUTORIAL)
     losses = report["epoch_losses"]
@@ -177,6 +178,7 @@ report({"ps_losses": ps_losses, "ref_losses": ref_losses, "ps_weights": ps_weigh
 '''
 
 
+@pytest.mark.slow
 def test_one_worker_equals_synchronous_training_on_the_same_batches(tmp_path):
     import numpy as np
 
@@ -221,6 +223,7 @@ report({"returned": done + [r.fetch() for r in after], "live": live_after_kill, 
 '''
 
 
+@pytest.mark.slow
 def test_a_sigkilled_worker_loses_no_closure_and_the_job_goes_on_without_it(tmp_path):
     report = _run(tmp_path, KILLED_WORKER)
     assert sorted(report["returned"]) == list(range(160))  # each closure finished, with its own result
@@ -290,6 +293,7 @@ report({"adam_equal": adam_equal, "devices": [s.device for s in shards], "rows":
 '''
 
 
+@pytest.mark.slow
 def test_a_partitioned_variable_is_split_by_rows_over_two_ps_tasks(tmp_path):
     import numpy as np
 
@@ -379,6 +383,7 @@ report({"history": history.history, "files": sorted(os.listdir(out)), "iteration
 '''
 
 
+@pytest.mark.slow
 def test_fit_with_steps_per_epoch_trains_checkpoints_and_evaluates(tmp_path):
     report = _run(tmp_path, FIT)
     history = report["history"]
@@ -428,6 +433,7 @@ report({"epochs": len(history.history["loss"]), "iterations": int(model.optimize
 '''
 
 
+@pytest.mark.slow
 def test_a_lost_ps_task_fails_clearly_and_backup_and_restore_resumes_the_job(tmp_path):
     ports = [free_port() for _ in range(6)]
     first = write_script(tmp_path, f"PORTS = {ports}\nKILL = True\n" + CLUSTER + PS_FAILURE, name="first.py")
@@ -465,6 +471,7 @@ time.sleep(120)
 '''
 
 
+@pytest.mark.slow
 def test_tasks_started_from_tf_config_serve_and_stop_when_the_coordinator_dies(tmp_path):
     ports = [free_port() for _ in range(4)]
     cluster = {"chief": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{ports[1]}"],
@@ -537,6 +544,7 @@ report({"weights": [w.tolist() for w in model.get_weights()], "iterations": int(
 '''
 
 
+@pytest.mark.slow
 def test_a_custom_loop_resumes_from_its_checkpoint_manager_on_a_new_cluster(tmp_path):
     import numpy as np
 

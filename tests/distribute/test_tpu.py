@@ -5,27 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tests.distribute.conformance._battery import cnn, images
+
 pytestmark = pytest.mark.tpu
 
 ROWS, GLOBAL_BATCH = 96, 16
 
 
 def _data():
-    rng = np.random.default_rng(0)
-    return rng.standard_normal((ROWS, 8, 8, 3)).astype("float32"), rng.integers(0, 10, ROWS)
+    return images(ROWS)
 
 
-def _model(strategy, optimizer="sgd", steps_per_execution=1, metrics=("accuracy",)):
-    import torchstrategy as tf
-
-    tf.keras.utils.set_random_seed(1)
-    with strategy.scope():
-        model = tf.keras.Sequential([
-            tf.keras.Input((8, 8, 3)), tf.keras.layers.Conv2D(4, 3, activation="relu"), tf.keras.layers.MaxPooling2D(),
-            tf.keras.layers.Flatten(), tf.keras.layers.Dense(10)])
-        model.compile(optimizer=optimizer, loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
-                      metrics=list(metrics), steps_per_execution=steps_per_execution)
-    return model
+_model = cnn  # (strategy, optimizer="sgd", steps_per_execution=1, metrics=("accuracy",)), seeded with 1
 
 
 def _tpu():

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from tests import _multiprocess as mp
 
 
+@pytest.mark.slow
 def test_model_parallel_example_splits_the_kernel_over_two_processes():
     script = os.path.join(mp.ROOT, "examples", "model_parallel.py")
     result = mp.run_python([script, "--epochs", "1", "--samples", "512"], timeout=120)

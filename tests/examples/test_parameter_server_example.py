@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import re
 
+import pytest
+
 from tests import _multiprocess as mp
 
 
+@pytest.mark.slow
 def test_parameter_server_example_trains_and_splits_the_embedding():
     script = os.path.join(mp.ROOT, "examples", "parameter_server.py")
     result = mp.run_python([script, "--epochs", "3"], timeout=180)

@@ -61,6 +61,7 @@ def _run_example(script, *args, env_extra=None):
                           text=True, env=env, timeout=600, cwd=str(ROOT))
 
 
+@pytest.mark.slow
 def test_cifar10_example_with_synthetic_data_says_so_and_learns(tmp_path):
     result = _run_example("cifar10.py", "--epochs", "1", "--synthetic", "--train-samples", "1024", "--verbose", "2",
                           env_extra={"HOME": str(tmp_path)})
@@ -70,12 +71,14 @@ def test_cifar10_example_with_synthetic_data_says_so_and_learns(tmp_path):
     assert accuracy > 0.3
 
 
+@pytest.mark.slow
 def test_cifar10_example_without_data_gives_the_loaders_error_and_a_hint(tmp_path):
     result = _run_example("cifar10.py", "--epochs", "1", env_extra={"HOME": str(tmp_path)})
     assert result.returncode != 0
     assert "cifar-10-batches-py" in result.stderr and "--synthetic" in result.stderr
 
 
+@pytest.mark.slow
 def test_custom_loop_example_runs_and_loss_falls(tmp_path):
     result = _run_example("custom_loop.py", "--epochs", "2", "--synthetic", "--train-samples", "1024",
                           env_extra={"HOME": str(tmp_path)})
@@ -85,6 +88,7 @@ def test_custom_loop_example_runs_and_loss_falls(tmp_path):
     assert len(losses) == 2 and losses[1] < losses[0]
 
 
+@pytest.mark.slow
 def test_cifar10_example_on_two_mirrored_cpu_replicas_from_plain_python(tmp_path):
     result = _run_example("cifar10.py", "--epochs", "1", "--synthetic", "--train-samples", "1024", "--verbose", "2",
                           "--strategy", "mirrored", "--replicas", "2", env_extra={"HOME": str(tmp_path),
@@ -97,6 +101,7 @@ def test_cifar10_example_on_two_mirrored_cpu_replicas_from_plain_python(tmp_path
     assert accuracy > 0.3
 
 
+@pytest.mark.slow
 def test_cifar10_example_on_two_fsdp_cpu_replicas_from_plain_python(tmp_path):
     result = _run_example("cifar10.py", "--epochs", "1", "--synthetic", "--train-samples", "1024", "--verbose", "2",
                           "--strategy", "fsdp", "--replicas", "2", env_extra={"HOME": str(tmp_path),

@@ -3,6 +3,7 @@ NumPy data train on the chief's arrays, as TF's one-process MirroredStrategy tra
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import torchstrategy as tf
 from tests import _multiprocess as mp
@@ -31,6 +32,7 @@ with open(os.path.join(out, f"report_{strategy.process_rank}.json"), "w") as f:
 '''
 
 
+@pytest.mark.slow
 def test_unseeded_numpy_data_trains_on_the_chiefs_arrays(tmp_path):
     reports = mp.run_replica_reports(tmp_path, UNSEEDED, replicas=2)
     assert reports[0]["x"] != reports[1]["x"]  # the replicas really drew different data

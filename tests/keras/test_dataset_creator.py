@@ -162,6 +162,7 @@ def _run_mirrored(tmp_path, mode, replicas):
     return [weights[f"arr_{i}"] for i in range(len(weights.files))], reports
 
 
+@pytest.mark.slow
 def test_two_mirrored_replicas_each_build_their_pipeline_and_train_as_the_split_global_batches(tmp_path):
     weights, reports = _run_mirrored(tmp_path, "creator", 2)
     # each replica process called the function once, with its own pipeline id

@@ -181,6 +181,7 @@ def _run(tmp_path, mode, ranks):
     return reports, [[w[f"arr_{i}"] for i in range(len(w.files))] for w in weights]
 
 
+@pytest.mark.slow
 def test_model_parallel_holds_half_of_each_kernel_and_trains_as_one_process(tmp_path):
     (reference,), (ref_weights,) = _run(tmp_path, "one", 1)
     reports, weights = _run(tmp_path, "model_parallel", 2)
@@ -200,6 +201,7 @@ def test_model_parallel_holds_half_of_each_kernel_and_trains_as_one_process(tmp_
     assert not np.allclose(ref_weights[0], weights[0][0] * 0)  # trained weights, not zeros
 
 
+@pytest.mark.slow
 def test_data_parallel_equals_mirrored(tmp_path):
     mirrored, mirrored_weights = _run(tmp_path, "mirrored", 2)
     reports, weights = _run(tmp_path, "data_parallel", 2)

@@ -617,6 +617,7 @@ def _run_replicas(tmp_path, replicas: int) -> list:
     return mp.run_replica_reports(tmp_path, TWO_REPLICAS, replicas, report="rank_{rank}.json")
 
 
+@pytest.mark.slow
 def test_two_replicas_match_one_process_and_skip_the_same_steps_under_mixed_float16(tmp_path):
     (reference,) = _run_replicas(tmp_path, 1)
     ranks = _run_replicas(tmp_path, 2)

@@ -234,6 +234,7 @@ if strategy.process_rank == 0:
 '''
 
 
+@pytest.mark.slow
 def test_two_replica_mirrored_fit_updates_averages_and_constraints_once_per_step(tmp_path):
     script = mp.write_script(str(tmp_path), MIRRORED)
     out = tmp_path / "result.json"

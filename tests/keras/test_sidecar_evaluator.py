@@ -72,6 +72,7 @@ class _Recorder(tf.keras.callbacks.Callback):
         open(os.path.join(self.handshake, f"evaluated-{len(self.evaluations)}"), "w").close()
 
 
+@pytest.mark.slow
 def test_evaluates_each_checkpoint_a_training_process_writes(tmp_path, monkeypatch):
     monkeypatch.setattr(sidecar_evaluator, "POLL_INTERVAL_SECONDS", 0.02)
     checkpoint_dir, handshake = tmp_path / "ckpt", tmp_path / "handshake"

@@ -212,6 +212,7 @@ if strategy.extended.should_checkpoint:
 '''
 
 
+@pytest.mark.slow
 def test_multi_label_auc_without_num_labels_matches_one_process_on_two_processes(tmp_path):
     script = mp.write_script(tmp_path, AUC_SCRIPT)
     results = {}

@@ -112,6 +112,7 @@ def _assert_all_gone(pids, timeout: float = 5.0) -> None:
         f"processes still alive: {[pid for pid in pids if process_alive(pid)]}"
 
 
+@pytest.mark.slow
 def test_replicas_get_rank_environment_and_same_command_line(job, tmp_path):
     process = job("ok", "--flag=1")
     out, err = process.communicate(timeout=30)
@@ -134,6 +135,7 @@ def test_replicas_get_rank_environment_and_same_command_line(job, tmp_path):
     _assert_all_gone([rank0["pid"], rank1["pid"]])
 
 
+@pytest.mark.slow
 def test_python_dash_m_is_rerun_as_a_module(job, tmp_path):
     package = tmp_path / "launchpkg"
     package.mkdir()
@@ -149,6 +151,7 @@ def test_python_dash_m_is_rerun_as_a_module(job, tmp_path):
     assert rank1["spec"][:2] == [1, 2]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("user_omp, threads_per_replica", [(None, 1), ("1", 2)])
 def test_threads_per_replica_unless_user_set_omp(job, tmp_path, user_omp, threads_per_replica):
     # torch caps OMP_NUM_THREADS at the core count, so expected counts stay at or below the default.
@@ -166,6 +169,7 @@ def test_threads_per_replica_unless_user_set_omp(job, tmp_path, user_omp, thread
     assert rank0["torch_threads"] == rank1["torch_threads"] == expected
 
 
+@pytest.mark.slow
 def test_replica_ending_early_and_cleanly_is_not_a_failure(job, tmp_path):
     process = job("child_done_early")
     _, err = process.communicate(timeout=30)
@@ -174,6 +178,7 @@ def test_replica_ending_early_and_cleanly_is_not_a_failure(job, tmp_path):
     assert "torchstrategy:" not in err
 
 
+@pytest.mark.slow
 def test_replica_raising_ends_the_job_with_its_error(job, tmp_path):
     process = job("child_raises")
     pids = _wait_both_ranks(tmp_path)
@@ -187,6 +192,7 @@ def test_replica_raising_ends_the_job_with_its_error(job, tmp_path):
     _assert_all_gone(pids)
 
 
+@pytest.mark.slow
 def test_rank0_raising_stops_the_replicas(job, tmp_path):
     process = job("rank0_raises")
     pids = _wait_both_ranks(tmp_path)
@@ -198,6 +204,7 @@ def test_rank0_raising_stops_the_replicas(job, tmp_path):
     _assert_all_gone(pids)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["sigint_to_group", "sigterm_to_rank0", "sigkill_to_rank0"])
 def test_signals_leave_no_process_behind(job, tmp_path, how):
     process = job("wait")
@@ -215,6 +222,7 @@ def test_signals_leave_no_process_behind(job, tmp_path, how):
         assert err.count("KeyboardInterrupt") == 1, err
 
 
+@pytest.mark.slow
 def test_ctrl_c_twice_stops_a_rank0_that_ignores_it(job, tmp_path):
     process = job("stubborn")
     pids = _wait_both_ranks(tmp_path)
@@ -230,6 +238,7 @@ def test_ctrl_c_twice_stops_a_rank0_that_ignores_it(job, tmp_path):
     _assert_all_gone(pids)
 
 
+@pytest.mark.slow
 def test_given_port_in_use_is_a_clear_error(job, tmp_path):
     with socket.create_server((LOOPBACK, 0)) as busy:
         port = busy.getsockname()[1]
@@ -241,6 +250,7 @@ def test_given_port_in_use_is_a_clear_error(job, tmp_path):
     assert not (tmp_path / "rank1.json").exists()  # nothing was started
 
 
+@pytest.mark.slow
 def test_given_free_port_is_used(job, tmp_path):
     port = free_port()
     process = job("port", str(port))
@@ -249,6 +259,7 @@ def test_given_free_port_is_used(job, tmp_path):
     assert [record["spec"][5] for record in _records(tmp_path)] == [port, port]
 
 
+@pytest.mark.slow
 def test_python_dash_c_is_refused():
     result = run_python(["-c", "from torchstrategy.launch import launch_local_replicas; launch_local_replicas(2)"],
                         timeout=30)
@@ -257,6 +268,7 @@ def test_python_dash_c_is_refused():
     assert "torchrun --nproc_per_node=N" in result.stderr
 
 
+@pytest.mark.slow
 def test_already_launched_jobs_start_nothing(tmp_path):
     script = write_script(tmp_path, "from torchstrategy.launch import launch_local_replicas\n"
                                     "launch_local_replicas(2)\n")
@@ -296,6 +308,7 @@ time.sleep(60)
 """
 
 
+@pytest.mark.slow
 def test_watchdog_ends_a_replica_whose_launcher_is_gone(tmp_path):
     # The launcher here is not the watcher's parent, so only the polling thread can notice.
     script = write_script(tmp_path, WATCHER, name="watcher.py")
@@ -321,6 +334,7 @@ def test_watchdog_ends_a_replica_whose_launcher_is_gone(tmp_path):
         kill_process_group(watcher)
 
 
+@pytest.mark.slow
 def test_every_task_of_a_cluster_gets_its_block_of_ranks():
     from torchstrategy.cluster.spec import ProcessSpec
     from torchstrategy.launch.subprocess import task_replica_placements

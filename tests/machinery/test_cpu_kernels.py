@@ -102,6 +102,7 @@ def _probe(env_changes, tmp_path):
     return done.stdout.split()
 
 
+@pytest.mark.slow
 @needs_kernels
 def test_the_build_is_cached_per_machine_and_reused(tmp_path):
     assert _probe({}, tmp_path) == ["True", "True"]

@@ -28,6 +28,7 @@ print(json.dumps({"applied": _host_memory._applied,
 '''
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(platform.system() != "Linux", reason="glibc's mallopt is Linux-only")
 def test_large_temporaries_stop_faulting_and_the_opt_out_restores_glibcs_default(tmp_path):
     script = mp.write_script(tmp_path, FAULTS)

@@ -74,6 +74,7 @@ def uninterrupted(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow
 def test_fsdp_torchrun_max_restarts_resumes_from_sharded_backups(tmp_path, uninterrupted):
     script = mp.write_script(tmp_path, ELASTIC_FSDP)
     port = mp.free_port()

@@ -274,6 +274,7 @@ with open(os.path.join(out, role + ".json"), "w") as handle:
 '''
 
 
+@pytest.mark.slow
 def test_only_the_chief_writes_in_a_two_replica_run_and_every_replica_can_read_it(tmp_path):
     script = mp.write_script(tmp_path, TWO_REPLICAS)
     result = mp.run_python([script, str(tmp_path)], timeout=120)

@@ -137,6 +137,7 @@ def _pid_of(path) -> int:
     return int(re.search(r"_(\d+)\.\d+\.pt\.trace\.json$", path).group(1))
 
 
+@pytest.mark.slow
 def test_only_rank_zero_profiles_in_a_two_process_mirrored_fit(tmp_path):
     script = mp.write_script(tmp_path, TWO_REPLICAS)
     result = mp.run_python([script, str(tmp_path)], timeout=180)
