@@ -592,6 +592,7 @@ report({"predicted": predicted.tolist(), "from_dataset": from_dataset.tolist(),
 '''
 
 
+@pytest.mark.slow
 def test_predict_returns_every_row_once_in_order(tmp_path):
     """predict under ParameterServerStrategy: the coordinator's batches run as closures on the workers, and the
     outputs come back once each, in the order of the input rows (equal to one process on the same weights)."""

@@ -49,6 +49,7 @@ def test_a_compiled_max_pooling_layer_runs_the_op_without_graph_breaks():
     assert torch.equal(results[0][0], reference)
 
 
+@pytest.mark.slow  # inductor compiles C++ for the CPU (g++ processes)
 @needs_kernels
 def test_a_compiled_cnn_fuses_its_first_convolution_into_the_op():
     import torchstrategy as tf

@@ -26,6 +26,14 @@ def is_applied() -> Optional[bool]:
     return _applied
 
 
+def _libc() -> ctypes.CDLL:
+    """glibc by its soname (no ldconfig subprocess, as ctypes.util.find_library would start), else found."""
+    try:
+        return ctypes.CDLL("libc.so.6")
+    except OSError:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+
+
 def keep_freed_memory() -> bool:
     """Tells glibc to serve blocks up to 32 MiB from its heap and to keep up to 1 GiB freed there
     (`mallopt`), once per process; True if it now does. No-op (False) off glibc, or when
@@ -45,7 +53,7 @@ def keep_freed_memory() -> bool:
     if not environment.keep_host_memory():
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = _libc()
         libc.gnu_get_libc_version  # noqa: B018  (glibc only: musl and others have no such mallopt)
         mallopt = libc.mallopt
     except (OSError, AttributeError):
