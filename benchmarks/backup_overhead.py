@@ -43,7 +43,7 @@ def main() -> None:
 
     class CountSaves(tf.keras.callbacks.Callback):
         def on_train_batch_end(self, batch_index, logs=None):
-            saves["count"] += int(self.model._progress.global_step % 100 == 0)
+            saves["count"] += int(self.training_state.progress.global_step % 100 == 0)
 
     def run_plain() -> float:
         return _results.timed(lambda: (plain_model.fit(dataset, epochs=1, verbose=0), batch * steps)[1])

@@ -91,17 +91,17 @@ def main() -> None:
     def per_batch_ab(passes: int = 4) -> float:
         """Noise-robust view: each batch goes to fit()'s own train step and to a plain torch step in
         turn (alternating who goes first), so both see the same machine state; returns time ratio."""
-        from torchstrategy.keras import training
+        from torchstrategy.keras.runtime import set_up
 
         tf.random.set_seed(0)
         twin, reference = seed_cnn(), seed_cnn()
         twin.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
                      metrics=["accuracy"])
-        runtime = training._runtime(twin, torch.zeros(1, 32, 32, 3))
+        runtime = set_up(twin, torch.zeros(1, 32, 32, 3))
         optimizer = torch.optim.Adam(reference.parameters(), lr=1e-3, eps=1e-7)
 
         def keras_step(b):
-            training._train_logs(twin, runtime, b)
+            runtime.strategy.run(twin.train_step, args=(b,))
 
         def torch_step(b):
             loss = F.cross_entropy(reference(b[0], training=True), b[1].long().squeeze(-1))
