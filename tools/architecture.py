@@ -27,6 +27,7 @@ tf.config), so those sit under them; the machinery and everything else read the 
 cluster/environment.py (the only os.environ reader), so cluster sits under the machinery, and
 _context, which imports nothing at import time, is the floor.
 
+   11 namespace (the package's __init__: tf.* over every subpackage)
    10 keras
     9 distribute
     8 distribute.parts
@@ -84,6 +85,7 @@ _DISTRIBUTE_VALUE_MODULES = {"values", "partitioners"}
 
 #: Unit -> rank; higher ranks sit higher in the stack.
 LAYERS = {
+    "namespace": 11,
     "keras": 10,
     "distribute": 9,
     "distribute.parts": 8,
@@ -192,7 +194,7 @@ def unit_of(module: str) -> str:
     """The import-map unit of a dotted module name (see the module docstring)."""
     parts = module.split(".")
     if len(parts) == 1:
-        return "torchstrategy"
+        return "namespace"
     head = parts[1]
     if len(parts) == 2 and head not in _SUBPACKAGES:
         if head in ROOT_FACADES:

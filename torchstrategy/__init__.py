@@ -2,9 +2,18 @@
 `import torchstrategy as tf` gives the tf-shaped namespace; submodules load on first use."""
 from __future__ import annotations
 
+from torchstrategy import _context
 from torchstrategy._machinery.lazy import lazy_namespace
+from torchstrategy.version import TORCHSTRATEGY_VERSION as __version__
 
-__version__ = "0.1.0"
+
+def _make_default_strategy() -> object:
+    from torchstrategy.distribute.default import DefaultStrategy
+
+    return DefaultStrategy()
+
+
+_context.set_default_strategy_factory(_make_default_strategy)  # tf.distribute.get_strategy() outside any scope
 
 _OPS = ["constant", "convert_to_tensor", "cast", "reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
         "argmax", "reshape", "shape", "zeros", "ones", "stack", "concat", "equal", "expand_dims", "squeeze",

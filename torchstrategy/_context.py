@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
 if TYPE_CHECKING:  # pragma: no cover
     from torchstrategy.distribute.strategy import Strategy
@@ -20,14 +20,22 @@ class _ThreadState(threading.local):
 
 _state = _ThreadState()
 _default_strategy: Optional["Strategy"] = None
+_default_strategy_factory: Optional[Callable[[], "Strategy"]] = None
+
+
+def set_default_strategy_factory(factory: Callable[[], "Strategy"]) -> None:
+    """Registers what makes the default strategy on first use (the package's __init__ does, at import: this
+    module sits below distribute/ and names no strategy class itself)."""
+    global _default_strategy_factory
+    _default_strategy_factory = factory
 
 
 def _get_default_strategy() -> "Strategy":
     global _default_strategy
     if _default_strategy is None:
-        from torchstrategy.distribute.default import DefaultStrategy
-
-        _default_strategy = DefaultStrategy()
+        if _default_strategy_factory is None:
+            raise RuntimeError("No default strategy is registered: import torchstrategy (its __init__ registers it).")
+        _default_strategy = _default_strategy_factory()
     return _default_strategy
 
 

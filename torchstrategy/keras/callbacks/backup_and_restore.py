@@ -142,9 +142,9 @@ class BackupAndRestore(Callback):
         # through the strategy's checkpoint IO, on every rank (a sharded strategy collects state collectively)
         model_state = strategy.state_dict(model)
         optimizer_state = strategy.state_dict(model.optimizer) if model.optimizer is not None else None
-        import torchstrategy
+        from torchstrategy.version import TORCHSTRATEGY_VERSION
 
-        common = dict(snapshot, format=_FORMAT, version=torchstrategy.__version__,
+        common = dict(snapshot, format=_FORMAT, version=TORCHSTRATEGY_VERSION,
                       world_size=strategy.num_replicas_in_sync, strategy=type(strategy).__name__,
                       rng=[r["rng"] for r in replicas], metrics=[r["metrics"] for r in replicas])
         if strategy.sharded_checkpoints:  # every rank writes its own shards; returns once the backup is complete
