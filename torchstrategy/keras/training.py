@@ -233,8 +233,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
                 step_logs = _logs_of(runtime.strategy.train_steps(step_fn, execution))
             except RuntimeError as error:
                 _raise_explained(runtime.strategy, error, f"at epoch {epoch + 1}, batch {progress.step}")
-            for _ in execution:
-                progress.finish_step()
+            progress.finish_steps(len(execution))
             if batch_hooks:
                 cbs.on_train_batch_end(step + per_execution - 1, step_logs)
             step += len(execution)

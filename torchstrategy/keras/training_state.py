@@ -23,10 +23,11 @@ class TrainingProgress:
         self.epoch, self.step = epoch, step
         self.data_state, self.data_consumed = data.state, data.consumed - int(peeked)  # not yet trained on
 
-    def finish_step(self) -> None:
-        self.step += 1
-        self.global_step += 1
-        self.data_consumed += 1
+    def finish_steps(self, count: int) -> None:
+        """`count` more batches trained (one execution's)."""
+        self.step += count
+        self.global_step += count
+        self.data_consumed += count
 
     def finish_epoch(self, data: data_adapter.EpochData) -> None:
         self.epoch, self.step = self.epoch + 1, 0

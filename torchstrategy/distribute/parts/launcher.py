@@ -15,6 +15,17 @@ from torchstrategy.cluster.spec import ProcessSpec
 _ORPHAN_GRACE_S = 30.0
 
 
+def watch_launcher(spec: ProcessSpec) -> None:
+    """A replica exits when its launcher dies (no orphans): our launcher's replicas at once; torchrun's
+    workers after a SIGTERM that lets a preemption backup be saved (their agent died, e.g. SIGKILLed)."""
+    from torchstrategy.launch import start_parent_watchdog
+
+    if spec.launcher_pid is not None:
+        start_parent_watchdog(spec.launcher_pid)
+    elif spec.source == "torchrun" and spec.world_size > 1 and os.getppid() > 1:
+        start_parent_watchdog(os.getppid(), terminate_grace=_ORPHAN_GRACE_S)
+
+
 @dataclass(frozen=True)
 class RerunScriptLauncher:
     """Gives this process its place among `num_local` local replicas, starting the others if needed."""
@@ -42,9 +53,8 @@ class RerunScriptLauncher:
             return launch_local_replicas(self.num_local, threads_per_replica=self.threads_per_replica)
         return ProcessSpec()
 
-    def start_watchdog(self, spec: ProcessSpec) -> None:
-        """Makes this replica exit when its launcher dies (see `watch_launcher`)."""
-        watch_launcher(spec)
+    #: makes this replica exit when its launcher dies
+    start_watchdog = staticmethod(watch_launcher)
 
 
 @dataclass(frozen=True)
@@ -60,20 +70,8 @@ class ClusterLauncher:
         spec = self.resolver.process_spec() if self.resolver is not None else ProcessSpec()
         return expand_task(spec, self.per_task, threads_per_replica=self.threads_per_replica)
 
-    def start_watchdog(self, spec: ProcessSpec) -> None:
-        """Makes this replica exit when its launcher dies (see `watch_launcher`)."""
-        watch_launcher(spec)
-
-
-def watch_launcher(spec: ProcessSpec) -> None:
-    """A replica exits when its launcher dies (no orphans): our launcher's replicas at once; torchrun's
-    workers after a SIGTERM that lets a preemption backup be saved (their agent died, e.g. SIGKILLed)."""
-    from torchstrategy.launch import start_parent_watchdog
-
-    if spec.launcher_pid is not None:
-        start_parent_watchdog(spec.launcher_pid)
-    elif spec.source == "torchrun" and spec.world_size > 1 and os.getppid() > 1:
-        start_parent_watchdog(os.getppid(), terminate_grace=_ORPHAN_GRACE_S)
+    #: makes this replica exit when its launcher dies
+    start_watchdog = staticmethod(watch_launcher)
 
 
 #: Where a process of a TF task was placed by its cluster's configuration, one process per task

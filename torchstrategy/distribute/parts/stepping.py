@@ -94,7 +94,7 @@ class _EveryStep:
         return itertools.repeat(self._item)
 
     def iterate_from(self, skip: int) -> Iterator[WorkerBatches]:
-        return itertools.repeat(self._item)
+        return iter(self)
 
 
 def _run_steps(strategy: Any, step_fn: Callable, iterator: Any, count: int, training: bool) -> Any:
@@ -174,12 +174,14 @@ class ScheduledStepping:
     def train(self, strategy: Any, step_fn: Callable, items: Sequence[Any]) -> Any:
         """Schedules the execution as one closure of `len(items)` steps on a free worker; returns None (the
         results arrive asynchronously: `wait()` then read the variables)."""
-        self.coordinator.schedule(_run_steps, args=(strategy, step_fn, items[0].iterator, len(items), True))
-        return None
+        return self._schedule(strategy, step_fn, items, training=True)
 
     def test(self, strategy: Any, step_fn: Callable, items: Sequence[Any]) -> Any:
-        self.coordinator.schedule(_run_steps, args=(strategy, step_fn, items[0].iterator, len(items), False))
-        return None
+        """As `train`, without gradients."""
+        return self._schedule(strategy, step_fn, items, training=False)
+
+    def _schedule(self, strategy: Any, step_fn: Callable, items: Sequence[Any], training: bool) -> None:
+        self.coordinator.schedule(_run_steps, args=(strategy, step_fn, items[0].iterator, len(items), training))
 
     def predict(self, strategy: Any, step_fn: Callable, items: Sequence[Any]) -> list:
         """Each batch on a free worker (the execution's batches run in parallel); the outputs in order."""
