@@ -20,6 +20,8 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "utils": "torchstrategy.keras.utils",
     "preprocessing": "torchstrategy.keras.preprocessing",
     "mixed_precision": "torchstrategy.keras.mixed_precision",
+    "dtype_policies": "torchstrategy.keras.dtype_policies",
+    "DTypePolicy": "torchstrategy.keras.dtype_policies:DTypePolicy",
     "distribution": "torchstrategy.keras.distribution",
     "export": "torchstrategy.keras.export",
     "Model": "torchstrategy.keras.models:Model",
