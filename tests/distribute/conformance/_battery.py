@@ -281,8 +281,47 @@ def callbacks(strategy, out, state):
             "early_weights": weights(early), "stopped_epoch": stopper.stopped_epoch}
 
 
+class _Counting(tf.keras.Model):
+    """A classifier of features 1.. that appends the ids of the rows it trains on (feature 0) to a file of the
+    process running it (the replica's process, or a parameter-server worker's)."""
+
+    def __init__(self, folder: str):
+        super().__init__()
+        self.folder = folder
+        self.head = tf.keras.layers.Dense(CLASSES)
+
+    def call(self, inputs, training=False):
+        if training:
+            with open(os.path.join(self.folder, f"{os.getpid()}.txt"), "a", encoding="utf-8") as handle:
+                handle.write(" ".join(str(int(row)) for row in np.asarray(inputs[:, 0])) + "\n")
+        return self.head(inputs[:, 1:])
+
+
+def samples_seen(strategy, out, state):
+    """fit over shuffled rows whose feature 0 is the row id: the test counts the ids every process trained on."""
+    folder = os.path.join(out, "seen")
+    os.makedirs(folder, exist_ok=True)
+    x, y = data()
+    x[:, 0] = np.arange(ROWS)
+    with strategy.scope():
+        model = _Counting(folder)
+        model.build((None, FEATURES))
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.1),
+                      loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    if is_parameter_server(strategy):
+        def dataset_fn(context):
+            return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(context.get_per_replica_batch_size(BATCH))
+
+        model.fit(tf.keras.utils.experimental.DatasetCreator(dataset_fn), epochs=EPOCHS, steps_per_epoch=STEPS,
+                  verbose=0)
+    else:
+        model.fit(tf.data.Dataset.from_tensor_slices((x, y)).shuffle(ROWS, seed=3).batch(BATCH), epochs=EPOCHS,
+                  verbose=0)
+    return {"file": os.path.join(folder, f"{os.getpid()}.txt")}
+
+
 BEHAVIOURS = [fit, evaluate, predict, custom_loop, checkpoint, checkpoint_continued, backup_and_restore,
-              mixed_precision, callbacks]
+              mixed_precision, callbacks, samples_seen]
 
 
 def run(strategy, out: str) -> dict:
@@ -297,8 +336,14 @@ def run(strategy, out: str) -> dict:
             results[behaviour.__name__] = {"error": traceback.format_exc()}
         results[behaviour.__name__]["seconds"] = round(time.monotonic() - start, 3)
     results["process"] = {"tag": tag(strategy), "pid": os.getpid(), "strategy": type(strategy).__name__,
-                          "replicas": strategy.num_replicas_in_sync}
+                          "replicas": strategy.num_replicas_in_sync, "threads": _intra_op_threads()}
     return results
+
+
+def _intra_op_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
 
 
 def _json_default(value):
