@@ -15,6 +15,7 @@ from tests import _multiprocess as mp
 
 UNEVEN = r'''
 import sys
+import numpy as np
 import torchstrategy as tf
 strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
 x, y = np.zeros((20, 3), np.float32), np.zeros((20, 1), np.float32)
@@ -42,6 +43,7 @@ def test_global_batch_not_divisible_by_replicas_is_refused_with_valid_sizes(tmp_
 
 FAILING = r'''
 import os, sys, time
+import numpy as np
 import torchstrategy as tf
 strategy = tf.distribute.MirroredStrategy(["cpu:0", "cpu:1"])
 rank = strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
@@ -105,6 +107,7 @@ def test_device_errors():
 
 
 OUTSIDE = r'''
+import numpy as np
 import torchstrategy as tf
 strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
 model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(3,))])  # outside strategy.scope()
@@ -165,6 +168,7 @@ def test_communication_options_must_be_the_tf_class():
 
 FAULT = r'''
 import os, signal, sys, time
+import numpy as np
 import torchstrategy as tf
 how = sys.argv[1]
 # "hang": a short collective timeout, so that the replica blocked in user code is found quickly

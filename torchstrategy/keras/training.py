@@ -114,13 +114,25 @@ def _with_class_weights(table: Optional[torch.Tensor], batch: Any) -> Any:
 def _train_step(model: Any, class_weights: Optional[torch.Tensor]) -> Callable[[Any], dict]:
     """What one training step runs on each replica: `model.train_step` (maybe overridden), on batches
     given class weights when fit() has a class_weight table."""
-    if class_weights is None:
-        return model.train_step
-    return functools.partial(_weighted_train_step, model, class_weights)
+    return functools.partial(_checked_train_step, model, class_weights)
 
 
-def _weighted_train_step(model: Any, class_weights: torch.Tensor, data: Any) -> dict:
-    return model.train_step(_with_class_weights(class_weights, data))
+def _checked_train_step(model: Any, class_weights: Optional[torch.Tensor], data: Any) -> dict:
+    logs = model.train_step(data if class_weights is None else _with_class_weights(class_weights, data))
+    return _step_logs(model, "train_step", logs)
+
+
+def _checked_test_step(model: Any, data: Any) -> dict:
+    return _step_logs(model, "test_step", model.test_step(data))
+
+
+def _step_logs(model: Any, name: str, logs: Any) -> Any:
+    """A step's logs; None (a custom step that forgot its `return`) is refused before a made-up 0.0 is logged."""
+    if logs is None:
+        raise ValueError(
+            f"{type(model).__name__}.{name}() returned None. A custom {name} must return its logs, a dict of "
+            "metric names to values, e.g. `return {m.name: m.result() for m in self.metrics}`.")
+    return logs
 
 
 def _logs_of(result: Any) -> Any:
@@ -187,6 +199,18 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
                                         verbose=verbose, epochs=epochs, steps=data.steps)
     state = TrainingState()
     cbs.set_training_state(state)
+    try:
+        _fit_epochs(model, strategy, state, cbs, data, val_data, epochs, initial_epoch, class_weights,
+                           validation_freq, validation_steps, validation_batch_size, batch_size)
+    finally:
+        state.close()  # what callbacks hold for this call (BackupAndRestore's lock), also when fit raises
+    return model.history
+
+
+def _fit_epochs(model: Any, strategy: Any, state: TrainingState, cbs: Any, data: Any, val_data: Any, epochs: int,
+                initial_epoch: int, class_weights: Any, validation_freq: Any, validation_steps: Optional[int],
+                validation_batch_size: Optional[int], batch_size: Optional[int]) -> dict:
+    """fit's callbacks and epochs, from on_train_begin to on_train_end; returns the last epoch's logs."""
     model.stop_training = False
     compiled = model._compiled
     per_execution = compiled.steps_per_execution
@@ -257,7 +281,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     if epochs > 0 and getattr(model, "optimizer", None) is not None:  # Keras 3: EMA weights replace the trained ones
         model.optimizer.finalize_variable_values(model.trainable_weights)
     cbs.on_train_end(logs)
-    return model.history
+    return logs
 
 
 def _input_options(x: Any) -> Any:
@@ -299,7 +323,7 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
         for execution in _executions(iterator, data.steps, per_execution):
             if batch_hooks:
                 cbs.on_test_batch_begin(step)
-            step_logs = _logs_of(runtime.strategy.test_steps(model.test_step, execution))
+            step_logs = _logs_of(runtime.strategy.test_steps(functools.partial(_checked_test_step, model), execution))
             if batch_hooks:
                 cbs.on_test_batch_end(step + per_execution - 1, step_logs)
             step += len(execution)
@@ -398,7 +422,8 @@ def test_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics:
     if reset_metrics:
         model._compiled.reset()
     with torch.no_grad(), eval_mode(model):
-        logs = first_replica(runtime.strategy.run(model.test_step, args=(runtime.strategy.place_batch(batch),)))
+        logs = first_replica(runtime.strategy.run(functools.partial(_checked_test_step, model),
+                                                    args=(runtime.strategy.place_batch(batch),)))
     return _batch_logs(logs, return_dict)
 
 

@@ -105,22 +105,30 @@ def validation_arguments(strategy) -> dict:
     return {"validation_data": data_, **({"validation_steps": STEPS} if extra else {})}
 
 
-def ps_cluster(workers: int = 1, ps: int = 1):
-    """TF's in-process cluster (create_in_process_cluster): each task a tf.distribute.Server on a free 127.0.0.1
-    port, and a ParameterServerStrategy over them."""
-    sockets = [socket.socket() for _ in range(workers + ps)]
-    for sock in sockets:
-        sock.bind(("127.0.0.1", 0))
-    ports = [sock.getsockname()[1] for sock in sockets]
-    for sock in sockets:
-        sock.close()
+def start_cluster(workers: int = 1, ps: int = 1, ports=None, partitioner=None) -> tuple:
+    """TF's in-process cluster (create_in_process_cluster): each task a tf.distribute.Server (a child process) on
+    127.0.0.1, on `ports` (worker ports first) or free ones; returns the ParameterServerStrategy over them and the
+    servers. The one copy of this helper: tests/distribute/test_parameter_server.py's scripts import it."""
+    if ports is None:
+        sockets = [socket.socket() for _ in range(workers + ps)]
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        ports = [sock.getsockname()[1] for sock in sockets]
+        for sock in sockets:
+            sock.close()
     cluster = tf.train.ClusterSpec({"worker": [f"127.0.0.1:{p}" for p in ports[:workers]],
-                                    "ps": [f"127.0.0.1:{p}" for p in ports[workers:]]})
-    for job, count in (("worker", workers), ("ps", ps)):
-        for index in range(count):
-            _servers.append(tf.distribute.Server(cluster, job_name=job, task_index=index, protocol="grpc"))
+                                    "ps": [f"127.0.0.1:{p}" for p in ports[workers:workers + ps]]})
+    servers = [tf.distribute.Server(cluster, job_name=job, task_index=index, protocol="grpc")
+               for job, count in (("worker", workers), ("ps", ps)) for index in range(count)]
     resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(cluster, rpc_layer="grpc")
-    return tf.distribute.ParameterServerStrategy(resolver)
+    return tf.distribute.ParameterServerStrategy(resolver, variable_partitioner=partitioner), servers
+
+
+def ps_cluster(workers: int = 1, ps: int = 1):
+    """start_cluster's strategy; its servers stay alive with this process (the conformance table's expression)."""
+    strategy, servers = start_cluster(workers, ps)
+    _servers.extend(servers)
+    return strategy
 
 
 def tag(strategy) -> str:
