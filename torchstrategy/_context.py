@@ -160,6 +160,23 @@ def set_distribution(distribution: Any, strategy: Any) -> None:
     _distribution, _distribution_strategy = distribution, strategy
 
 
+# The strategy whose replicas span this process and others (a process group joined by a Mirrored, MultiWorker,
+# FSDP or tensor-parallel strategy, or a keras.distribution mesh): a model of the default strategy trained here
+# would be trained apart on every process. None in a lone process.
+_job_strategy: Any = None
+
+
+def job_strategy() -> Any:
+    """The multi-process strategy this process has joined, or None."""
+    return _job_strategy
+
+
+def set_job_strategy(strategy: Any) -> None:
+    """Records the multi-process strategy this process joined (the latest one wins)."""
+    global _job_strategy
+    _job_strategy = strategy
+
+
 # Keras-style default names ("dense", "dense_1", ...) count per prefix for the process.
 _name_counts: dict[str, int] = {}
 _name_lock = threading.Lock()

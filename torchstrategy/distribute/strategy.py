@@ -64,6 +64,8 @@ class Strategy:
         self.needs_model_in_scope = needs_model_in_scope
         #: True when a model must be set up (sharded) before its first call, also outside fit (custom loops).
         self.setup_before_first_call = bool(self._replication.setup_before_first_call)
+        if self._collectives.num_processes > 1:
+            _context.set_job_strategy(self)  # fit refuses a model of the default strategy from now on
 
     # ----- facts ---------------------------------------------------------------------------
     @property

@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 import torch
 
+from torchstrategy import _context
 from torchstrategy.keras import callbacks as callbacks_module
 from torchstrategy.keras import data_adapter
 from torchstrategy.keras import preflight
@@ -36,6 +37,19 @@ def _epoch_data(strategy: Any, data: data_adapter.EpochData, mode: str, steps: O
             f"`with strategy.scope():` (as TF requires), then call fit/evaluate/predict.")
     source = strategy.step_inputs(data.source, mode, steps, options)
     return data_adapter.EpochData(source, data.steps, data.persistent)
+
+
+def _check_trained_in_its_job(model: Any, strategy: Any) -> None:
+    """Refuses to train a model of a one-process strategy (made outside any scope) in a process that belongs
+    to a multi-process job: every process would train its own copy, whatever the input, and drift apart."""
+    job = _context.job_strategy()
+    if job is None or job is strategy or strategy.num_processes > 1:
+        return
+    raise ValueError(
+        f"Model '{model.name}' was created outside the scope of the {type(job).__name__} this process belongs to "
+        f"({job.num_replicas_in_sync} replicas in {job.num_processes} processes), so each process would train its "
+        "own copy and the copies would drift apart. Create and compile the model inside `with strategy.scope():` "
+        "(as TF requires), or after `keras.distribution.set_distribution(...)` when you use a Keras distribution.")
 
 
 def _prepare(model: Any, strategy: Any, example: Any) -> Runtime:
@@ -184,6 +198,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
         raise TypeError(f"fit() got unexpected keyword arguments: {sorted(kwargs)}")
     preflight.check_epochs(epochs, initial_epoch)
     strategy = model.distribute_strategy
+    _check_trained_in_its_job(model, strategy)
     class_weights = _class_weight_table(class_weight)
     x, y, sample_weight = data_adapter.chief_arrays(strategy, x, y, sample_weight)
     if validation_split and validation_data is None:
@@ -406,6 +421,7 @@ def _batch_logs(logs: dict, return_dict: bool) -> Any:
 
 def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool,
                    class_weight: Optional[dict] = None) -> Any:
+    _check_trained_in_its_job(model, model.distribute_strategy)
     batch = _one_batch(x, y, sample_weight)
     runtime = set_up(model, batch[0])
     if reset_metrics:

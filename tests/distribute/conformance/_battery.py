@@ -328,8 +328,21 @@ def samples_seen(strategy, out, state):
     return {"file": os.path.join(folder, f"{os.getpid()}.txt")}
 
 
+def outside_scope(strategy, out, state):
+    """A model built and compiled outside strategy.scope(), fit on NumPy arrays: refused (with the message) on a
+    process of a multi-process job, where each process would train its own copy; else it trains as in TF."""
+    model = tf.keras.Sequential([tf.keras.Input((FEATURES,)), tf.keras.layers.Dense(CLASSES)])
+    model.compile(optimizer="sgd", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    x, y = data()
+    try:
+        model.fit(x, y, batch_size=BATCH, epochs=1, verbose=0)
+    except ValueError as error:
+        return {"refused": str(error)}
+    return {"refused": None, "iterations": int(model.optimizer.iterations)}
+
+
 BEHAVIOURS = [fit, evaluate, predict, custom_loop, checkpoint, checkpoint_continued, backup_and_restore,
-              mixed_precision, callbacks, samples_seen]
+              mixed_precision, callbacks, samples_seen, outside_scope]
 
 
 def run(strategy, out: str) -> dict:

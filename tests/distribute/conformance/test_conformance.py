@@ -289,3 +289,14 @@ def test_callbacks_history_keys_agreed_stops_and_only_the_chief_writes_files(bat
     # ModelCheckpoint's last file holds the final weights, and opens in one process
     saved = _one_device_model(os.path.join(battery["out"], "files", "chief-2.weights.h5"))
     _close([w.tolist() for w in saved.get_weights()], chief["weights"], 0, "ModelCheckpoint file")
+
+
+def test_a_model_outside_the_scope_is_refused_for_training_on_a_multi_process_job(battery):
+    spec = battery["spec"]
+    for got in _every_process(battery, "outside_scope"):
+        if spec.processes > 1:  # every process refuses, naming the strategy and the remedy, before any step
+            assert got["refused"] is not None and "was created outside the scope of the" in got["refused"]
+            assert f"({spec.replicas} replicas in {spec.processes} processes)" in got["refused"]
+            assert "with strategy.scope():" in got["refused"]
+        else:  # one process: the default strategy trains it, as TF does
+            assert got["refused"] is None and got["iterations"] == _battery.STEPS
