@@ -43,8 +43,10 @@ def cnn_adam() -> None:
     for _ in range(3):
         model.train_on_batch(x, y)
     ckpt = tf.train.Checkpoint(model=model, optimizer=model.optimizer, step=tf.Variable(7, dtype=tf.int64))
-    tf.train.CheckpointManager(ckpt, folder, max_to_keep=2).save()
-    expected = {"x": x, "y": y}
+    path = tf.train.CheckpointManager(ckpt, folder, max_to_keep=2).save()
+    expected = {"x": x, "y": y, "variables": np.array([f"{name}|{shape}" for name, shape in tf.train.list_variables(path)])}
+    for index, weight in enumerate(model.get_weights()):
+        expected[f"saved_weight_{index}"] = weight
     for tag, strategy in (("one", tf.distribute.OneDeviceStrategy("/cpu:0")),
                           ("two", tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"]))):
         with strategy.scope():

@@ -122,6 +122,8 @@ class TFRestorePlan:
             items = obj._children.items() if kind == "checkpoint" else _objects.children_of(obj, kind)
             for name, child in items:
                 child_id = node.child(str(name))
+                if child_id is None and kind == "checkpoint" and name == "save_counter":
+                    continue  # TF creates a Checkpoint's counter on its first save: nested ones have none
                 if child_id is None:
                     self._unmatched(child, f"{path}/{name}")
                 else:

@@ -214,7 +214,7 @@ class CheckpointManager:
             self._record_and_sweep(save_path, on_disk=True)
             wrote.append(save_path)
 
-        self._checkpoint._write(path, after_write=record_on_chief, guard=self._saving)
+        self._checkpoint._write(path, after_write=record_on_chief, guard=self._saving, options=options)
         if not wrote:  # the other ranks keep the same list in memory; only the chief touches files
             self._record_and_sweep(path, on_disk=False)
         return path
