@@ -55,6 +55,23 @@ def test_tf_checkpoint_restores_and_the_next_adam_step_equals_tf():
     assert int(model.optimizer.iterations) == int(EXPECTED["one_iterations"])
 
 
+def test_a_model_built_after_restore_gets_its_values_on_first_call_like_tf_deferred_restoration():
+    model = keras.Sequential([keras.layers.Conv2D(3, 3, use_bias=False, name="conv"),
+                              keras.layers.BatchNormalization(name="bn"), keras.layers.Flatten(),
+                              keras.layers.Dense(2, name="dense")])  # no Input: no weights until the first call
+    model.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+    checkpoint, step = _checkpoint(model)
+    status = checkpoint.restore(tf.train.latest_checkpoint(CNN))
+    with pytest.raises(AssertionError, match="Unresolved object in checkpoint"):
+        status.assert_consumed()
+    assert int(step) == 7
+    loss = model.train_on_batch(EXPECTED["x"], EXPECTED["y"])  # weights, then Adam's slots, restored on the way
+    status.assert_consumed()
+    np.testing.assert_allclose(loss, EXPECTED["one_loss"], rtol=1e-6)
+    for index, weight in enumerate(model.get_weights()):
+        np.testing.assert_allclose(weight, EXPECTED[f"one_weight_{index}"], rtol=1e-5, atol=3e-7)
+
+
 def test_tf_directory_state_latest_checkpoint_and_manager():
     state = tf.train.get_checkpoint_state(CNN)
     assert state.model_checkpoint_path == os.path.join(CNN, "ckpt-1")

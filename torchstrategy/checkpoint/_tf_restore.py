@@ -68,15 +68,19 @@ def _pretty(path: str) -> str:
 class TFRestorePlan:
     """Matches TF's object graph to live objects, checks every shape, then copies (all or nothing)."""
 
-    def __init__(self, prefix: str, skip: tuple = (), skip_slots: bool = False) -> None:
+    def __init__(self, prefix: str, skip: tuple = (), skip_slots: bool = False,
+                 opened: Optional[tuple] = None) -> None:
         self.prefix = prefix
-        self.reader = BundleReader(prefix)
-        if OBJECT_GRAPH_KEY not in self.reader.entries:
-            raise ValueError(f"TF checkpoint '{prefix}' has no object graph ({OBJECT_GRAPH_KEY}): it was written by "
-                             f"tf.compat.v1.train.Saver (name-based). Read its tensors with "
-                             f"tf.train.load_checkpoint('{prefix}').get_tensor(name).")
-        self.reader.check_shards()
-        self.graph = ObjectGraph.parse(self.reader.tensor(OBJECT_GRAPH_KEY)[()])
+        if opened is not None:  # (reader, graph) of an earlier plan of the same checkpoint
+            self.reader, self.graph = opened
+        else:
+            self.reader = BundleReader(prefix)
+            if OBJECT_GRAPH_KEY not in self.reader.entries:
+                raise ValueError(f"TF checkpoint '{prefix}' has no object graph ({OBJECT_GRAPH_KEY}): it was written "
+                                 f"by tf.compat.v1.train.Saver (name-based). Read its tensors with "
+                                 f"tf.train.load_checkpoint('{prefix}').get_tensor(name).")
+            self.reader.check_shards()
+            self.graph = ObjectGraph.parse(self.reader.tensor(OBJECT_GRAPH_KEY)[()])
         self.paths = self.graph.paths()
         self.skip = skip
         self.skip_slots = skip_slots
@@ -87,6 +91,8 @@ class TFRestorePlan:
         self.consumed: set[int] = set()  # node ids whose values are used
         self.unmatched_objects: list[tuple[str, Any]] = []
         self.optimizers: list[tuple[int, Any, str]] = []
+        self.unbuilt: list[nn.Module] = []  # Keras layers without weights yet: restored when they are built
+        self.restored: set[int] = set()  # ids of tensors already copied (a later pass leaves them alone)
 
     # ----- matching -------------------------------------------------------------------------
     def match_root(self, checkpoint: Any) -> None:
@@ -153,6 +159,8 @@ class TFRestorePlan:
 
     def _match_module(self, node_id: int, module: nn.Module, path: str) -> None:
         node = self.graph.nodes[node_id]
+        if _is_keras_layer(module) and getattr(module, "built", True) is False:
+            self.unbuilt.append(module)
         for attr, tensor in own_weights(module):
             child_id = _child(node, attr)
             if child_id is None:
@@ -269,14 +277,49 @@ class TFRestorePlan:
         """Reads every matched tensor (CRC-checked) first, then copies them all in."""
         values = []
         for target, key, _ in self.copies:
+            if id(target) in self.restored:
+                continue
             array = self.reader.tensor(key)
             tensor = array if isinstance(array, torch.Tensor) else torch.from_numpy(np.ascontiguousarray(array))
             values.append((target, tensor))
         with torch.no_grad():
             for target, tensor in values:
                 torch.Tensor.copy_(target, tensor.to(dtype=target.dtype).reshape(target.shape))
+                self.restored.add(id(target))
         for action in self.after:
             action()
+        self.after = []
+
+
+def restore_when_built(plan: TFRestorePlan, root: Any) -> None:
+    """TF's deferred restoration for Keras layers not built at restore time: each layer gets its values as soon
+    as its weights exist (a forward pre-hook runs after its build and before its forward, so even the first
+    output uses them), optimizer slots follow once their variables are known; `plan` (the status's) is updated."""
+    handles: list = []
+
+    def rematch() -> None:
+        late = TFRestorePlan(plan.prefix, plan.skip, plan.skip_slots, opened=(plan.reader, plan.graph))
+        late.restored = plan.restored
+        late.match_root(root)
+        late.apply()
+        plan.consumed, plan.unmatched_objects, plan.bound = late.consumed, late.unmatched_objects, late.bound
+        if not any(getattr(sub, "built", True) is False for module in plan.unbuilt for sub in module.modules()):
+            for handle in handles:
+                handle.remove()
+            handles.clear()
+
+    def before_forward(_module: nn.Module, _args: Any) -> None:
+        if getattr(_module, "built", True) is not False and any(id(t) not in plan.restored for _, t in
+                                                                 own_weights(_module)):
+            rematch()
+
+    def after_forward(_module: nn.Module, _args: Any, _output: Any) -> None:
+        rematch()
+
+    for module in plan.unbuilt:
+        for sub in module.modules():
+            handles.append(sub.register_forward_pre_hook(before_forward))
+        handles.append(module.register_forward_hook(after_forward))
 
 
 def _child(node: Any, name: str) -> Optional[int]:

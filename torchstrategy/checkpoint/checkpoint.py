@@ -331,6 +331,8 @@ class Checkpoint:
                                          skip_slots=bool(getattr(options, "experimental_skip_slot_variables", False)))
         plan.match_root(self)
         plan.apply()
+        if plan.unbuilt:  # Keras layers without weights yet get their values when they are built
+            _tf_restore.restore_when_built(plan, self)
         object.__setattr__(self, "_deferred_restore", None)
         return _tf_restore.TFCheckpointLoadStatus(plan, self)
 
