@@ -93,6 +93,7 @@ class TFRestorePlan:
         self.optimizers: list[tuple[int, Any, str]] = []
         self.unbuilt: list[nn.Module] = []  # Keras layers without weights yet: restored when they are built
         self.restored: set[int] = set()  # ids of tensors already copied (a later pass leaves them alone)
+        self.skipped: set[int] = set()  # node ids left out on purpose (experimental_skip_slot_variables)
 
     # ----- matching -------------------------------------------------------------------------
     def match_root(self, checkpoint: Any) -> None:
@@ -219,7 +220,10 @@ class TFRestorePlan:
                 self.consumed.add(child)
                 self.after.append(lambda key=key: setattr(optimizer, "learning_rate", float(self.reader.tensor(key))))
                 break
-        if self.skip_slots:
+        if self.skip_slots:  # the slots' values are left out on purpose: not reported as unrestored
+            for list_name in [name for _, name in node.children if name not in _OPTIMIZER_BOOKKEEPING]:
+                self.skipped.update(child for child, _ in self.graph.nodes[node.child(list_name)].children)
+            self.skipped.update(slot.slot for slot in node.slot_variables)
             return
         variables = self._optimizer_variables(node)
         params = [self._param_of(child) for child in variables]
@@ -261,7 +265,7 @@ class TFRestorePlan:
         """Node ids that hold values in the checkpoint and were not restored into anything."""
         out = []
         for node_id, node in enumerate(self.graph.nodes):
-            if node.value_key() is not None and node_id not in self.consumed:
+            if node.value_key() is not None and node_id not in self.consumed and node_id not in self.skipped:
                 if self.paths.get(node_id, "").split("/")[0] in self.skip:
                     continue
                 out.append(node_id)
@@ -303,6 +307,7 @@ def restore_when_built(plan: TFRestorePlan, root: Any) -> None:
         late.match_root(root)
         late.apply()
         plan.consumed, plan.unmatched_objects, plan.bound = late.consumed, late.unmatched_objects, late.bound
+        plan.skipped = late.skipped
         if not any(getattr(sub, "built", True) is False for module in plan.unbuilt for sub in module.modules()):
             for handle in handles:
                 handle.remove()

@@ -6,7 +6,7 @@ import os
 import struct
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional
+from typing import Any, Iterable
 
 import numpy as np
 import torch
