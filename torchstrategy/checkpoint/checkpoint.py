@@ -251,6 +251,10 @@ class Checkpoint:
                       guard: Optional[Callable[[], ContextManager[Any]]], chosen: str, with_counter: bool) -> str:
         coordinator = Coordinator(self._owning_strategy())
         if chosen == "tf":
+            if coordinator.sharded:
+                raise NotImplementedError("Writing TF's checkpoint format under a strategy with sharded variables "
+                                          "(FSDPStrategy) is not supported; save in this library's format (the "
+                                          "default), which any strategy restores.")
             if os.path.isdir(path):
                 raise IsADirectoryError(f"Cannot write TF checkpoint '{path}': it is a directory. Pass a file prefix "
                                         f"such as '{os.path.join(path, 'ckpt')}'.")
