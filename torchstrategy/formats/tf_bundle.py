@@ -3,6 +3,7 @@ BundleHeaderProto and one BundleEntryProto per tensor) and the `.data-0000k-of-0
 from __future__ import annotations
 
 import os
+import re
 import struct
 import tempfile
 from dataclasses import dataclass
@@ -64,10 +65,12 @@ class BundleEntry:
 
     @property
     def dtype_name(self) -> str:
+        """TF's name of the entry's dtype, e.g. 'float32'."""
         return _DTYPE_NAMES.get(self.dtype, f"DataType({self.dtype})")
 
     @classmethod
     def parse(cls, data: bytes) -> "BundleEntry":
+        """Decodes a serialized BundleEntryProto."""
         entry = cls()
         for number, wire, value in fields(data):
             if number == 1 and wire == VARINT:
@@ -87,6 +90,7 @@ class BundleEntry:
         return entry
 
     def serialize(self) -> bytes:
+        """The BundleEntryProto's wire bytes (zero fields left out, as TF writes them)."""
         out = bytearray()
         encode_varint(1 << 3 | VARINT, out)
         encode_varint(self.dtype, out)
@@ -412,9 +416,11 @@ def _encode_tensor(value: Any) -> tuple[int, tuple, bytes, int]:
     return code, array.shape, data, _crc32c.mask(_crc32c.value(data))
 
 
-def _replace_atomically(path: str, data: bytes) -> None:
+def _replace_atomically(path: str, data: bytes, prefix: str) -> None:
     directory = os.path.dirname(os.path.abspath(path))
-    fd, temp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    # '.ckpt-3.index_XXXX.tmp': hidden, and named like the temp files CheckpointManager clears after a killed save
+    part = re.sub(r"[^a-z0-9_]", "_", path[len(prefix) + 1:].lower())
+    fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(prefix)}.{part}_", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -441,6 +447,6 @@ def write_bundle(prefix: str, tensors: dict) -> list[str]:
         chunks.append(data)
         offset += len(data)
     shard = data_path(prefix, 0, 1)
-    _replace_atomically(shard, b"".join(chunks))
-    _replace_atomically(prefix + ".index", build_table(items))
+    _replace_atomically(shard, b"".join(chunks), prefix)
+    _replace_atomically(prefix + ".index", build_table(items), prefix)
     return [shard, prefix + ".index"]

@@ -41,6 +41,7 @@ class Node:
     has_checkpoint_values: Optional[bool] = None
 
     def child(self, name: str) -> Optional[int]:
+        """The node id of the child called `name`, else None."""
         for node_id, local_name in self.children:
             if local_name == name:
                 return node_id
@@ -132,10 +133,12 @@ class ObjectGraph:
 
     @classmethod
     def parse(cls, data: bytes) -> "ObjectGraph":
+        """Decodes a serialized TrackableObjectGraph."""
         return cls([_parse_node(value) for number, wire, value in fields(bytes(data))
                     if number == 1 and wire == LENGTH_DELIMITED])
 
     def serialize(self) -> bytes:
+        """The TrackableObjectGraph's wire bytes (byte for byte what TF writes for the same graph)."""
         out = bytearray()
         for node in self.nodes:
             encode_length_delimited(1, _encode_node(node), out)
