@@ -111,3 +111,26 @@ def test_rewriting_tf_tensors_reproduces_tf_entries_and_table(tmp_path):
     rebuilt = tmp_path / "table"
     rebuilt.write_bytes(tf_bundle.build_table(items))
     assert tf_bundle.read_table(str(rebuilt)) == items
+
+
+def test_tensors_of_a_second_shard_are_read_from_their_own_file(tmp_path):
+    # TF names shards '{prefix}.data-0000k-of-0000n' and records each tensor's shard in its entry
+    prefix = str(tmp_path / "two")
+    first, second = np.arange(3, dtype=np.float32), np.array([7, 8], dtype=np.int64)
+    blobs = [first.tobytes(), second.tobytes()]
+    entries = [tf_bundle.BundleEntry(dtype=1, shape=(3,), shard_id=0, offset=0, size=len(blobs[0]),
+                                     crc32c=_crc32c.mask(_crc32c.value(blobs[0]))),
+               tf_bundle.BundleEntry(dtype=9, shape=(2,), shard_id=1, offset=0, size=len(blobs[1]),
+                                     crc32c=_crc32c.mask(_crc32c.value(blobs[1])))]
+    header = bytes([0x08, 0x02])  # BundleHeaderProto(num_shards=2)
+    table = tf_bundle.build_table([(b"", header), (b"a", entries[0].serialize()), (b"b", entries[1].serialize())])
+    (tmp_path / "two.index").write_bytes(table)
+    for shard, blob in enumerate(blobs):
+        (tmp_path / f"two.data-0000{shard}-of-00002").write_bytes(blob)
+    reader = tf_bundle.BundleReader(prefix)
+    assert reader.num_shards == 2
+    np.testing.assert_array_equal(reader.tensor("a"), first)
+    np.testing.assert_array_equal(reader.tensor("b"), second)
+    os.unlink(tmp_path / "two.data-00001-of-00002")
+    with pytest.raises(FileNotFoundError, match="two.data-00001-of-00002' is missing"):
+        reader.tensor("b")
