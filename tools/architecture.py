@@ -94,6 +94,7 @@ LAYERS = {
     "checkpoint": 5,
     "data": 5,
     "io": 4,
+    "formats": 4,
     "tensor_ops": 3,
     "launch": 2,
     "machinery": 2,
