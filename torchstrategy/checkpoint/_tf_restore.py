@@ -262,7 +262,7 @@ class TFRestorePlan:
 
     # ----- outcome -------------------------------------------------------------------------
     def unresolved(self) -> list[int]:
-        """Node ids that hold values in the checkpoint and were not restored into anything."""
+        """ObjectNode ids that hold values in the checkpoint and were not restored into anything."""
         out = []
         for node_id, node in enumerate(self.graph.nodes):
             if node.value_key() is not None and node_id not in self.consumed and node_id not in self.skipped:

@@ -12,7 +12,7 @@ from torch import nn
 from torchstrategy.checkpoint import _objects
 from torchstrategy.checkpoint._tf_restore import layer_list, own_weights, slot_list_name
 from torchstrategy.formats.tf_bundle import write_bundle
-from torchstrategy.formats.tf_object_graph import OBJECT_GRAPH_KEY, VARIABLE_VALUE, Attribute, Node, ObjectGraph
+from torchstrategy.formats.tf_object_graph import OBJECT_GRAPH_KEY, VARIABLE_VALUE, Attribute, ObjectNode, ObjectGraph
 
 # Keras 3 keeps these weights under a leading underscore (`layer._kernel`, with a `kernel` property)
 _UNDERSCORED = {"kernel", "embeddings"}
@@ -32,7 +32,7 @@ def _value(tensor: torch.Tensor) -> torch.Tensor:
 
 class _Builder:
     def __init__(self) -> None:
-        self.nodes: list[Node] = []
+        self.nodes: list[ObjectNode] = []
         self.ids: dict[int, int] = {}
         self.variables: dict[int, tuple[torch.Tensor, str]] = {}  # node id -> (tensor, full name)
         self.keep: list = []  # tensors made here (learning rates): alive until written
@@ -40,7 +40,7 @@ class _Builder:
     def node(self, obj: Any = None) -> int:
         if obj is not None and id(obj) in self.ids:
             return self.ids[id(obj)]
-        self.nodes.append(Node())
+        self.nodes.append(ObjectNode())
         node_id = len(self.nodes) - 1
         if obj is not None:
             self.ids[id(obj)] = node_id

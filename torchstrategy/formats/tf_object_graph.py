@@ -7,7 +7,7 @@ from typing import Optional
 
 from torchstrategy._machinery.protobuf import LENGTH_DELIMITED, VARINT, encode_length_delimited, encode_varint, fields
 
-__all__ = ["OBJECT_GRAPH_KEY", "VARIABLE_VALUE", "Attribute", "Node", "SlotReference", "ObjectGraph"]
+__all__ = ["OBJECT_GRAPH_KEY", "VARIABLE_VALUE", "Attribute", "ObjectNode", "SlotReference", "ObjectGraph"]
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE = "VARIABLE_VALUE"
@@ -32,7 +32,7 @@ class SlotReference:
 
 
 @dataclass
-class Node:
+class ObjectNode:
     """One trackable object: (child node id, local name) pairs, saved attributes, slot variables."""
 
     children: list = field(default_factory=list)
@@ -63,8 +63,8 @@ def _strings(data: bytes, names: tuple) -> dict:
     return out
 
 
-def _parse_node(data: bytes) -> Node:
-    node = Node()
+def _parse_node(data: bytes) -> ObjectNode:
+    node = ObjectNode()
     for number, wire, value in fields(data):
         if number == 1 and wire == LENGTH_DELIMITED:
             node_id, name = 0, ""
@@ -91,7 +91,7 @@ def _parse_node(data: bytes) -> Node:
     return node
 
 
-def _encode_node(node: Node) -> bytes:
+def _encode_node(node: ObjectNode) -> bytes:
     out = bytearray()
     for node_id, name in node.children:
         ref = bytearray()
