@@ -10,8 +10,10 @@ from torchstrategy.keras.optimizers.base import Optimizer
 from torchstrategy.keras.optimizers.loss_scale import LossScaleOptimizer
 from torchstrategy.keras.optimizers.gradient_descent import SGD, Adadelta, Adagrad, RMSprop
 from torchstrategy.keras.optimizers.schedules import LearningRateSchedule
+from torchstrategy.keras.optimizers.more_optimizers import Adafactor, Ftrl, Lamb, Lion
 
 _BUILTIN = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam)}
+_BUILTIN.update({cls.__name__.lower(): cls for cls in (Adafactor, Ftrl, Lamb, Lion)})
 
 
 def serialize(optimizer: Optimizer) -> dict:
@@ -68,4 +70,5 @@ __all__ = [
     "Optimizer", "LossScaleOptimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam",
     "LearningRateSchedule", "schedules", "get", "serialize", "deserialize",
 ]
+__all__ += ["Adafactor", "Ftrl", "Lamb", "Lion"]
 
