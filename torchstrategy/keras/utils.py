@@ -23,6 +23,11 @@ from torchstrategy.keras.preprocessing.image import (  # noqa: F401  (keras.util
 from torchstrategy.keras.preprocessing.sequence import pad_sequences  # noqa: F401  (keras.utils.pad_sequences)
 from torchstrategy.keras.sidecar_evaluator import SidecarEvaluator  # noqa: F401  (keras.utils.SidecarEvaluator)
 from torchstrategy.random import set_seed as set_random_seed  # noqa: F401  (keras.utils.set_random_seed)
+from torchstrategy.keras.object_registration import (  # noqa: F401  (keras.utils's copies of keras.saving's names)
+    CustomObjectScope, custom_object_scope, get_custom_objects, get_registered_name, get_registered_object,
+    register_keras_serializable,
+)
+from torchstrategy.keras.serialization_lib import deserialize_keras_object, serialize_keras_object  # noqa: F401
 
 
 def to_categorical(y: Any, num_classes: Optional[int] = None, dtype: str = "float32") -> np.ndarray:
