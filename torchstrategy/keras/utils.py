@@ -28,6 +28,7 @@ from torchstrategy.keras.object_registration import (  # noqa: F401  (keras.util
     register_keras_serializable,
 )
 from torchstrategy.keras.serialization_lib import deserialize_keras_object, serialize_keras_object  # noqa: F401
+from torchstrategy.keras.py_dataset import PyDataset, Sequence  # noqa: F401  (keras.utils.PyDataset / Sequence)
 
 
 def to_categorical(y: Any, num_classes: Optional[int] = None, dtype: str = "float32") -> np.ndarray:
