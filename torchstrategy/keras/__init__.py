@@ -40,4 +40,5 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "Initializer": "torchstrategy.keras.initializers:Initializer",
     "Regularizer": "torchstrategy.keras.regularizers:Regularizer",
     "saving": "torchstrategy.keras.saving",
+    "random": "torchstrategy.keras.random",
 })
