@@ -76,16 +76,17 @@ def squareplus(x: Any, b: float = 4) -> torch.Tensor:
 
 
 def sparsemax(x: Any, axis: int = -1) -> torch.Tensor:
-    """The Euclidean projection of `x` onto the probability simplex along `axis` (Martins & Astudillo)."""
+    """Sparsemax along `axis` with Keras's threshold: tau = (sum of the cumulative sums over the support - 1) / k
+    (every Keras backend computes it so; Martins & Astudillo's tau uses only the k-th cumulative sum)."""
     logits = _float(x)
     ordered = torch.sort(logits, dim=axis, descending=True).values
     cumulative = ordered.cumsum(dim=axis)
     shape = [1] * logits.ndim
     shape[axis] = -1
     ks = torch.arange(1, logits.shape[axis] + 1, dtype=logits.dtype, device=logits.device).reshape(shape)
-    support = (1 + ks * ordered) > cumulative
-    k = support.sum(dim=axis, keepdim=True).clamp_min(1)
-    tau = (torch.gather(cumulative, axis, k - 1) - 1) / k.to(logits.dtype)
+    support = ordered - (cumulative - 1) / ks > 0
+    k = support.sum(dim=axis, keepdim=True).to(logits.dtype)
+    tau = (torch.where(support, cumulative, torch.zeros_like(cumulative)).sum(dim=axis, keepdim=True) - 1) / k
     return (logits - tau).clamp_min(0)
 
 

@@ -51,19 +51,18 @@ def resize(images: Any, size: Sequence[int], interpolation: str = "bilinear", an
         raise NotImplementedError("keras.ops.image.resize(antialias=True) is not supported yet.")
     height, width = int(size[0]), int(size[1])
     in_h, in_w = tensor.shape[-3], tensor.shape[-2]
-    if crop_to_aspect_ratio:
-        crop_h = min(in_h, int(round(in_w * height / width)))
-        crop_w = min(in_w, int(round(in_h * width / height)))
+    if crop_to_aspect_ratio:  # Keras's integer arithmetic (truncating casts), centred
+        crop_h = max(min(in_h, int(in_w * height / width)), 1)
+        crop_w = max(min(in_w, int(in_h * width / height)), 1)
         top, left = (in_h - crop_h) // 2, (in_w - crop_w) // 2
         tensor = tensor[..., top:top + crop_h, left:left + crop_w, :]
-    elif pad_to_aspect_ratio:
+    elif pad_to_aspect_ratio:  # the same margin on both sides, as Keras
         if fill_mode != "constant":
             raise NotImplementedError(f"pad_to_aspect_ratio with fill_mode={fill_mode!r} is not supported; "
                                       "use 'constant'.")
-        pad_h = max(in_h, int(round(in_w * height / width)))
-        pad_w = max(in_w, int(round(in_h * width / height)))
-        top, left = (pad_h - in_h) // 2, (pad_w - in_w) // 2
-        tensor = F.pad(tensor, (0, 0, left, pad_w - in_w - left, top, pad_h - in_h - top), value=fill_value)
+        top = (max(in_h, int(in_w * height / width)) - in_h) // 2
+        left = (max(in_w, int(in_h * width / height)) - in_w) // 2
+        tensor = F.pad(tensor, (0, 0, left, left, top, top), value=fill_value)
     out = tf_image.resize(tensor, [height, width], method=interpolation)
     if interpolation != "nearest" and not tensor.is_floating_point():
         out = out.to(torch.float32)
@@ -182,18 +181,19 @@ def _gaussian_kernel(size: int, sigma: float, dtype: torch.dtype) -> torch.Tenso
 
 def gaussian_blur(images: Any, kernel_size: Any = (3, 3), sigma: Any = (1.0, 1.0),
                   data_format: Optional[str] = None) -> torch.Tensor:
-    """Separable Gaussian blur per channel, reflect-padded to keep the size."""
+    """Gaussian blur per channel with zero 'same' padding; the kernel is built as Keras builds it (the outer
+    product of the (kernel_size[1], sigma[1]) and (kernel_size[0], sigma[0]) windows, laid out as
+    kernel_size[0] x kernel_size[1])."""
     tensor = _last(_float(images), data_format)
     single = tensor.ndim == 3
     x = (tensor.unsqueeze(0) if single else tensor).movedim(-1, 1)
-    kh, kw = (kernel_size, kernel_size) if isinstance(kernel_size, int) else tuple(kernel_size)
-    sy, sx = (sigma, sigma) if isinstance(sigma, (int, float)) else tuple(sigma)
+    k0, k1 = (kernel_size, kernel_size) if isinstance(kernel_size, int) else (int(v) for v in kernel_size)
+    s0, s1 = (sigma, sigma) if isinstance(sigma, (int, float)) else (float(v) for v in sigma)
+    kernel = torch.outer(_gaussian_kernel(k1, s1, x.dtype), _gaussian_kernel(k0, s0, x.dtype)).reshape(k0, k1)
     channels = x.shape[1]
-    ky = _gaussian_kernel(int(kh), float(sy), x.dtype).reshape(1, 1, -1, 1).repeat(channels, 1, 1, 1)
-    kx = _gaussian_kernel(int(kw), float(sx), x.dtype).reshape(1, 1, 1, -1).repeat(channels, 1, 1, 1)
-    x = F.pad(x, ((kw - 1) // 2, kw // 2, (kh - 1) // 2, kh // 2), mode="reflect")
-    x = F.conv2d(F.conv2d(x, ky, groups=channels), kx, groups=channels)
-    out = x.movedim(1, -1)
+    weight = kernel.reshape(1, 1, k0, k1).repeat(channels, 1, 1, 1)
+    x = F.pad(x, ((k1 - 1) // 2, k1 // 2, (k0 - 1) // 2, k0 // 2))
+    out = F.conv2d(x, weight, groups=channels).movedim(1, -1)
     return _back(out[0] if single else out, data_format)
 
 
