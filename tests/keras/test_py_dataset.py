@@ -133,14 +133,46 @@ with strategy.scope():
     model.build((None, 2))
     model.compile(tf.keras.optimizers.SGD(0.001), "mse")
 model.fit(Rows(workers=2, use_multiprocessing=True), epochs=2, verbose=0, callbacks=[EpochMark()])
+
+# the new metrics reduce across the replicas (an int64 confusion matrix summed beside float states)
+rng = np.random.default_rng(1)
+x = rng.random((64, 3)).astype("float32")
+y = (x @ np.array([[1.0, -1.0], [0.5, 2.0], [-1.0, 0.3]]) > 0.2).astype("float32")
+with strategy.scope():
+    scorer = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2, activation="sigmoid")])
+    scorer.set_weights([np.array([[3.0, 0.0], [0.0, 3.0], [-2.0, -2.0]], "float32"), np.zeros(2, "float32")])
+    scorer.compile(loss="binary_crossentropy", metrics=[
+        tf.keras.metrics.F1Score(average="macro", threshold=0.5), tf.keras.metrics.R2Score(),
+        tf.keras.metrics.OneHotMeanIoU(num_classes=2, name="iou"),
+        tf.keras.metrics.SensitivityAtSpecificity(0.5, name="sens")])
+logs = scorer.evaluate(x, y, batch_size=16, verbose=0, return_dict=True)
 rank = strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
 with open(os.path.join(out, f"report_{rank}.json"), "w") as f:
-    json.dump({"seen": seen}, f)
+    json.dump({"seen": seen, "metrics": {k: float(v) for k, v in logs.items()}}, f)
 '''
+
+
+def _metrics_over_all_data():
+    from torchstrategy.keras import metrics
+
+    rng = np.random.default_rng(1)
+    x = rng.random((64, 3)).astype("float32")
+    y = (x @ np.array([[1.0, -1.0], [0.5, 2.0], [-1.0, 0.3]]) > 0.2).astype("float32")
+    pred = 1 / (1 + np.exp(-(x @ np.array([[3.0, 0.0], [0.0, 3.0], [-2.0, -2.0]]))))
+    expected = {}
+    for name, metric in (("f1_score", metrics.F1Score(average="macro", threshold=0.5)),
+                         ("r2_score", metrics.R2Score()), ("iou", metrics.OneHotMeanIoU(2)),
+                         ("sens", metrics.SensitivityAtSpecificity(0.5))):
+        for start in range(0, 64, 16):
+            metric.update_state(y[start:start + 16], pred[start:start + 16])
+        expected[name] = float(metric.result())
+    return expected
 
 
 @pytest.mark.slow
 def test_mirrored_two_replicas_with_worker_processes_train_each_row_once_per_epoch(tmp_path):
+    """Also: F1Score, R2Score (built on the first batch), OneHotMeanIoU and SensitivityAtSpecificity reduce across
+    the two replicas to the values over all the data in one process."""
     reports = mp.run_replica_reports(tmp_path, MIRRORED, replicas=2)
     epochs = [[], []]
     for report in reports:
@@ -151,3 +183,7 @@ def test_mirrored_two_replicas_with_worker_processes_train_each_row_once_per_epo
     for ids in epochs:
         assert sorted(ids) == list(range(48))
     assert all(len(r["seen"]) == 2 + 48 for r in reports)  # each replica trained half the rows per epoch
+    expected = _metrics_over_all_data()
+    for report in reports:
+        for name, value in expected.items():
+            assert report["metrics"][name] == pytest.approx(value, rel=1e-5, abs=1e-6), name
