@@ -23,6 +23,12 @@ cases = [
     ("adafactor", "Adafactor", {}),
     ("adafactor_abs", "Adafactor", {"learning_rate": 0.05, "relative_step": False, "beta_2_decay": -0.5,
                                     "epsilon_2": 1e-2, "clip_threshold": 0.5}),
+    ("schedule_free", "ScheduleFreeAdamW", {}),
+    ("schedule_free_warmup", "ScheduleFreeAdamW", {"learning_rate": 0.01, "beta_1": 0.8, "warmup_steps": 2,
+                                                   "weight_decay": 0.05}),
+    ("muon", "Muon", {}),
+    ("muon_plain", "Muon", {"learning_rate": 0.02, "nesterov": False, "rms_rate": None, "momentum": 0.9,
+                            "adam_lr_ratio": 0.5, "weight_decay": 0.1, "adam_weight_decay": 0.01}),
 ]
 out = []
 for case, cls, kwargs in cases:
