@@ -2,7 +2,6 @@
 afterwards; with swap_on_epoch the model ends fit holding the EMA weights; without use_ema a clear error."""
 import numpy as np
 import pytest
-import torch
 
 from torchstrategy import keras
 
