@@ -386,3 +386,27 @@ def set_keras_setting(name: str, value: Any) -> None:
 # The names the tests of remat and precision read (kept so the tests stay as they are).
 _current_remat_mode = current_remat_mode
 _autocast_dtype = autocast_dtype
+
+
+# ----- keras.saving object registration --------------------------------------------------------------
+# Process-wide, as in Keras: registered name ('Package>Name') -> object, object -> registered name.
+custom_objects: dict = {}
+custom_names: dict = {}
+
+
+class _CustomObjectScopes(threading.local):
+    def __init__(self) -> None:
+        self.objects: dict = {}  # what the custom_object_scope()s entered on this thread make visible
+
+
+_custom_object_scopes = _CustomObjectScopes()
+
+
+def scoped_custom_objects() -> dict:
+    """The objects made visible by the `custom_object_scope`s entered on this thread (name -> object)."""
+    return _custom_object_scopes.objects
+
+
+def set_scoped_custom_objects(objects: dict) -> None:
+    """Replaces this thread's scoped custom objects (a scope sets them on entry and restores them on exit)."""
+    _custom_object_scopes.objects = objects

@@ -41,4 +41,6 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "Variable": "torchstrategy.keras.variables:Variable",
     "Initializer": "torchstrategy.keras.initializers:Initializer",
     "Regularizer": "torchstrategy.keras.regularizers:Regularizer",
+    "saving": "torchstrategy.keras.saving",
+    "random": "torchstrategy.keras.random",
 })
