@@ -22,7 +22,7 @@ from torchstrategy.keras.callbacks.progbar import _format_eta
 TIME = r"\d+(?:s|ms|us)"  # a duration as Keras prints it, e.g. 66ms
 
 
-def _bar(current, target, width=30):
+def _bar(current, target, width=20):  # Keras 3.15 (TF 2.21): ProgbarLogger draws Progbar(width=20)
     """The Keras bar drawn independently: '=' * (filled-1) + '>' while running, all '=' when done."""
     filled = int(width * current / target)
     head = "" if filled == 0 else "=" * (filled - 1) + (">" if current < target else "=")
