@@ -32,7 +32,7 @@ _context, which imports nothing at import time, is the floor.
     9 distribute
     8 distribute.parts
     7 distribute.values
-    6 torchstrategy (root facades)
+    6 torchstrategy (root facades), summary (tf.summary: uses tf.profiler, tf.image, tf.audio)
     5 checkpoint, data
     4 io
     3 tensor_ops
@@ -91,6 +91,7 @@ LAYERS = {
     "distribute.parts": 8,
     "distribute.values": 7,
     "torchstrategy": 6,
+    "summary": 6,
     "checkpoint": 5,
     "data": 5,
     "io": 4,

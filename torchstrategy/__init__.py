@@ -63,6 +63,8 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "metrics": "torchstrategy.keras.metrics",
     "losses": "torchstrategy.keras.losses",
     "optimizers": "torchstrategy.keras.optimizers",
+    "summary": "torchstrategy.summary",
+    "audio": "torchstrategy.audio",
     **{name: f"torchstrategy.math:{name}" for name in _MATH},
     **{name: f"torchstrategy.array_ops:{name}" for name in _ARRAY},
     **{name: f"torchstrategy.ops:{name}" for name in _OPS},

@@ -366,6 +366,24 @@ def set_keras_setting(name: str, value: Any) -> None:
     keras_config[name] = value
 
 
+# ----- tf.summary ---------------------------------------------------------------------------------
+class _SummaryState(threading.local):
+    def __init__(self) -> None:
+        self.writer: Any = None  # the default tf.summary writer of this thread (None: summaries are not written)
+        self.step: Any = None  # tf.summary.experimental's default step (an int, tensor or Variable)
+        self.condition: Any = True  # tf.summary.record_if's condition (a bool, tensor or callable)
+        self.scopes: list[str] = []  # tf.summary.experimental.summary_scope names, outermost first
+        self.trace: Any = None  # tf.summary.trace_on's settings while a trace is on
+
+
+_summary = _SummaryState()
+
+
+def summary_state() -> _SummaryState:
+    """This thread's tf.summary state: `writer`, `step`, `condition` and `scopes` (read and set by tf.summary)."""
+    return _summary
+
+
 # The names the tests of remat and precision read (kept so the tests stay as they are).
 _current_remat_mode = current_remat_mode
 _autocast_dtype = autocast_dtype
