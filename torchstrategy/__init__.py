@@ -65,6 +65,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "optimizers": "torchstrategy.keras.optimizers",
     "summary": "torchstrategy.summary",
     "audio": "torchstrategy.audio",
+    "signal": "torchstrategy.signal",
     **{name: f"torchstrategy.math:{name}" for name in _MATH},
     **{name: f"torchstrategy.array_ops:{name}" for name in _ARRAY},
     **{name: f"torchstrategy.ops:{name}" for name in _OPS},
