@@ -66,6 +66,8 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "summary": "torchstrategy.summary",
     "audio": "torchstrategy.audio",
     "signal": "torchstrategy.signal",
+    "debugging": "torchstrategy.debugging",
+    "test": "torchstrategy.test",
     **{name: f"torchstrategy.math:{name}" for name in _MATH},
     **{name: f"torchstrategy.array_ops:{name}" for name in _ARRAY},
     **{name: f"torchstrategy.ops:{name}" for name in _OPS},

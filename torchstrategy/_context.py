@@ -384,6 +384,25 @@ def summary_state() -> _SummaryState:
     return _summary
 
 
+# ----- tf.debugging ---------------------------------------------------------------------------------
+# tf.debugging's process settings: 'check_numerics', 'log_device_placement', 'traceback_filtering' and the
+# torch function mode that carries the first two ('torch_function_mode').
+_debug_modes: dict = {}
+
+
+def debug_mode(key: str) -> Any:
+    """One tf.debugging setting (None when unset)."""
+    return _debug_modes.get(key)
+
+
+def set_debug_mode(key: str, value: Any) -> None:
+    """Sets (None: clears) one tf.debugging setting."""
+    if value is None:
+        _debug_modes.pop(key, None)
+    else:
+        _debug_modes[key] = value
+
+
 # The names the tests of remat and precision read (kept so the tests stay as they are).
 _current_remat_mode = current_remat_mode
 _autocast_dtype = autocast_dtype
