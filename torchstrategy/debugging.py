@@ -355,3 +355,20 @@ def is_traceback_filtering_enabled() -> bool:
     """The setting recorded by enable/disable_traceback_filtering (True by default, as TF)."""
     setting = _context.debug_mode("traceback_filtering")
     return True if setting is None else bool(setting)
+
+
+class experimental:  # noqa: N801 - tf.debugging.experimental's namespace
+    """tf.debugging.experimental: the tfdbg v2 dumps, which are not provided (torch has no TF debugger events)."""
+
+    @staticmethod
+    def enable_dump_debug_info(dump_root: str, tensor_debug_mode: str = "NO_TENSOR", circular_buffer_size: int = 1000,
+                               op_regex: Optional[str] = None, tensor_dtypes: Any = None) -> None:
+        """Refused: TF's Debugger V2 dump format is not written; use tf.debugging.enable_check_numerics, or
+        torch.autograd.set_detect_anomaly(True) for the backward pass."""
+        raise NotImplementedError("tf.debugging.experimental.enable_dump_debug_info (Debugger V2 dumps) is not "
+                                  "provided; use tf.debugging.enable_check_numerics() to stop at the first op "
+                                  "that makes Inf/NaN, or torch.autograd.set_detect_anomaly(True).")
+
+    @staticmethod
+    def disable_dump_debug_info() -> None:
+        """No dump is ever enabled, so there is nothing to disable."""

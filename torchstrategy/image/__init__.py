@@ -1,5 +1,5 @@
-"""`tf.image` on torch tensors (NHWC batches or single HWC images), one module per concern: core (resizing,
-flips, crops, pads, dtype, brightness/contrast, PNG/JPEG), color, quality, boxes, geometry, random_ops, codecs."""
+"""`tf.image` on torch tensors (NHWC batches or single HWC images), one module per concern: core, color,
+quality, boxes, geometry, distort, random_ops and codecs; this package re-exports their TF names."""
 from __future__ import annotations
 
 from torchstrategy.image.boxes import (combined_non_max_suppression, crop_and_resize, draw_bounding_boxes,
@@ -15,6 +15,8 @@ from torchstrategy.image.core import (ResizeMethod, adjust_brightness, adjust_co
                                       pad_to_bounding_box, per_image_standardization, random_brightness,
                                       random_contrast, random_flip_left_right, random_flip_up_down, resize,
                                       resize_with_crop_or_pad, rgb_to_grayscale)
+from torchstrategy.image.distort import (extract_glimpse, sample_distorted_bounding_box,
+                                         stateless_sample_distorted_bounding_box)
 from torchstrategy.image.geometry import extract_patches, resize_with_pad, rot90, transpose
 from torchstrategy.image.quality import (image_gradients, psnr, sobel_edges, ssim, ssim_multiscale,
                                          total_variation)
