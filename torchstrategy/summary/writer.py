@@ -137,6 +137,9 @@ def create_file_writer(logdir: Union[str, os.PathLike], max_queue: Optional[int]
     >>> with writer.as_default(step=1):  # doctest: +SKIP
     ...     tf.summary.scalar("loss", 0.5)
     """
+    if experimental_trackable:
+        raise NotImplementedError("tf.summary.create_file_writer: experimental_trackable=True (a writer tracked by "
+                                  "tf.Module/checkpoints) is not supported; leave it False.")
     if experimental_mesh is not None:
         raise NotImplementedError("tf.summary.create_file_writer: experimental_mesh (DTensor) is not supported; "
                                   "leave it None.")
