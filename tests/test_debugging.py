@@ -15,7 +15,8 @@ def test_value_assertions_pass_return_none_and_fail_with_tf_messages():
     with pytest.raises(InvalidArgumentError) as error:
         tf.debugging.assert_equal([1, 2], [1, 3], message="msg")
     # TF 2.21: "msg\nCondition x == y did not hold.\nIndices of first 1 different values:\n[[1]]..."
-    assert str(error.value).startswith("msg\nCondition x == y did not hold.\nIndices of first 1 different values:\n[[1]]")
+    assert str(error.value).startswith(
+        "msg\nCondition x == y did not hold.\nIndices of first 1 different values:\n[[1]]")
     with pytest.raises(InvalidArgumentError, match="Condition x < y did not hold"):
         tf.debugging.assert_less([1, 5], 3)
     tf.debugging.assert_less_equal([1, 3], 3)

@@ -313,7 +313,7 @@ def overlap_and_add(signal: Any, frame_step: Any, name: Optional[str] = None) ->
     *outer, frames, length = tensor.shape
     output_length = (frames - 1) * step + length if frames else 0
     flat = tensor.reshape(-1, frames, length)
-    index = (torch.arange(frames) * step)[:, None] + torch.arange(length)[None, :]
+    index = ((torch.arange(frames) * step)[:, None] + torch.arange(length)[None, :]).to(tensor.device)
     result = flat.new_zeros(flat.shape[0], output_length)
     result.index_add_(1, index.reshape(-1), flat.reshape(flat.shape[0], -1))
     return result.reshape(*outer, output_length)
@@ -325,7 +325,8 @@ def _default_fft_length(frame_length: int) -> int:
 
 
 def stft(signals: Any, frame_length: Any, frame_step: Any, fft_length: Any = None,
-         window_fn: Optional[Callable] = hann_window, pad_end: bool = False, name: Optional[str] = None) -> torch.Tensor:
+         window_fn: Optional[Callable] = hann_window, pad_end: bool = False,
+         name: Optional[str] = None) -> torch.Tensor:
     """The short-time Fourier transform of real `signals` [..., samples]: frames of `frame_length` every
     `frame_step`, windowed by `window_fn(frame_length, dtype=...)` (None: no window), rfft of `fft_length`
     (default: the smallest power of 2 >= frame_length): [..., frames, fft_length // 2 + 1]."""
@@ -334,7 +335,7 @@ def stft(signals: Any, frame_length: Any, frame_step: Any, fft_length: Any = Non
     fft_size = _default_fft_length(length) if fft_length is None else _int(fft_length, "fft_length")
     frames = frame(tensor, length, frame_step, pad_end=pad_end)
     if window_fn is not None:
-        frames = frames * _tensor(window_fn(length, dtype=tensor.dtype)).to(tensor.dtype)
+        frames = frames * _tensor(window_fn(length, dtype=tensor.dtype)).to(tensor.dtype).to(frames.device)
     return torch.fft.rfft(frames, n=fft_size)
 
 
@@ -368,7 +369,7 @@ def inverse_stft(stfts: Any, frame_length: Any, frame_step: Any, fft_length: Any
     if frames.shape[-1] < length:
         frames = torch.nn.functional.pad(frames, (0, length - frames.shape[-1]))
     if window_fn is not None:
-        frames = frames * _tensor(window_fn(length, dtype=frames.dtype)).to(frames.dtype)
+        frames = frames * _tensor(window_fn(length, dtype=frames.dtype)).to(frames.dtype).to(frames.device)
     return overlap_and_add(frames, frame_step)
 
 
@@ -382,7 +383,7 @@ def mdct(signals: Any, frame_length: Any, window_fn: Optional[Callable] = vorbis
         raise ValueError(f"tf.signal.mdct: the frame length must be a multiple of 4, got {length}.")
     frames = frame(tensor, length, length // 2, pad_end=pad_end)
     if window_fn is not None:
-        frames = frames * _tensor(window_fn(length, dtype=tensor.dtype)).to(tensor.dtype)
+        frames = frames * _tensor(window_fn(length, dtype=tensor.dtype)).to(tensor.dtype).to(frames.device)
     else:
         frames = frames * (1.0 / math.sqrt(2.0))
     a, b, c, d = torch.chunk(frames, 4, dim=-1)
@@ -404,7 +405,7 @@ def inverse_mdct(mdcts: Any, window_fn: Optional[Callable] = vorbis_window, norm
     first, second = torch.chunk(values, 2, dim=-1)
     frames = torch.cat([second, -second.flip(-1), -first.flip(-1), -first], dim=-1)
     if window_fn is not None:
-        frames = frames * _tensor(window_fn(2 * half, dtype=tensor.dtype)).to(tensor.dtype)
+        frames = frames * _tensor(window_fn(2 * half, dtype=tensor.dtype)).to(tensor.dtype).to(frames.device)
     else:
         frames = frames * (1.0 / math.sqrt(2.0))
     return overlap_and_add(frames, half)
@@ -459,7 +460,7 @@ def dct(input: Any, type: int = 2, n: Optional[int] = None, axis: int = -1, norm
     if type == 1 and size < 2:
         raise ValueError(f"tf.signal.dct: the type-I DCT needs at least 2 samples, got {size}.")
     matrix = _dct_matrix(size, type, norm)
-    return (tensor.to(torch.float64) @ matrix).to(tensor.dtype)
+    return (tensor.to(torch.float64) @ matrix.to(tensor.device)).to(tensor.dtype)
 
 
 def idct(input: Any, type: int = 2, n: Optional[int] = None, axis: int = -1, norm: Optional[str] = None,
@@ -497,8 +498,9 @@ def linear_to_mel_weight_matrix(num_mel_bins: int = 20, num_spectrogram_bins: in
     work = dtype  # TF computes in the requested dtype
     linear = torch.linspace(0.0, rate / 2.0, bins, dtype=torch.float64).to(work)[1:]
     spectrogram_mel = _hertz_to_mel(linear)[:, None]
-    edges = torch.linspace(float(_hertz_to_mel(torch.tensor(low, dtype=work))),
-                           float(_hertz_to_mel(torch.tensor(high, dtype=work))), mel_bins + 2, dtype=torch.float64).to(work)
+    low_mel = float(_hertz_to_mel(torch.tensor(low, dtype=work)))
+    high_mel = float(_hertz_to_mel(torch.tensor(high, dtype=work)))
+    edges = torch.linspace(low_mel, high_mel, mel_bins + 2, dtype=torch.float64).to(work)
     lower, center, upper = edges[:-2], edges[1:-1], edges[2:]
     lower_slopes = (spectrogram_mel - lower) / (center - lower)
     upper_slopes = (upper - spectrogram_mel) / (upper - center)

@@ -244,7 +244,8 @@ class TestCase(unittest.TestCase):
     def assertLen(self, container: Any, expected_len: int, msg: Optional[str] = None) -> None:
         """Asserts len(container) == expected_len."""
         if len(container) != expected_len:
-            raise self.failureException(msg or f"{container!r} has length of {len(container)}, expected {expected_len}.")
+            raise self.failureException(msg or f"{container!r} has length of {len(container)}, "
+                                        f"expected {expected_len}.")
 
     def assertEmpty(self, container: Any, msg: Optional[str] = None) -> None:
         """Asserts the container is empty."""

@@ -61,7 +61,8 @@ def test_jpeg_quality_round_trips_and_loses_more_at_low_quality():
     assert error(good) < error(bad)
     floats = tf.image.random_jpeg_quality(IMAGE, 70, 90, seed=3)
     worst = float((tf.image.adjust_jpeg_quality(IMAGE, 5) - torch.from_numpy(IMAGE)).abs().mean())
-    assert floats.dtype == torch.float32 and floats.shape == IMAGE.shape and float((floats - torch.from_numpy(IMAGE)).abs().mean()) < worst
+    assert floats.dtype == torch.float32 and floats.shape == IMAGE.shape
+    assert float((floats - torch.from_numpy(IMAGE)).abs().mean()) < worst
     repeat = tf.image.stateless_random_jpeg_quality(IMAGE, 10, 90, seed=(5, 6))
     assert torch.equal(repeat, tf.image.stateless_random_jpeg_quality(IMAGE, 10, 90, seed=(5, 6)))
     with pytest.raises(ValueError, match="min_jpeg_quality < max_jpeg_quality"):

@@ -39,7 +39,8 @@ def events(logdir) -> list:
 def scalars(logdir) -> dict:
     accumulator = plugin_event_accumulator.EventAccumulator(str(logdir))
     accumulator.Reload()
-    return {tag: [(event.step, float(tensor_util.make_ndarray(event.tensor_proto))) for event in accumulator.Tensors(tag)]
+    return {tag: [(event.step, float(tensor_util.make_ndarray(event.tensor_proto)))
+                  for event in accumulator.Tensors(tag)]
             for tag in accumulator.Tags()["tensors"]}
 
 

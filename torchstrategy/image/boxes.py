@@ -229,8 +229,10 @@ def crop_and_resize(image: Any, boxes: Any, box_indices: Any, crop_size: Any, me
     ys = positions(box_array[:, 0], box_array[:, 2], crop_height, height)  # [n, ch]
     xs = positions(box_array[:, 1], box_array[:, 3], crop_width, width)  # [n, cw]
     inside = ((ys >= 0) & (ys <= height - 1))[:, :, None] & ((xs >= 0) & (xs <= width - 1))[:, None, :]
-    source = images[indices]  # [n, h, w, c]
-    rows = torch.arange(len(indices))[:, None, None]
+    device = images.device
+    ys, xs, inside = ys.to(device), xs.to(device), inside.to(device)
+    source = images[indices.to(device)]  # [n, h, w, c]
+    rows = torch.arange(len(indices), device=device)[:, None, None]
     if method == "nearest":
         y = torch.sign(ys) * torch.floor(ys.abs() + 0.5)  # roundf: half away from zero
         x = torch.sign(xs) * torch.floor(xs.abs() + 0.5)
@@ -248,7 +250,8 @@ def crop_and_resize(image: Any, boxes: Any, box_indices: Any, crop_size: Any, me
         upper = pick(top_i, left_i) + (pick(top_i, right_i) - pick(top_i, left_i)) * x_lerp
         lower = pick(bottom_i, left_i) + (pick(bottom_i, right_i) - pick(bottom_i, left_i)) * x_lerp
         out = upper + (lower - upper) * y_lerp
-    return torch.where(inside[..., None], out, torch.tensor(float(extrapolation_value), dtype=torch.float32))
+    fill = torch.tensor(float(extrapolation_value), dtype=torch.float32, device=device)
+    return torch.where(inside[..., None], out, fill)
 
 
 def draw_bounding_boxes(images: Any, boxes: Any, colors: Any, name: Optional[str] = None) -> torch.Tensor:
@@ -269,7 +272,7 @@ def draw_bounding_boxes(images: Any, boxes: Any, colors: Any, name: Optional[str
     height, width, depth = out.shape[1], out.shape[2], out.shape[3]
     for b in range(out.shape[0]):
         for k, box in enumerate(box_array[b]):
-            color = torch.tensor(palette[k % len(palette)][:depth], dtype=out.dtype)
+            color = torch.tensor(palette[k % len(palette)][:depth], dtype=out.dtype, device=out.device)
             top, left = int(np.float32(box[0]) * (height - 1)), int(np.float32(box[1]) * (width - 1))
             bottom, right = int(np.float32(box[2]) * (height - 1)), int(np.float32(box[3]) * (width - 1))
             if top > height - 1 or left > width - 1 or bottom < 0 or right < 0:

@@ -63,7 +63,8 @@ def extract_jpeg_shape(contents: Any, output_type: Any = torch.int32, name: Opti
 
 def decode_and_crop_jpeg(contents: Any, crop_window: Any, channels: int = 0, ratio: int = 1,
                          fancy_upscaling: bool = True, try_recover_truncated: bool = False,
-                         acceptable_fraction: float = 1, dct_method: str = "", name: Optional[str] = None) -> torch.Tensor:
+                         acceptable_fraction: float = 1, dct_method: str = "",
+                         name: Optional[str] = None) -> torch.Tensor:
     """Decodes a JPEG and returns the crop_window [y, x, height, width] of it."""
     if ratio != 1 or try_recover_truncated or dct_method:
         raise NotImplementedError("tf.image.decode_and_crop_jpeg: ratio, try_recover_truncated and dct_method are "

@@ -134,7 +134,8 @@ def extract_glimpse(input: Any, size: Any, offsets: Any, centered: bool = True, 
     batch, height, width, channels = images.shape
     if len(points) != batch:
         raise ValueError(f"tf.image.extract_glimpse: offsets must be [batch, 2] = [{batch}, 2], got {points.shape}.")
-    out = torch.zeros(batch, glimpse_h, glimpse_w, channels)
+    device = images.device
+    out = torch.zeros(batch, glimpse_h, glimpse_w, channels, device=device)
     for b, (y, x) in enumerate(points.astype(np.float64)):
         if normalized:
             y, x = y * height, x * width
@@ -146,12 +147,13 @@ def extract_glimpse(input: Any, size: Any, offsets: Any, centered: bool = True, 
         image = images[b]
         if noise == "uniform":
             low, high = image.amin(dim=(0, 1)), image.amax(dim=(0, 1))
-            fill = low + (high - low) * torch.rand(glimpse_h, glimpse_w, channels)
+            fill = low + (high - low) * torch.rand(glimpse_h, glimpse_w, channels, device=device)
         elif noise == "gaussian":
-            fill = image.mean(dim=(0, 1)) + image.std(dim=(0, 1)) * torch.randn(glimpse_h, glimpse_w, channels)
+            fill = image.mean(dim=(0, 1)) + image.std(dim=(0, 1)) * torch.randn(glimpse_h, glimpse_w, channels,
+                                                                                device=device)
         else:
-            fill = torch.zeros(glimpse_h, glimpse_w, channels)
-        rows, cols = torch.arange(glimpse_h) + top, torch.arange(glimpse_w) + left
+            fill = torch.zeros(glimpse_h, glimpse_w, channels, device=device)
+        rows, cols = torch.arange(glimpse_h, device=device) + top, torch.arange(glimpse_w, device=device) + left
         inside = ((rows >= 0) & (rows < height))[:, None] & ((cols >= 0) & (cols < width))[None, :]
         picked = image[rows.clamp(0, height - 1)][:, cols.clamp(0, width - 1)]
         out[b] = torch.where(inside[..., None], picked, fill)

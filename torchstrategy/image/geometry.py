@@ -29,7 +29,8 @@ def resize_with_pad(image: Any, target_height: int, target_width: int, method: s
     with zeros to exactly that size."""
     batch, single = _batched(image, "resize_with_pad")
     if target_height <= 0 or target_width <= 0:
-        raise ValueError(f"tf.image.resize_with_pad: target sizes must be positive, got {target_height}x{target_width}.")
+        raise ValueError(f"tf.image.resize_with_pad: target sizes must be positive, got "
+                         f"{target_height}x{target_width}.")
     height, width = batch.shape[1], batch.shape[2]
     ratio = max(width / target_width, height / target_height)
     new_height, new_width = height / ratio, width / ratio
@@ -47,7 +48,8 @@ def _quad(value: Any, what: str) -> tuple[int, int]:
     return values[1], values[2]
 
 
-def extract_patches(images: Any, sizes: Any, strides: Any, rates: Any, padding: str, name: Optional[str] = None) -> torch.Tensor:
+def extract_patches(images: Any, sizes: Any, strides: Any, rates: Any, padding: str,
+                    name: Optional[str] = None) -> torch.Tensor:
     """Patches of size sizes[1] x sizes[2] every strides[1:3] pixels, sampling every rates[1:3]-th pixel, each
     flattened (rows, then cols, then depth) into the last axis; padding 'VALID' or 'SAME' (zeros)."""
     tensor = _as_tensor(images)

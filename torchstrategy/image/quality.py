@@ -51,7 +51,7 @@ def _ssim_parts(x: torch.Tensor, y: torch.Tensor, maximum: float, size: int, sig
     if height < size or width < size:
         raise ValueError(f"tf.image.ssim: the images ({height}x{width}) must be at least as large as the filter "
                          f"({size}x{size}); pass a smaller filter_size.")
-    kernel = _gaussian(size, sigma, channels)
+    kernel = _gaussian(size, sigma, channels).to(x.device)
 
     def reduce(image: torch.Tensor) -> torch.Tensor:
         nchw = image.reshape(-1, height, width, channels).permute(0, 3, 1, 2)
@@ -92,7 +92,8 @@ def _downsample(image: torch.Tensor) -> torch.Tensor:
 
 def ssim_multiscale(img1: Any, img2: Any, max_val: Any,
                     power_factors: Sequence[float] = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333),
-                    filter_size: int = 11, filter_sigma: float = 1.5, k1: float = 0.01, k2: float = 0.03) -> torch.Tensor:
+                    filter_size: int = 11, filter_sigma: float = 1.5, k1: float = 0.01,
+                    k2: float = 0.03) -> torch.Tensor:
     """Multi-scale SSIM: the contrast-structure terms of each scale (halved by 2x2 average pooling) and the
     last scale's SSIM, raised to `power_factors` and multiplied; per image, averaged over channels."""
     x, y, maximum = _pair(img1, img2, max_val, "ssim_multiscale")
@@ -108,7 +109,8 @@ def ssim_multiscale(img1: Any, img2: Any, max_val: Any,
         else:
             terms.append(torch.relu(index.mean(dim=(-3, -2))))
     stacked = torch.stack(terms, dim=-1)
-    return torch.prod(stacked ** torch.tensor(factors, dtype=stacked.dtype), dim=-1).mean(dim=-1)
+    powers = torch.tensor(factors, dtype=stacked.dtype, device=stacked.device)
+    return torch.prod(stacked ** powers, dim=-1).mean(dim=-1)
 
 
 def total_variation(images: Any, name: Optional[str] = None) -> torch.Tensor:
@@ -136,7 +138,7 @@ def sobel_edges(image: Any) -> torch.Tensor:
     """Sobel filter responses [batch, h, w, channels, 2]: (d/dy, d/dx), the edges reflect-padded."""
     tensor = _batch4(image, "sobel_edges")
     x = tensor if tensor.is_floating_point() else tensor.to(torch.float32)
-    dy = torch.tensor([[-1, -2, -1], [0, 0, 0], [1, 2, 1]], dtype=x.dtype)
+    dy = torch.tensor([[-1, -2, -1], [0, 0, 0], [1, 2, 1]], dtype=x.dtype, device=x.device)
     kernels = torch.stack([dy, dy.t()])  # [2, 3, 3]
     channels = x.shape[-1]
     nchw = F.pad(x.permute(0, 3, 1, 2), (1, 1, 1, 1), mode="reflect")

@@ -39,7 +39,8 @@ def _check_quality(low: int, high: int, op: str) -> None:
                          f"{low!r} and {high!r}.")
 
 
-def adjust_jpeg_quality(image: Any, jpeg_quality: int, dct_method: str = "", name: Optional[str] = None) -> torch.Tensor:
+def adjust_jpeg_quality(image: Any, jpeg_quality: int, dct_method: str = "",
+                        name: Optional[str] = None) -> torch.Tensor:
     """Encodes each image as JPEG at `jpeg_quality` (0-100) and decodes it again (Pillow's libjpeg), keeping
     the dtype (floats are taken as [0, 1])."""
     if not 0 <= int(jpeg_quality) <= 100:
@@ -119,7 +120,8 @@ def stateless_random_contrast(image: Any, lower: float, upper: float, seed: Any)
 def _stateless_flip(image: Any, seed: Any, axis: int, op: str) -> torch.Tensor:
     batch, single = _batched(image, op)
     flips = _stateless(0.0, 1.0, seed, (batch.shape[0],)) < 0.5  # each image on its own
-    return _unbatch(torch.where(flips.reshape(-1, 1, 1, 1), batch.flip(axis), batch), single)
+    flips = flips.reshape(-1, 1, 1, 1).to(batch.device)
+    return _unbatch(torch.where(flips, batch.flip(axis), batch), single)
 
 
 def stateless_random_flip_left_right(image: Any, seed: Any) -> torch.Tensor:

@@ -85,7 +85,8 @@ class _FileWriter(SummaryWriter):
             os.makedirs(logdir, exist_ok=True)
             if not os.access(logdir, os.W_OK | os.X_OK):
                 raise PermissionError(13, "Permission denied", logdir)
-            self._writer = event_file_writer(logdir, max_queue_size=max_queue, flush_secs=max(flush_millis / 1000.0, 0.001),
+            self._writer = event_file_writer(logdir, max_queue_size=max_queue,
+                                             flush_secs=max(flush_millis / 1000.0, 0.001),
                                              filename_suffix=filename_suffix)
         except PermissionError as error:
             raise PermissionDeniedError(None, None, f"tf.summary.create_file_writer cannot write to {logdir!r} "
