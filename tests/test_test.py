@@ -107,3 +107,23 @@ def test_compute_gradient_matches_the_analytic_jacobian():
     theoretical, _ = tf.test.compute_gradient(lambda a, b: a @ b, [torch.ones(1, 2), torch.tensor([[3.0], [5.0]])])
     np.testing.assert_allclose(theoretical[0], [[3.0], [5.0]])
     np.testing.assert_allclose(theoretical[1], [[1.0], [1.0]])
+
+
+def test_each_test_starts_seeded_as_in_tensorflow():
+    import io
+    import unittest
+
+    drawn = []
+
+    class Seeded(tf.test.TestCase):
+        def test_draw(self):
+            drawn.append((np.random.rand(), tf.random.uniform([2]).tolist()))
+
+    result = None
+    for _ in range(2):
+        result = unittest.TextTestRunner(stream=io.StringIO()).run(
+            unittest.defaultTestLoader.loadTestsFromTestCase(Seeded))
+        assert result.wasSuccessful()
+    assert drawn[0] == drawn[1]  # every test starts from the same seeds
+    assert drawn[0][0] == np.random.RandomState(87654321).rand()  # TF's DEFAULT_GRAPH_SEED
+    assert [test.id() for test, _ in result.skipped] == [Seeded("test_session").id()]  # "Not a test.", as TF

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import platform
+import random
 import re
 import tempfile
 import threading
@@ -14,7 +15,11 @@ from typing import Any, Callable, Iterator, Optional, Union
 import numpy as np
 import torch
 
+from torchstrategy import _context
+from torchstrategy import random as tf_random
 from torchstrategy.errors import InvalidArgumentError, OpError
+
+_DEFAULT_GRAPH_SEED = 87654321  # TF's seed for every test (random_seed._DEFAULT_GRAPH_SEED)
 
 
 def _numpy(value: Any) -> Any:
@@ -59,7 +64,18 @@ class _Session:
 
 
 class TestCase(unittest.TestCase):
-    """unittest.TestCase with TF's helpers; tensors are compared as NumPy arrays (`evaluate`)."""
+    """unittest.TestCase with TF's helpers; tensors are compared as NumPy arrays (`evaluate`). Each test starts
+    as in TF: Python's, NumPy's and tf.random's seeds set to 87654321 and no default summary writer."""
+
+    def setUp(self) -> None:
+        """Seeds Python, NumPy and tf.random with TF's test seed and clears the default summary writer."""
+        super().setUp()
+        random.seed(_DEFAULT_GRAPH_SEED)
+        np.random.seed(_DEFAULT_GRAPH_SEED)
+        tf_random.set_seed(_DEFAULT_GRAPH_SEED)
+        _context.summary_state().writer = None
+        if self.id().endswith(".test_session"):
+            self.skipTest("Not a test.")
 
     def evaluate(self, tensors: Any) -> Any:
         """The NumPy values of a tensor or a nested structure of them (other values pass through)."""

@@ -207,3 +207,4 @@ def test_under_mirrored_strategy_only_the_chief_writes(tmp_path):
     expected = np.mean(np.square([3.0, 7.0, 1.0, 1.0]))
     (entry,) = scalars(logdir)["loss"]
     assert entry[0] == 1 and entry[1] == pytest.approx(expected)
+

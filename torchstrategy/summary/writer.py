@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+import weakref
 from typing import Any, Callable, Iterator, Optional, Union
 
 import numpy as np
@@ -99,6 +100,8 @@ class _FileWriter(SummaryWriter):
             raise NotFoundError(None, None, f"tf.summary.create_file_writer cannot create {logdir!r} "
                                 f"({error.strerror}); choose a log directory on a writable file system.") from error
         self._closed = False
+        # flushed and closed when dropped or at interpreter exit, as TF's writer resource is
+        self._finalizer = weakref.finalize(self, self._writer.close)
 
     @property
     def logdir(self) -> str:
@@ -118,7 +121,7 @@ class _FileWriter(SummaryWriter):
 
     def close(self) -> None:
         if not self._closed:
-            self._writer.close()
+            self._finalizer()
             self._closed = True
         if _state().writer is self:
             _state().writer = None
