@@ -23,6 +23,10 @@ def test_non_max_suppression_matches_tensorflow():
     close(scores, ref("nms_soft_scores"), atol=1e-6)
     indices, valid = tf.image.non_max_suppression_padded(BOXES, SCORES, 6, 0.5, pad_to_max_output_size=True)
     assert indices.tolist() == ref("nms_padded_indices").tolist() and int(valid) == int(ref("nms_padded_valid"))
+    with pytest.raises(ValueError, match=r"iou_threshold must be in \[0, 1\]"):
+        tf.image.non_max_suppression(BOXES, SCORES, 5, 1.5)
+    with pytest.raises(ValueError, match="scores must have shape"):
+        tf.image.non_max_suppression(BOXES, SCORES[:3], 5)
     overlaps = pattern((5, 5), 2.0)
     assert tf.image.non_max_suppression_overlaps(overlaps, SCORES[:5], 4, 0.6).tolist() == ref("nms_overlaps").tolist()
 

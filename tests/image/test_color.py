@@ -48,3 +48,9 @@ def test_grayscale_to_rgb_and_bad_input():
         tf.image.adjust_hue(rgb(), 1.5)
     with pytest.raises(ValueError, match="non-negative"):
         tf.image.adjust_gamma(rgb(), -1.0)
+
+
+def test_per_image_standardization_of_uint8_matches_tensorflow():
+    standardized = tf.image.per_image_standardization((rgb() * 255).astype(np.uint8))
+    assert standardized.dtype == torch.float32
+    close(standardized, ref("per_image_standardization"), atol=1e-6)

@@ -60,6 +60,13 @@ def _greedy(similarity: Callable[[int, int], float], scores: np.ndarray, max_out
     return selected, selected_scores
 
 
+def _check_limits(max_output_size: Any, threshold: Any, op: str, what: str = "iou_threshold") -> None:
+    if int(max_output_size) < 0:
+        raise ValueError(f"tf.image.{op}: max_output_size must be non-negative, got {max_output_size!r}.")
+    if not 0.0 <= float(threshold) <= 1.0:
+        raise ValueError(f"tf.image.{op}: {what} must be in [0, 1], got {threshold!r}.")
+
+
 def _nms_inputs(boxes: Any, scores: Any, op: str) -> tuple[np.ndarray, np.ndarray]:
     box_array, score_array = _numpy(boxes), _numpy(scores)
     if box_array.ndim != 2 or box_array.shape[-1] != 4:
@@ -74,6 +81,7 @@ def non_max_suppression(boxes: Any, scores: Any, max_output_size: int, iou_thres
                         score_threshold: float = float("-inf"), name: Optional[str] = None) -> torch.Tensor:
     """Greedily keeps the highest-scoring boxes, dropping any whose IoU with a kept box exceeds
     `iou_threshold` (and those scoring <= score_threshold); at most `max_output_size` int32 indices."""
+    _check_limits(max_output_size, iou_threshold, "non_max_suppression")
     box_array, score_array = _nms_inputs(boxes, scores, "non_max_suppression")
     iou = _iou_matrix(box_array)
     selected, _ = _greedy(lambda i, j: iou[i, j], score_array, int(max_output_size), float(iou_threshold),
@@ -86,6 +94,7 @@ def non_max_suppression_with_scores(boxes: Any, scores: Any, max_output_size: in
                                     name: Optional[str] = None) -> tuple[torch.Tensor, torch.Tensor]:
     """non_max_suppression that also returns the kept scores; `soft_nms_sigma` > 0 is Soft-NMS (Bodla et al.):
     overlapping boxes' scores decay instead of being dropped."""
+    _check_limits(max_output_size, iou_threshold, "non_max_suppression_with_scores")
     box_array, score_array = _nms_inputs(boxes, scores, "non_max_suppression_with_scores")
     iou = _iou_matrix(box_array)
     selected, kept = _greedy(lambda i, j: iou[i, j], score_array, int(max_output_size), float(iou_threshold),
@@ -96,6 +105,7 @@ def non_max_suppression_with_scores(boxes: Any, scores: Any, max_output_size: in
 def non_max_suppression_overlaps(overlaps: Any, scores: Any, max_output_size: int, overlap_threshold: float = 0.5,
                                  score_threshold: float = float("-inf"), name: Optional[str] = None) -> torch.Tensor:
     """non_max_suppression with a given [n, n] overlap matrix in place of box IoUs."""
+    _check_limits(max_output_size, overlap_threshold, "non_max_suppression_overlaps", "overlap_threshold")
     matrix, score_array = _numpy(overlaps), _numpy(scores)
     if matrix.ndim != 2 or matrix.shape != (score_array.shape[0],) * 2:
         raise ValueError(f"tf.image.non_max_suppression_overlaps: overlaps must be [n, n] with n = len(scores), got "
@@ -132,6 +142,7 @@ def non_max_suppression_padded(boxes: Any, scores: Any, max_output_size: int, io
     zero-padded to max_output_size (required for batched boxes [..., n, 4] / scores [..., n]). As TF, the
     corner order of the first box is taken for all (`canonicalized_coordinates=True`: [y_min, x_min, y_max,
     x_max] is promised)."""
+    _check_limits(max_output_size, iou_threshold, "non_max_suppression_padded")
     box_array, score_array = _numpy(boxes), _numpy(scores)
     if box_array.ndim < 2 or box_array.shape[-1] != 4 or score_array.shape != box_array.shape[:-1]:
         raise ValueError(f"tf.image.non_max_suppression_padded: boxes must be [..., num_boxes, 4] and scores "
@@ -165,6 +176,7 @@ def combined_non_max_suppression(boxes: Any, scores: Any, max_output_size_per_cl
     """Per-class greedy NMS over a batch, then the best `max_total_size` detections of each image:
     boxes [batch, n, q, 4] (q = 1 shares boxes between classes) and scores [batch, n, classes] give
     (nmsed_boxes, nmsed_scores, nmsed_classes, valid_detections), zero-padded."""
+    _check_limits(max_output_size_per_class, iou_threshold, "combined_non_max_suppression")
     box_array, score_array = _numpy(boxes), _numpy(scores)
     if box_array.ndim != 4 or box_array.shape[-1] != 4 or score_array.ndim != 3:
         raise ValueError(f"tf.image.combined_non_max_suppression: boxes must be [batch, num_boxes, q, 4] and scores "
