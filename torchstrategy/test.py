@@ -346,14 +346,17 @@ class _CheckedThread:
         self._thread = threading.Thread(target=run)
 
     def start(self) -> None:
+        """Starts the thread."""
         self._thread.start()
 
     def join(self) -> None:
+        """Waits for the thread; its exception, if any, fails the test."""
         self._thread.join()
         if self._error is not None:
             self._case.fail(f"Error in checkedThread: {self._error!r}")
 
     def is_alive(self) -> bool:
+        """Whether the thread still runs."""
         return self._thread.is_alive()
 
 

@@ -105,6 +105,7 @@ class _FileWriter(SummaryWriter):
 
     @property
     def logdir(self) -> str:
+        """The directory of the event file."""
         return self._logdir
 
     def _write_summary(self, summary: Any, step: int) -> bool:
@@ -116,10 +117,12 @@ class _FileWriter(SummaryWriter):
         return True
 
     def flush(self) -> None:
+        """Writes the queued summaries to the event file."""
         if not self._closed:
             self._writer.flush()
 
     def close(self) -> None:
+        """Flushes and closes the event file (and stops being the default writer)."""
         if not self._closed:
             self._finalizer()
             self._closed = True
