@@ -172,7 +172,7 @@ import numpy as np
 import torchstrategy as tf
 
 strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
-writer = tf.summary.create_file_writer(sys.argv[1])
+writer = tf.summary.create_file_writer(f"{sys.argv[1]}/{strategy.process_rank}")
 with strategy.scope():
     model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,), kernel_initializer="ones")])
     optimizer = tf.keras.optimizers.SGD(0.1)
@@ -197,14 +197,18 @@ writer.close()
 
 
 @pytest.mark.slow
-def test_under_mirrored_strategy_only_the_chief_writes(tmp_path):
+@pytest.mark.parametrize("every_process", [False, True])
+def test_under_mirrored_strategy_only_the_chief_writes_unless_asked(tmp_path, every_process):
     script = mp.write_script(tmp_path, CHIEF_ONLY)
     logdir = tmp_path / "logs"
-    result = mp.run_python([script, str(logdir)], timeout=120)
+    env = mp.clean_env(TORCHSTRATEGY_SUMMARIES_EVERY_PROCESS="1") if every_process else None
+    result = mp.run_python([script, str(logdir)], env=env, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert len(glob.glob(str(logdir / "*"))) == 1  # rank 1's writer records nothing
+    # rank 1's writer records nothing (no directory, no file) unless every process is asked to write
+    assert sorted(os.listdir(logdir)) == (["0", "1"] if every_process else ["0"])
     # the first step's loss over the global batch: outputs x @ [1, 1] = 3, 7, 1, 1 against 0
     expected = np.mean(np.square([3.0, 7.0, 1.0, 1.0]))
-    (entry,) = scalars(logdir)["loss"]
-    assert entry[0] == 1 and entry[1] == pytest.approx(expected)
+    for rank in sorted(os.listdir(logdir)):
+        (entry,) = scalars(logdir / rank)["loss"]
+        assert entry[0] == 1 and entry[1] == pytest.approx(expected)
 

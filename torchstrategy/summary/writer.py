@@ -137,7 +137,8 @@ def create_file_writer(logdir: Union[str, os.PathLike], max_queue: Optional[int]
     """A writer of TensorBoard event files in `logdir` (`events.out.tfevents.<time>.<host>.<pid>.<n>` +
     `filename_suffix`, '.v2' by default), queueing up to `max_queue` (10) summaries and flushing every
     `flush_millis` (120000) ms. In a job of several processes only the chief (rank 0) writes: the others get a
-    writer that records nothing, as Keras's callbacks do, so replicas do not race on one directory.
+    writer that records nothing, as Keras's callbacks do, so replicas do not race on one directory. To write on
+    every process, as TF does, set TORCHSTRATEGY_SUMMARIES_EVERY_PROCESS=1 (and give each its own logdir).
 
     >>> import torchstrategy as tf
     >>> writer = tf.summary.create_file_writer("/tmp/logs")  # doctest: +SKIP
@@ -155,7 +156,7 @@ def create_file_writer(logdir: Union[str, os.PathLike], max_queue: Optional[int]
     logdir = os.fspath(logdir)
     if not isinstance(logdir, str) or not logdir:
         raise ValueError(f"tf.summary.create_file_writer needs a non-empty directory path, got {logdir!r}.")
-    if not environment.is_chief_process():
+    if not environment.is_chief_process() and not environment.summaries_on_every_process():
         return _NoopWriter()
     return _FileWriter(logdir, 10 if max_queue is None else int(max_queue),
                        120000 if flush_millis is None else int(flush_millis),
