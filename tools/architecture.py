@@ -32,7 +32,7 @@ _context, which imports nothing at import time, is the floor.
     9 distribute
     8 distribute.parts
     7 distribute.values
-    6 torchstrategy (root facades), summary (tf.summary: uses tf.profiler, tf.image, tf.audio)
+    6 torchstrategy (root facades), summary (tf.summary: uses tf.profiler, tf.image, tf.audio), test (tf.test)
     5 checkpoint, data
     4 io
     3 tensor_ops
@@ -92,6 +92,7 @@ LAYERS = {
     "distribute.values": 7,
     "torchstrategy": 6,
     "summary": 6,
+    "test": 6,
     "checkpoint": 5,
     "data": 5,
     "io": 4,
