@@ -81,7 +81,7 @@ def image(name: str, data: Any, step: Any = None, max_outputs: int = 3, descript
     if not _writer.should_record_summaries():
         return False
     images = data() if callable(data) and not isinstance(data, (torch.Tensor, np.ndarray)) else data
-    images = tf_image.convert_image_dtype(images, torch.uint8, saturate=True)
+    images = tf_image.convert_image_dtype(images, torch.uint8, saturate=True).detach().cpu()
     if images.dim() != 4 or images.shape[-1] not in (1, 3, 4):
         raise ValueError(f"tf.summary.image({name!r}) needs a batch of shape [k, height, width, channels] with "
                          f"1, 3 or 4 channels, got shape {tuple(images.shape)}; add a batch axis for one image.")
