@@ -32,7 +32,7 @@ _context, which imports nothing at import time, is the floor.
     9 distribute
     8 distribute.parts
     7 distribute.values
-    6 torchstrategy (root facades)
+    6 torchstrategy (root facades), summary (tf.summary: uses tf.profiler, tf.image, tf.audio), test (tf.test)
     5 checkpoint, data
     4 io
     3 tensor_ops
@@ -76,7 +76,7 @@ MACHINERY = {"_machinery"}
 #: Private root modules of the tensor ops (TF's conversion and dtype rules, raising tf.errors): unit tensor_ops
 TENSOR_SUPPORT = {"_tensor_convert"}
 #: Subpackages that are tensor-level TF namespaces (tf.math): unit tensor_ops, like the root ones
-TENSOR_PACKAGES = {"math"}
+TENSOR_PACKAGES = {"math", "image"}
 #: Private root modules that any package may import (their underscore names stay private).
 SHARED_PRIVATE_MODULES = {"_context"} | MACHINERY | TENSOR_SUPPORT
 
@@ -91,6 +91,8 @@ LAYERS = {
     "distribute.parts": 8,
     "distribute.values": 7,
     "torchstrategy": 6,
+    "summary": 6,
+    "test": 6,
     "checkpoint": 5,
     "data": 5,
     "io": 4,
@@ -451,7 +453,7 @@ def analyze(root: Optional[str] = None) -> Report:
         if not defined and not rel.endswith("__init__.py"):
             report.facades.append(rel)
         for node in defined:
-            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            if isinstance(node, ast.ClassDef) and node.name[:1].isupper():  # lowercase ones hold namespaces
                 class_homes.setdefault(node.name, []).append(rel)
         src_unit = unit_of(module)
         for line, target, deferred, type_only in visitor.imports:

@@ -383,6 +383,43 @@ def set_keras_setting(name: str, value: Any) -> None:
     keras_config[name] = value
 
 
+# ----- tf.summary ---------------------------------------------------------------------------------
+class _SummaryState(threading.local):
+    def __init__(self) -> None:
+        self.writer: Any = None  # the default tf.summary writer of this thread (None: summaries are not written)
+        self.step: Any = None  # tf.summary.experimental's default step (an int, tensor or Variable)
+        self.condition: Any = True  # tf.summary.record_if's condition (a bool, tensor or callable)
+        self.scopes: list[str] = []  # tf.summary.experimental.summary_scope names, outermost first
+        self.trace: Any = None  # tf.summary.trace_on's settings while a trace is on
+
+
+_summary = _SummaryState()
+
+
+def summary_state() -> _SummaryState:
+    """This thread's tf.summary state: `writer`, `step`, `condition` and `scopes` (read and set by tf.summary)."""
+    return _summary
+
+
+# ----- tf.debugging ---------------------------------------------------------------------------------
+# tf.debugging's process settings: 'check_numerics', 'log_device_placement', 'traceback_filtering' and the
+# torch function mode that carries the first two ('torch_function_mode').
+_debug_modes: dict = {}
+
+
+def debug_mode(key: str) -> Any:
+    """One tf.debugging setting (None when unset)."""
+    return _debug_modes.get(key)
+
+
+def set_debug_mode(key: str, value: Any) -> None:
+    """Sets (None: clears) one tf.debugging setting."""
+    if value is None:
+        _debug_modes.pop(key, None)
+    else:
+        _debug_modes[key] = value
+
+
 # The names the tests of remat and precision read (kept so the tests stay as they are).
 _current_remat_mode = current_remat_mode
 _autocast_dtype = autocast_dtype
