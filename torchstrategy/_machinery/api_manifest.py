@@ -22,7 +22,8 @@ ALTERNATIVES = {
                     "placeholders and collections",
     "tf.compat.v1.Session": "eager execution: call the ops directly, or wrap a step in tf.function",
     "tf.compat.v1.placeholder": "eager execution: pass tensors as function arguments",
-    "tf.compat": "the eager TF2 API (tf.*, tf.keras); for tf.compat.as_bytes/as_str use str.encode/bytes.decode",
+    "tf.compat": "the eager TF2 API (tf.compat.v1 sessions and placeholders become eager code or tf.function; "
+                 "tf.compat.as_bytes/as_str become str.encode/bytes.decode)",
     "tf.lite": "torch.export (and ai-edge-torch to produce a .tflite model)",
     "tf.estimator": "keras Model.fit / Model.evaluate / Model.predict under a tf.distribute strategy",
     "tf.feature_column": "keras preprocessing layers (keras.layers.Normalization, StringLookup, ...)",
@@ -86,11 +87,27 @@ def format_signature(signature: inspect.Signature) -> str:
 
 
 def signature_text(obj: Any) -> Optional[str]:
-    """format_signature of `obj`, or None when Python cannot tell its signature."""
+    """format_signature of `obj`, or None when Python cannot tell its signature. For a class whose
+    signature reads `(*args, **kwargs)` (a `__new__` or metaclass in the way), its `__init__`'s is used."""
     try:
-        return format_signature(inspect.signature(obj))
+        text = format_signature(inspect.signature(obj))
     except (TypeError, ValueError, RuntimeError):
         return None
+    if inspect.isclass(obj) and text == "(*args, **kwargs)" and inspect.isfunction(vars_lookup(obj, "__init__")):
+        try:
+            params = list(inspect.signature(obj.__init__).parameters.values())[1:]
+            text = format_signature(inspect.Signature(params))
+        except (TypeError, ValueError, RuntimeError):
+            pass
+    return text
+
+
+def vars_lookup(klass: type, name: str) -> Any:
+    """The raw class attribute `name` from the first class in the MRO defining it (None if none)."""
+    for owner in klass.__mro__:
+        if name in vars(owner):
+            return vars(owner)[name]
+    return None
 
 
 def comparable(text: Optional[str]) -> Optional[str]:

@@ -26,6 +26,17 @@ class ApiModule(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         raise api_manifest.not_provided_error(api_paths(self), name, self.__name__)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if _is_child(self, name, value) and api_paths(self):
+            mark_namespace(value, tuple(f"{p}.{name}" for p in api_paths(self)))  # a submodule just imported
+
+
+def _is_child(module: types.ModuleType, name: str, value: Any) -> bool:
+    """True for a public submodule bound on its own package (`torchstrategy.nn` on `torchstrategy`)."""
+    return (isinstance(value, types.ModuleType) and not name.startswith("_")
+            and getattr(value, "__name__", "") == f"{module.__name__}.{name}")
+
 
 def api_paths(module: types.ModuleType) -> tuple:
     """The TF/Keras paths `module` stands for (empty when it was never reached as a namespace)."""
@@ -41,19 +52,21 @@ def mark_namespace(module: types.ModuleType, paths: tuple) -> None:
     merged = known + tuple(p for p in paths if p not in known)
     if merged == known and isinstance(module, ApiModule):
         return
-    module.__tf_api__ = merged
+    if not merged and type(module) is not types.ModuleType:
+        return
     if type(module) is types.ModuleType:
         module.__class__ = ApiModule
+    module.__dict__["__tf_api__"] = merged
     for key, value in list(module.__dict__.items()):
-        if isinstance(value, types.ModuleType) and not key.startswith("_") and value is not module:
+        if _is_child(module, key, value):
             mark_namespace(value, tuple(f"{p}.{key}" for p in merged))
 
 
 def lazy_namespace(module_name: str, table: dict[str, str]) -> tuple[Callable[[str], Any], Callable[[], list]]:
     """Returns `__getattr__`/`__dir__` for a module; table maps name -> 'module' or 'module:attr'."""
     this = sys.modules.get(module_name)
-    if this is not None and type(this) is types.ModuleType:
-        this.__class__ = ApiModule
+    if this is not None:
+        mark_namespace(this, api_paths(this))
 
     def __getattr__(name: str) -> Any:
         module = sys.modules[module_name]
