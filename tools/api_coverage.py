@@ -102,12 +102,12 @@ def _check_member(report: Report, where: str, expected: list, ours) -> None:
     want_kind = expected[0]
     if want_kind == "attribute":
         return
+    if want_kind == "method" and expected[1] is None and kind in ("classmethod", "staticmethod"):
+        return  # TF's is a C-implemented method (protobuf's FromString): no signature to compare
     if want_kind != kind and not (want_kind == "property" and kind == "attribute"):
         report.mismatches[where] = (f"{want_kind} {expected[1] if len(expected) > 1 else ''}".strip(),
                                     f"{kind} {actual or ''}".strip())
         return
-    if want_kind == "method" and expected[1] is None and kind in ("classmethod", "staticmethod"):
-        return  # TF's is a C-implemented method (protobuf's FromString): no signature to compare
     if want_kind in ("method", "classmethod", "staticmethod") and not _same(expected[1], actual):
         report.mismatches[where] = (expected[1], actual)
 
@@ -199,7 +199,7 @@ def explain(expected: str | None, actual: str | None) -> str:
         return f"kind: want {expected}, have {actual}"
 
     def params(text: str) -> dict:
-        return {p.split("=", 1)[0]: (p.split("=", 1)[1] if "=" in p else None) for p in _split(text[1:-1])}
+        return {p.split("=", 1)[0]: (p.split("=", 1)[1] if "=" in p else "no default") for p in _split(text[1:-1])}
 
     want, have = params(am.comparable(expected)), params(am.comparable(_without_private(actual)))
     notes = []
@@ -213,7 +213,7 @@ def explain(expected: str | None, actual: str | None) -> str:
         if name in have and want[name] != have[name]:
             notes.append(f"default {name}: want {want[name]}, have {have[name]}")
     if not notes:
-        notes.append("order or kinds differ")
+        notes.append("order or kinds differ: want " + expected)
     return "; ".join(notes)
 
 

@@ -149,19 +149,33 @@ class Layer(nn.Module):
 
     def add_weight(
         self,
-        name: str,
-        shape: Sequence[int] = (),
-        initializer: Any = "glorot_uniform",
-        trainable: bool = True,
+        *args: Any,
+        shape: Optional[Sequence[int]] = None,
+        initializer: Any = None,
         dtype: Any = None,
+        trainable: bool = True,
+        autocast: bool = True,
         regularizer: Any = None,
         constraint: Any = None,
-        autocast: bool = True,
+        aggregation: str = "none",
+        overwrite_with_gradient: bool = False,
+        name: Optional[str] = None,
     ) -> torch.Tensor:
         """Creates a weight (a Parameter if trainable, else a buffer) in the policy's variable dtype unless
         `dtype` is given, and returns it. Trainable float weights are read in the compute dtype inside a
         mixed-policy call unless `autocast=False` (Keras 3's argument). A `constraint` (name, config or
-        callable) is kept as the weight's `constraint` attribute and applied by the optimizer after each update."""
+        callable) is kept as the weight's `constraint` attribute and applied by the optimizer after each update.
+        Positional arguments are Keras 3's (shape, initializer, dtype); a leading string is also taken as the
+        Keras 2 style (name, shape, initializer, ...), which Keras 3 rejects."""
+        shape, initializer, dtype, name = _legacy_weight_args(args, shape, initializer, dtype, name)
+        if aggregation not in (None, "none", "mean", "sum", "only_first_replica"):
+            raise ValueError(f"add_weight(aggregation={aggregation!r}): expected one of None, 'none', 'mean', "
+                             "'sum', 'only_first_replica'.")
+        if overwrite_with_gradient:
+            raise NotImplementedError("add_weight(overwrite_with_gradient=True) is not supported by torchstrategy.")
+        if name is None:
+            name = f"variable_{len(self._weight_order)}" if self._weight_order else "variable"
+        shape = () if shape is None else shape
         from torchstrategy.keras import initializers
 
         dtype = backend.to_torch_dtype(dtype or self.variable_dtype)
@@ -475,3 +489,26 @@ def _attach_masks(outputs: Any, masks: Any) -> None:
 
 def _iter_layers(items: Iterable[Any]) -> list[Layer]:
     return [item for item in items if isinstance(item, Layer)]
+
+
+
+
+
+def _legacy_weight_args(args: tuple, shape: Any, initializer: Any, dtype: Any, name: Any) -> tuple:
+    """add_weight's positional arguments: Keras 3's (shape, initializer, dtype), or Keras 2's (name, shape, ...)."""
+    if not args:
+        return shape, initializer, dtype, name
+    if isinstance(args[0], str):
+        if len(args) > 3:
+            raise TypeError("add_weight(name, shape, initializer) takes at most 3 positional arguments; pass the rest "
+                            "by keyword.")
+        values = dict(zip(("name", "shape", "initializer"), args))
+        return (values.get("shape", shape), values.get("initializer", initializer), dtype, values["name"])
+    if len(args) > 3:
+        raise TypeError(f"add_weight() takes at most 3 positional arguments (shape, initializer, dtype) but "
+                        f"{len(args)} were given.")
+    values = dict(zip(("shape", "initializer", "dtype"), args))
+    for key in values:
+        if {"shape": shape, "initializer": initializer, "dtype": dtype}[key] is not None:
+            raise ValueError(f"add_weight(): `{key}` was passed both positionally and as a keyword argument.")
+    return values.get("shape", shape), values.get("initializer", initializer), values.get("dtype", dtype), name
