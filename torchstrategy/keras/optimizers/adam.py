@@ -39,7 +39,7 @@ class Adam(_AdamBase):
         clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None, use_ema: bool = False,
         ema_momentum: float = 0.99, ema_overwrite_frequency: Optional[int] = None,
         loss_scale_factor: Optional[float] = None, gradient_accumulation_steps: Optional[int] = None,
-        name: str = "adam", **kwargs: Any,
+        name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         self.amsgrad = bool(amsgrad)
         super().__init__(
@@ -84,7 +84,7 @@ class AdamW(Adam):
         clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None, use_ema: bool = False,
         ema_momentum: float = 0.99, ema_overwrite_frequency: Optional[int] = None,
         loss_scale_factor: Optional[float] = None, gradient_accumulation_steps: Optional[int] = None,
-        name: str = "adamw", **kwargs: Any,
+        name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         if weight_decay is None:
             raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None")
@@ -107,7 +107,7 @@ class Adamax(_AdamBase):
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
         global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
         ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
-        gradient_accumulation_steps: Optional[int] = None, name: str = "adamax", **kwargs: Any,
+        gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         super().__init__(
             learning_rate, beta_1, beta_2, epsilon, name, weight_decay=weight_decay, clipnorm=clipnorm,
@@ -139,7 +139,7 @@ class Nadam(_AdamBase):
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
         global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
         ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
-        gradient_accumulation_steps: Optional[int] = None, name: str = "nadam", **kwargs: Any,
+        gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         self._u_product_cache = (0, 1.0)  # (step, product of u_1..u_step); derived from iterations, so no state
         super().__init__(

@@ -35,7 +35,8 @@ class SGD(Optimizer):
         self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
         global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
-        ema_overwrite_frequency: Optional[int] = None, name: str = "SGD", **kwargs: Any,
+        ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
+        gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         _check_unit_interval("momentum", momentum)
         self.momentum = float(momentum)
@@ -43,7 +44,8 @@ class SGD(Optimizer):
         super().__init__(
             learning_rate=learning_rate, weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
             global_clipnorm=global_clipnorm, use_ema=use_ema, ema_momentum=ema_momentum,
-            ema_overwrite_frequency=ema_overwrite_frequency, name=name, **kwargs,
+            ema_overwrite_frequency=ema_overwrite_frequency, loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps, name=name, **kwargs,
         )
 
     def _init_slots(self, param: torch.Tensor) -> dict:
@@ -80,7 +82,7 @@ class RMSprop(Optimizer):
         clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None, use_ema: bool = False,
         ema_momentum: float = 0.99, ema_overwrite_frequency: Optional[int] = None,
         loss_scale_factor: Optional[float] = None, gradient_accumulation_steps: Optional[int] = None,
-        name: str = "rmsprop", **kwargs: Any,
+        name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         _check_unit_interval("rho", rho)
         _check_unit_interval("momentum", momentum)
@@ -135,7 +137,7 @@ class Adagrad(Optimizer):
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
         global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
         ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
-        gradient_accumulation_steps: Optional[int] = None, name: str = "adagrad", **kwargs: Any,
+        gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         if initial_accumulator_value < 0:
             raise ValueError(
@@ -174,7 +176,7 @@ class Adadelta(Optimizer):
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
         global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
         ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
-        gradient_accumulation_steps: Optional[int] = None, name: str = "adadelta", **kwargs: Any,
+        gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         _check_unit_interval("rho", rho)
         self.rho, self.epsilon = float(rho), float(epsilon)
