@@ -107,7 +107,7 @@ class Model(Layer):
             self._build_input_shape = map_structure(lambda t: _shape_of(t) if hasattr(t, "shape") else None, inputs)
         self.built = True
 
-    def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
+    def call(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement call(inputs, training=None).")
 
     # ----- compile and the loops (training.py) ---------------------------------------------
@@ -115,19 +115,16 @@ class Model(Layer):
         self,
         optimizer: Any = "rmsprop",
         loss: Any = None,
-        metrics: Any = None,
         loss_weights: Any = None,
+        metrics: Any = None,
         weighted_metrics: Any = None,
-        run_eagerly: Optional[bool] = None,
-        steps_per_execution: Optional[int] = None,
-        jit_compile: Any = None,
-        **kwargs: Any,
+        run_eagerly: bool = False,
+        steps_per_execution: int = 1,
+        jit_compile: Any = "auto",
+        auto_scale_loss: bool = True,
     ) -> None:
-        """Configures the model for training (Keras `compile`)."""
-        for ignored in ("auto_scale_loss", "pss_evaluation_shards"):  # Keras 3 knobs with nothing to do here
-            kwargs.pop(ignored, None)
-        if kwargs:
-            raise TypeError(f"compile() got unexpected keyword arguments: {sorted(kwargs)}")
+        """Configures the model for training (Keras `compile`). With `auto_scale_loss` (Keras 3's), a
+        'mixed_float16' policy wraps the optimizer in a LossScaleOptimizer."""
         if steps_per_execution is None:
             steps_per_execution = 1
         if isinstance(steps_per_execution, bool) or not isinstance(steps_per_execution, int) \
@@ -149,7 +146,8 @@ class Model(Layer):
             self._strategy = self._strategy or current
         from torchstrategy.keras import mixed_precision, optimizers
 
-        self.optimizer = mixed_precision._wrap_for_policy(self.dtype_policy, optimizers.get(optimizer))
+        optimizer = optimizers.get(optimizer)
+        self.optimizer = mixed_precision._wrap_for_policy(self.dtype_policy, optimizer) if auto_scale_loss else optimizer
         # 'auto' (Keras 3's default) runs eagerly here: torch.compile only when asked with True
         self._compiled = compile_utils.CompiledState(self, loss, metrics, loss_weights, weighted_metrics,
                                                 jit_compile=jit_compile is True,
@@ -208,7 +206,7 @@ class Model(Layer):
             verbose: Any = "auto", callbacks: Any = None, validation_split: float = 0.0,
             validation_data: Any = None, shuffle: Any = True, class_weight: Any = None, sample_weight: Any = None,
             initial_epoch: int = 0, steps_per_epoch: Optional[int] = None, validation_steps: Optional[int] = None,
-            validation_batch_size: Optional[int] = None, validation_freq: Any = 1, **kwargs: Any) -> Any:
+            validation_batch_size: Optional[int] = None, validation_freq: Any = 1) -> Any:
         """Trains for `epochs` epochs and returns a History (keys 'loss', 'accuracy', 'val_loss', ...)."""
         self._require_compiled("training/testing")
         return training.fit(self, **{k: v for k, v in locals().items() if k not in ("self", "__class__")})
@@ -221,7 +219,7 @@ class Model(Layer):
         return training.evaluate(self, **{k: v for k, v in locals().items() if k not in ("self", "__class__")})
 
     def predict(self, x: Any, batch_size: Optional[int] = None, verbose: Any = "auto", steps: Optional[int] = None,
-                callbacks: Any = None, **kwargs: Any) -> Any:
+                callbacks: Any = None) -> Any:
         """Model outputs for every input row, as NumPy arrays, in input order."""
         return training.predict(self, **{k: v for k, v in locals().items() if k not in ("self", "__class__")})
 

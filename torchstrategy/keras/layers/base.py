@@ -60,16 +60,22 @@ class Layer(nn.Module):
 
     def __init__(
         self,
+        *,
+        activity_regularizer: Any = None,
         trainable: bool = True,
-        name: Optional[str] = None,
         dtype: Any = None,
-        input_shape: Optional[Sequence[Optional[int]]] = None,
-        batch_input_shape: Optional[Sequence[Optional[int]]] = None,
-        input_dim: Optional[int] = None,
         autocast: bool = True,
+        name: Optional[str] = None,
         **kwargs: Any,
     ) -> None:
         super().__init__()
+        if activity_regularizer is not None:  # layers that support it (Dense, Conv, ...) take it themselves
+            raise NotImplementedError(f"{type(self).__name__}(activity_regularizer=...) is not supported by "
+                                      "torchstrategy; Dense, Embedding, the convolutions and attention take it.")
+        # Keras 3 still takes Keras 2's input_shape / batch_input_shape / input_dim on any layer
+        input_shape = kwargs.pop("input_shape", None)
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        input_dim = kwargs.pop("input_dim", None)
         if kwargs:
             raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}")
         self.name = name or _context.unique_name(_snake_case(type(self).__name__))
@@ -335,8 +341,8 @@ class Layer(nn.Module):
         """Creates the weights; `input_shape` has None for the batch dimension."""
         self.built = True
 
-    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
-        return inputs
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        return args[0] if args else None
 
     def _check_input(self, inputs: Any) -> None:
         spec = self.input_spec
@@ -418,9 +424,9 @@ class Layer(nn.Module):
             _attach_masks(outputs, self.compute_mask(inputs, previous_mask))
         return outputs
 
-    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
         """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None)."""
-        return mask if self.supports_masking else None
+        return previous_mask if self.supports_masking else None
 
     def forward(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         # The dtype scope is entered here, inside nn.Module.__call__, so recomputation (remat) re-enters it;
@@ -430,8 +436,9 @@ class Layer(nn.Module):
                 return self.call(inputs, *args, **kwargs)
         return self.call(inputs, *args, **kwargs)
 
-    def compute_output_shape(self, input_shape: Any) -> Any:
+    def compute_output_shape(self, *args: Any, **kwargs: Any) -> Any:
         """Output shape (batch None) found by running the layer on a one-row zero input."""
+        input_shape = args[0] if args else kwargs.get("input_shape")
 
         def zeros(shape: Any) -> torch.Tensor:
             return torch.zeros((1,) + tuple(shape[1:]), dtype=self._compute_torch_dtype)
