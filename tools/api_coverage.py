@@ -71,18 +71,26 @@ def _without_private(text: str | None) -> str | None:
     """Drops our private optional parameters (`_relu=False`): internal hooks, invisible to TF callers."""
     if text is None:
         return None
-    kept = [p for p in _split(text[1:-1]) if not (p.startswith("_") and "=" in p)]
-    return "(" + ", ".join(kept) + ")"
+    parts = _split(text[1:-1])
+    kept = [p for p in parts if not (p.startswith("_") and "=" in p)]
+    return text if len(kept) == len(parts) else "(" + ", ".join(kept) + ")"
 
 
 def _split(inner: str) -> list:
-    out, depth, current = [], 0, ""
+    """Top-level comma-separated parts of a parameter list (commas inside brackets or quotes stay)."""
+    out, depth, current, quote, escaped = [], 0, "", None, False
     for ch in inner:
-        if ch in "([{<":
+        if quote:
+            escaped = ch == "\\" and not escaped
+            if ch == quote and not escaped:
+                quote = None
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{<":
             depth += 1
         elif ch in ")]}>":
             depth -= 1
-        if ch == "," and depth == 0:
+        if ch == "," and depth == 0 and quote is None:
             out.append(current.strip())
             current = ""
         else:
