@@ -424,9 +424,10 @@ class Layer(nn.Module):
             _attach_masks(outputs, self.compute_mask(inputs, previous_mask))
         return outputs
 
-    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
-        """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None)."""
-        return previous_mask if self.supports_masking else None
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None).
+        Keras's base Layer spells it (inputs, previous_mask); its layers override it as (inputs, mask=None)."""
+        return mask if self.supports_masking else None
 
     def forward(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         # The dtype scope is entered here, inside nn.Module.__call__, so recomputation (remat) re-enters it;
@@ -436,9 +437,9 @@ class Layer(nn.Module):
                 return self.call(inputs, *args, **kwargs)
         return self.call(inputs, *args, **kwargs)
 
-    def compute_output_shape(self, *args: Any, **kwargs: Any) -> Any:
-        """Output shape (batch None) found by running the layer on a one-row zero input."""
-        input_shape = args[0] if args else kwargs.get("input_shape")
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        """Output shape (batch None) found by running the layer on a one-row zero input. (Keras's base Layer
+        spells it (*args, **kwargs); its layers override it as (input_shape).)"""
 
         def zeros(shape: Any) -> torch.Tensor:
             return torch.zeros((1,) + tuple(shape[1:]), dtype=self._compute_torch_dtype)

@@ -20,8 +20,8 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
     """
 
     def __init__(self, from_logits: bool = False, ignore_class: Optional[int] = None,
-                 reduction: Optional[str] = Reduction.SUM_OVER_BATCH_SIZE, name: str = "sparse_categorical_crossentropy",
-                 axis: int = -1, dtype: Any = None) -> None:
+                 reduction: Optional[str] = Reduction.SUM_OVER_BATCH_SIZE, axis: int = -1,
+                 name: str = "sparse_categorical_crossentropy", dtype: Any = None) -> None:
         super().__init__(functions.sparse_categorical_crossentropy, reduction=reduction, name=name, dtype=dtype,
                          from_logits=from_logits, ignore_class=ignore_class, axis=axis)
 

@@ -33,6 +33,10 @@ class Adam(_AdamBase):
     `v_hat = max(v_hat, v)` replaces `v` in the denominator.
     """ + _COMMON_DOC
 
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
+
     def __init__(
         self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
         amsgrad: bool = False, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
@@ -102,6 +106,10 @@ class Adamax(_AdamBase):
     `u = max(beta_2 * u, |g|)`, `w -= lr * m / ((1 - beta_1^t) * (u + epsilon))`.
     """ + _COMMON_DOC
 
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
+
     def __init__(
         self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
@@ -133,6 +141,10 @@ class Nadam(_AdamBase):
     __doc__ = """Nadam (Adam with Nesterov momentum, Dozat 2015), Keras's form with the momentum schedule
     `u_t = beta_1 * (1 - 0.5 * 0.96^t)` and its running product.
     """ + _COMMON_DOC
+
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
 
     def __init__(
         self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,

@@ -76,6 +76,10 @@ class RMSprop(Optimizer):
     `w -= mom`, else `w -= inc`.
     """ + _COMMON_DOC
 
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
+
     def __init__(
         self, learning_rate: LearningRate = 0.001, rho: float = 0.9, momentum: float = 0.0, epsilon: float = 1e-7,
         centered: bool = False, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
@@ -132,6 +136,10 @@ class Adagrad(Optimizer):
     starting at `initial_accumulator_value`.
     """ + _COMMON_DOC
 
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
+
     def __init__(
         self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1, epsilon: float = 1e-7,
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
@@ -170,6 +178,10 @@ class Adadelta(Optimizer):
     `ag = rho * ag + (1 - rho) * g^2`, `delta = -sqrt(ad + eps) / sqrt(ag + eps) * g`,
     `ad = rho * ad + (1 - rho) * delta^2`, `w += lr * delta`.
     """ + _COMMON_DOC
+
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
 
     def __init__(
         self, learning_rate: LearningRate = 0.001, rho: float = 0.95, epsilon: float = 1e-7,

@@ -154,8 +154,8 @@ class LossScaleOptimizer(Optimizer):
         return [self._counter, self._scale] + self.inner_optimizer.variables
 
     # ----- building -------------------------------------------------------------------------------------
-    def build(self, variables: Iterable[Any]) -> None:
-        self.inner_optimizer.build(variables)
+    def build(self, var_list: Iterable[Any]) -> None:
+        self.inner_optimizer.build(var_list)
 
     def add_param_group(self, param_group: dict) -> None:
         if "_delegating" not in self.__dict__:  # torch's placeholder group while the base initialises
