@@ -288,8 +288,9 @@ class Sequential(Model):
     (None, 1)
     """
 
-    def __init__(self, layers: Optional[Sequence[Layer]] = None, name: Optional[str] = None, **kwargs: Any) -> None:
-        super().__init__(name=name, **kwargs)
+    def __init__(self, layers: Optional[Sequence[Layer]] = None, trainable: bool = True,
+                 name: Optional[str] = None) -> None:
+        super().__init__(trainable=trainable, name=name)
         self.autocast = False  # as Keras 3: a model's layers cast their own inputs, each to its own policy
         self._stack = torch.nn.ModuleList()
         self._input_layer: Optional[InputLayer] = None
@@ -300,15 +301,17 @@ class Sequential(Model):
     def layers(self) -> list[Layer]:
         return list(self._stack)
 
-    def add(self, layer: Any) -> None:
-        """Appends a layer; a KerasTensor from `Input` sets the input shape instead."""
+    def add(self, layer: Any, rebuild: bool = True) -> None:
+        """Appends a layer; a KerasTensor from `Input` sets the input shape instead. With `rebuild`, a model
+        whose input shape is known is built again at once."""
         if isinstance(layer, KerasTensor):
             layer = layer.node.layer
         if isinstance(layer, InputLayer):
             if self._stack or self._input_layer is not None:
                 raise ValueError("An InputLayer/Input can only be the first entry of a Sequential model.")
             self._input_layer = layer
-            self._build_from_input_shape()
+            if rebuild:
+                self._build_from_input_shape()
             return
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add takes Keras layers; got {type(layer).__name__}: {layer!r}.")
@@ -318,12 +321,26 @@ class Sequential(Model):
         self._stack.append(layer)
         if len(self._stack) == 1 and self._input_layer is None and layer._batch_input_shape is not None:
             self._input_layer = InputLayer(batch_input_shape=layer._batch_input_shape, dtype=layer.dtype)
-        self._build_from_input_shape()
+        if rebuild:
+            self._build_from_input_shape()
 
-    def pop(self) -> Layer:
+    def pop(self, rebuild: bool = True) -> Layer:
+        """Removes and returns the last layer (the model is built again when `rebuild` and it can be)."""
         if not self._stack:
             raise TypeError("There are no layers in the model.")
-        return self._stack.pop(-1)
+        layer = self._stack.pop(-1)
+        if rebuild:
+            self._build_from_input_shape()
+        return layer
+
+    def build(self, input_shape: Any = None) -> None:
+        """Builds the layers for `input_shape` (default: the shape of the model's Input, if it has one)."""
+        if input_shape is None:
+            if self._input_layer is None:
+                raise ValueError("You must provide an `input_shape` argument: this Sequential model has no Input.")
+            self._build_from_input_shape()
+            return
+        super().build(input_shape)
 
     def _build_from_input_shape(self) -> None:
         if self._input_layer is not None and self._stack:
@@ -342,7 +359,7 @@ class Sequential(Model):
     def output_shape(self) -> Any:
         return self.compute_output_shape(self.input_shape)
 
-    def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
+    def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None, **kwargs: Any) -> Any:
         x = self._input_layer(inputs) if self._input_layer is not None else inputs
         layers, index = list(self._stack), 0
         while index < len(layers):
