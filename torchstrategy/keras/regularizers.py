@@ -80,7 +80,8 @@ def l1_l2(l1: float = 0.0, l2: float = 0.0) -> L1L2:
 
 l1, l2 = L1, L2
 _CLASSES: dict[str, Callable[..., Regularizer]] = {"L1": L1, "L2": L2, "L1L2": L1L2}
-_ALIASES: dict[str, Callable[..., Regularizer]] = {"l1": L1, "l2": L2, "l1_l2": l1_l2}
+# 'l1_l2' as a name is Keras 2's (0.01 each); Keras 3.15 no longer takes that string
+_ALIASES: dict[str, Callable[..., Regularizer]] = {"l1": L1, "l2": L2, "l1_l2": lambda: L1L2(l1=0.01, l2=0.01)}
 
 
 def serialize(regularizer: Any) -> Any:
