@@ -355,7 +355,7 @@ class Embedding(Layer):
             self.build(None)
             self.set_weights(weights if isinstance(weights, (list, tuple)) else [weights])
 
-    def build(self, input_shape: Any) -> None:
+    def build(self, input_shape: Any = None) -> None:
         # autocast=False as in Keras: look rows up in the stored dtype, then cast only those (not the table)
         self.embeddings = self.add_weight(
             "embeddings", shape=(self.input_dim, self.output_dim), initializer=self.embeddings_initializer,
