@@ -270,6 +270,9 @@ def table(report: Report) -> str:
         rows = [v for k, v in groups.items() if k.split(".")[0] == library]
         lines.append(f"{'ALL ' + library + '.*':<28}{sum(r[1] for r in rows):>12}{sum(r[0] for r in rows):>8}"
                      f"{sum(r[2] for r in rows):>14}")
+    core = [v for k, v in groups.items() if k.split(".")[0] == "tf" and k not in ("tf.compat", "tf.raw_ops")]
+    lines.append(f"{'tf.* w/o compat, raw_ops':<28}{sum(r[1] for r in core):>12}{sum(r[0] for r in core):>8}"
+                 f"{sum(r[2] for r in core):>14}")
     lines.append(f"class members checked: {report.members_checked}, missing on implemented classes: "
                  f"{report.members_missing}; signature mismatches: {len(report.mismatches)}")
     return "\n".join(lines)
