@@ -274,6 +274,11 @@ class Model(Layer):
     def get_config(self) -> dict:
         return {"name": self.name, "trainable": self.trainable}
 
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Model":
+        """A subclassed model from its `get_config()` (`custom_objects` is for the subclasses that need it)."""
+        return cls(**config)
+
     def get_compile_config(self) -> Optional[dict]:
         return self._compiled.get_config() if self._compiled else None
 

@@ -402,12 +402,21 @@ class Lambda(Layer):
         except (TypeError, ValueError):  # some builtins have no signature
             params = {}
         self._fn_takes_training = "training" in params
+        self._fn_takes_mask = "mask" in params
 
-    def call(self, inputs: Any, training: Optional[bool] = None) -> Any:
+    def call(self, inputs: Any, mask: Any = None, training: Optional[bool] = None) -> Any:
         kwargs = dict(self.arguments)
         if self._fn_takes_training:
             kwargs["training"] = training
+        if self._fn_takes_mask:  # as Keras: the input's mask goes to a function that asks for it
+            kwargs["mask"] = mask
         return self.function(inputs, **kwargs)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None, safe_mode: Optional[bool] = None
+                    ) -> "Lambda":
+        """The layer from `get_config()` (the function is kept as an object, so no code is deserialized)."""
+        return cls(**config)
 
     def get_config(self) -> dict:
         # The function itself is kept (not source text): configs round-trip within one process.

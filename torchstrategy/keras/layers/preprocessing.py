@@ -33,6 +33,10 @@ class Rescaling(Layer):
     def get_config(self) -> dict:
         return {**super().get_config(), "scale": self.scale, "offset": self.offset}
 
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Rescaling":
+        return cls(**config)
+
 
 class Normalization(Layer):
     """`(x - mean) / max(sqrt(variance), epsilon)` per feature of the kept `axis` (default the last).
