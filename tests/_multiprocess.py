@@ -35,7 +35,7 @@ class Visits(tf.keras.metrics.Metric):
     def __init__(self, name, pick):
         super().__init__(name=name)
         self.pick = pick
-        self.counts = self.add_weight("counts", shape=(N,))
+        self.counts = self.add_weight(name="counts", shape=(N,))
 
     def update_state(self, y_true, y_pred, sample_weight=None):
         ids = torch.as_tensor(y_true).long().reshape(-1) // 10

@@ -21,7 +21,7 @@ if _ROOT not in sys.path:
 @pytest.fixture(autouse=True)
 def _seed_and_fresh_names() -> None:
     ts_random.set_seed(1234)
-    backend.clear_session()
+    backend.clear_session(free_memory=False)  # no gc.collect() per test
     yield
 
 

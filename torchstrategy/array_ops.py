@@ -42,22 +42,31 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
     return torch.where(cond.to(tx.device), tx, ty)
 
 
-def fill(dims: Any, value: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
+def _refuse_layout(op: str, layout: Any) -> None:
+    if layout is not None:
+        raise NotImplementedError(f"tf.{op}(layout=...) (a DTensor layout) is not supported by torchstrategy; "
+                                  "place tensors with a tf.distribute strategy or keras.distribution instead.")
+
+
+def fill(dims: Any, value: Any, name: Optional[str] = None, layout: Any = None) -> torch.Tensor:  # noqa: A002
     """A tensor of shape `dims` filled with `value` (its dtype: 3 -> int32, 3.0 -> float32)."""
+    _refuse_layout("fill", layout)
     scalar = to_tensor(value, op="tf.fill")
     if scalar.dim() != 0:
         raise ValueError(f"tf.fill: value must be a scalar, got shape {tuple(scalar.shape)}.")
     return torch.full(int_list(dims, "tf.fill dims"), scalar.item(), dtype=scalar.dtype)
 
 
-def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
+def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None, layout: Any = None) -> torch.Tensor:  # noqa: A002
     """Zeros with `input`'s shape and dtype (or `dtype`)."""
+    _refuse_layout("zeros_like", layout)
     tensor = to_tensor(input, op="tf.zeros_like")
     return torch.zeros_like(tensor, dtype=None if dtype is None else as_dtype(dtype))
 
 
-def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
+def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None, layout: Any = None) -> torch.Tensor:  # noqa: A002
     """Ones with `input`'s shape and dtype (or `dtype`)."""
+    _refuse_layout("ones_like", layout)
     tensor = to_tensor(input, op="tf.ones_like")
     return torch.ones_like(tensor, dtype=None if dtype is None else as_dtype(dtype))
 
@@ -106,12 +115,16 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     return torch.stack(parts).reshape(tuple(tensor.shape[:batch_dims]) + tuple(parts[0].shape))
 
 
-def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str] = None) -> torch.Tensor:
+def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str] = None,
+              bad_indices_policy: str = "") -> torch.Tensor:
     """Slices of `params` at the coordinates in the last axis of `indices`.
 
     >>> gather_nd([[1, 2], [3, 4]], [[1, 0]]).tolist()
     [3]
     """
+    if bad_indices_policy not in ("", "DEFAULT", "ERROR"):
+        raise NotImplementedError(f"tf.gather_nd(bad_indices_policy={bad_indices_policy!r}) is not supported: "
+                                  "out-of-range indices raise an error here ('' / 'ERROR').")
     tensor = to_tensor(params, op="tf.gather_nd")
     index = _indices(indices, "tf.gather_nd")
     if batch_dims:
@@ -131,7 +144,7 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str
     return picked.reshape(tuple(index.shape[:-1]) + tuple(tensor.shape[depth:]))
 
 
-def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: Optional[str] = None) -> torch.Tensor:
+def transpose(a: Any, perm: Any = None, conjugate: bool = False, name: str = "transpose") -> torch.Tensor:
     """`a` with its axes permuted by `perm` (reversed when None)."""
     tensor = to_tensor(a, op="tf.transpose")
     order = list(builtins.range(tensor.dim()))[::-1] if perm is None else int_list(perm, "tf.transpose perm")
@@ -179,7 +192,7 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> torch.Tensor:
 
 
 def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int] = None,
-          name: Optional[str] = None) -> list:
+          name: str = "split") -> list:
     """`value` cut along `axis` into `num_or_size_splits` equal parts, or parts of the given sizes
     (one size may be -1 for the rest)."""
     tensor = to_tensor(value, op="tf.split")
@@ -199,7 +212,7 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
     return list(torch.split(tensor, sizes, dim=axis))
 
 
-def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: Optional[str] = None) -> list:
+def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: str = "unstack") -> list:
     """The slices of `value` along `axis`, as a list."""
     tensor = to_tensor(value, op="tf.unstack")
     axis = dims(axis, tensor.dim())[0]
@@ -208,7 +221,7 @@ def unstack(value: Any, num: Optional[int] = None, axis: int = 0, name: Optional
     return list(torch.unbind(tensor, dim=axis))
 
 
-def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None, name: Optional[str] = None) -> torch.Tensor:
+def boolean_mask(tensor: Any, mask: Any, axis: Optional[int] = None, name: str = "boolean_mask") -> torch.Tensor:
     """The entries of `tensor` where `mask` (covering the axes from `axis`) is true, flattened over those axes."""
     values = to_tensor(tensor, op="tf.boolean_mask")
     keep = mask if isinstance(mask, torch.Tensor) else to_tensor(mask, torch.bool, "tf.boolean_mask")
@@ -261,9 +274,9 @@ def _descending(direction: str) -> bool:
     return direction == "DESCENDING"
 
 
-def size(input: Any, out_type: Any = torch.int32, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
+def size(input: Any, out_type: Any = None, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
     """The number of elements, as a scalar `out_type` tensor."""
-    return torch.tensor(to_tensor(input, op="tf.size").numel(), dtype=as_dtype(out_type))
+    return torch.tensor(to_tensor(input, op="tf.size").numel(), dtype=as_dtype(torch.int32 if out_type is None else out_type))
 
 
 def rank(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002

@@ -156,7 +156,7 @@ def list_logical_devices(device_type: Optional[str] = None) -> list[LogicalDevic
     return devices
 
 
-def experimental_connect_to_cluster(cluster_resolver: Any, job_name: str = "localhost", task_index: int = 0,
+def experimental_connect_to_cluster(cluster_spec_or_resolver: Any, job_name: str = "localhost", task_index: int = 0,
                                     protocol: Optional[str] = None, make_master_device_default: bool = True,
                                     cluster_device_filters: Any = None) -> None:
     """`tf.config.experimental_connect_to_cluster` for a TPUClusterResolver: checks that this host's XLA
@@ -168,6 +168,7 @@ def experimental_connect_to_cluster(cluster_resolver: Any, job_name: str = "loca
     Other resolvers are refused: multi-worker CPU/GPU jobs give the resolver to the strategy itself
     (e.g. MultiWorkerMirroredStrategy(cluster_resolver=...)).
     """
+    cluster_resolver = cluster_spec_or_resolver
     del job_name, task_index, protocol, make_master_device_default, cluster_device_filters
     if cluster_resolver is not None and not isinstance(cluster_resolver, _tpu.TPUClusterResolver):
         raise TypeError(f"tf.config.experimental_connect_to_cluster supports a TPUClusterResolver here; got "
@@ -199,11 +200,37 @@ experimental = types.SimpleNamespace(
     get_virtual_device_configuration=get_logical_device_configuration,
 )
 
+def _set_intra_op_parallelism_threads(num_threads: int) -> None:
+    """Threads used inside one op (torch.set_num_threads); 0 keeps the default."""
+    if num_threads:
+        torch.set_num_threads(int(num_threads))
+
+
+def _get_intra_op_parallelism_threads() -> int:
+    """Threads used inside one op (torch.get_num_threads)."""
+    return torch.get_num_threads()
+
+
+def _set_inter_op_parallelism_threads(num_threads: int) -> None:
+    """Accepted for TF scripts; torch fixes its inter-op pool when it first runs an op, so this changes nothing."""
+
+
+def _get_inter_op_parallelism_threads() -> int:
+    """Threads of torch's inter-op pool (torch.get_num_interop_threads)."""
+    return torch.get_num_interop_threads()
+
+
+for _fn, _tf_name in ((_set_intra_op_parallelism_threads, "set_intra_op_parallelism_threads"),
+                      (_get_intra_op_parallelism_threads, "get_intra_op_parallelism_threads"),
+                      (_set_inter_op_parallelism_threads, "set_inter_op_parallelism_threads"),
+                      (_get_inter_op_parallelism_threads, "get_inter_op_parallelism_threads")):
+    _fn.__name__ = _fn.__qualname__ = _tf_name
+
 threading = types.SimpleNamespace(
-    set_intra_op_parallelism_threads=lambda n: torch.set_num_threads(int(n)) if n else None,
-    get_intra_op_parallelism_threads=torch.get_num_threads,
-    set_inter_op_parallelism_threads=lambda n: None,
-    get_inter_op_parallelism_threads=torch.get_num_interop_threads,
+    set_intra_op_parallelism_threads=_set_intra_op_parallelism_threads,
+    get_intra_op_parallelism_threads=_get_intra_op_parallelism_threads,
+    set_inter_op_parallelism_threads=_set_inter_op_parallelism_threads,
+    get_inter_op_parallelism_threads=_get_inter_op_parallelism_threads,
 )
 
 

@@ -17,8 +17,9 @@ string = np.dtype(object)
 _DTYPE_NAMES = {"float": torch.float32, "double": torch.float64, "half": torch.float16}
 
 
-def as_dtype(dtype: Any) -> torch.dtype:
+def as_dtype(type_value: Any) -> torch.dtype:
     """Maps torch/NumPy dtypes, Python types and names ('float32', 'int64') to a torch dtype."""
+    dtype = type_value
     if isinstance(dtype, torch.dtype):
         return dtype
     if isinstance(dtype, str):

@@ -21,8 +21,8 @@ def _matrix(x: Any, op: str, allowed: str = "float") -> torch.Tensor:
     return tensor
 
 
-def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, name: Optional[str] = None
-           ) -> torch.Tensor:
+def matvec(a: Any, b: Any, transpose_a: bool = False, adjoint_a: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, name: Optional[str] = None) -> torch.Tensor:
     """The matrix-vector product a @ b over the last axes (a: [..., M, N], b: [..., N])."""
     ta, tb = match_dtypes([a, b], "tf.linalg.matvec")
     return matmul(ta, tb.unsqueeze(-1), transpose_a=transpose_a, adjoint_a=adjoint_a).squeeze(-1)
@@ -40,7 +40,7 @@ def det(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
     return torch.linalg.det(_matrix(input, "tf.linalg.det"))
 
 
-def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: bool = False,  # noqa: A002
+def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: Optional[bool] = None,  # noqa: A002
          name: Optional[str] = None) -> torch.Tensor:
     """A vector norm (axis None or an int: over all entries or that axis) or a matrix norm (axis a pair:
     'fro', 'euclidean' = spectral, 1, inf). ord 'euclidean' on vectors is the 2-norm, as TF.
@@ -48,6 +48,7 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: bool =
     >>> norm([[3.0, 4.0]]).item()
     5.0
     """
+    keepdims = bool(keepdims)
     values = require(to_tensor(tensor, op="tf.norm"), "float", "tf.norm")
     if isinstance(axis, (list, tuple)) and len(axis) == 2:
         matrix_ord = {"euclidean": 2, "fro": "fro"}.get(ord, ord) if isinstance(ord, str) else ord
@@ -60,9 +61,17 @@ def norm(tensor: Any, ord: Any = "euclidean", axis: Any = None, keepdims: bool =
     return torch.linalg.vector_norm(values, ord=vector_ord, dim=int(dim), keepdim=keepdims)
 
 
-def diag(diagonal: Any, name: Optional[str] = None, k: int = 0, num_rows: int = -1, num_cols: int = -1,
-         padding_value: Any = 0) -> torch.Tensor:
-    """A (batched) square matrix with `diagonal` on its k-th diagonal and zeros elsewhere."""
+def _check_align(align: str, op: str) -> None:
+    if align not in ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT"):
+        raise ValueError(f"{op}: align must be one of 'RIGHT_LEFT', 'LEFT_RIGHT', 'LEFT_LEFT', 'RIGHT_RIGHT'; "
+                         f"got {align!r}.")
+
+
+def diag(diagonal: Any, name: str = "diag", k: int = 0, num_rows: int = -1, num_cols: int = -1,
+         padding_value: Any = 0, align: str = "RIGHT_LEFT") -> torch.Tensor:
+    """A (batched) square matrix with `diagonal` on its k-th diagonal and zeros elsewhere (`k` one int, so
+    `align`, which places diagonals of a k range, changes nothing)."""
+    _check_align(align, "tf.linalg.diag")
     values = to_tensor(diagonal, op="tf.linalg.diag")
     out = torch.diag_embed(values, offset=int(k))
     return out if padding_value == 0 else torch.where(torch.diag_embed(torch.ones_like(values, dtype=torch.bool),
@@ -70,13 +79,17 @@ def diag(diagonal: Any, name: Optional[str] = None, k: int = 0, num_rows: int = 
                                                        torch.full_like(out, padding_value))
 
 
-def diag_part(input: Any, name: Optional[str] = None, k: int = 0, padding_value: Any = 0) -> torch.Tensor:  # noqa: A002
+def diag_part(input: Any, name: str = "diag_part", k: int = 0, padding_value: Any = 0,  # noqa: A002
+              align: str = "RIGHT_LEFT") -> torch.Tensor:
     """The k-th diagonal of each matrix in the last two axes."""
+    _check_align(align, "tf.linalg.diag_part")
     return torch.diagonal(_matrix(input, "tf.linalg.diag_part", "numeric"), offset=int(k), dim1=-2, dim2=-1)
 
 
-def set_diag(input: Any, diagonal: Any, name: Optional[str] = None, k: int = 0) -> torch.Tensor:  # noqa: A002
+def set_diag(input: Any, diagonal: Any, name: str = "set_diag", k: int = 0,  # noqa: A002
+             align: str = "RIGHT_LEFT") -> torch.Tensor:
     """A copy of `input` whose main diagonal is `diagonal`."""
+    _check_align(align, "tf.linalg.set_diag")
     matrix, values = match_dtypes([input, diagonal], "tf.linalg.set_diag")
     out = matrix.clone()
     torch.diagonal(out, offset=int(k), dim1=-2, dim2=-1).copy_(values)
@@ -134,7 +147,7 @@ def cholesky(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A
     return torch.linalg.cholesky(_matrix(input, "tf.linalg.cholesky"))
 
 
-def matrix_transpose(a: Any, name: Optional[str] = None, conjugate: bool = False) -> torch.Tensor:
+def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> torch.Tensor:
     """Swaps the last two axes of each matrix."""
     out = _matrix(a, "tf.linalg.matrix_transpose", "numeric").transpose(-1, -2)
     return out.conj() if conjugate else out

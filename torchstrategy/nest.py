@@ -18,8 +18,9 @@ def sorted_keys(value: dict) -> list:
         return list(value)
 
 
-def flatten(structure: Any) -> list:
-    """Leaves of a nested tuple/list/dict structure, depth first (dicts by sorted key)."""
+def flatten(structure: Any, expand_composites: bool = False) -> list:
+    """Leaves of a nested tuple/list/dict structure, depth first (dicts by sorted key); composite tensors
+    (SparseTensor) are leaves whatever `expand_composites` says."""
     if isinstance(structure, (tuple, list)):
         return [leaf for item in structure for leaf in flatten(item)]
     if isinstance(structure, dict):
@@ -43,10 +44,25 @@ def pack_as(template: Any, leaves: Sequence) -> Any:
     return _pack(template, iter(leaves))
 
 
-def map_structure(fn: Callable, structure: Any) -> Any:
-    """Applies `fn` to every leaf, keeping the structure."""
+def map_structure(func: Callable, *structure: Any, **kwargs: Any) -> Any:
+    """Applies `func` to every leaf (to the matching leaves of several same-shaped structures), keeping the
+    first structure's shape. kwargs: TF's `check_types` and `expand_composites` (composites are leaves here)."""
+    unknown = set(kwargs) - {"check_types", "expand_composites"}
+    if unknown:
+        raise ValueError(f"Only valid keyword arguments are `check_types` and `expand_composites`; got {sorted(unknown)}.")
+    if not structure:
+        raise ValueError("Must provide at least one structure.")
+    if len(structure) == 1:
+        return _map_one(func, structure[0])
+    for other in structure[1:]:
+        assert_same_structure(structure[0], other, kwargs.get("check_types", True))
+    leaves = zip(*(flatten(s) for s in structure))
+    return pack_as(structure[0], [func(*items) for items in leaves])
+
+
+def _map_one(fn: Callable, structure: Any) -> Any:
     if type(structure) is tuple:
-        return tuple(map_structure(fn, item) for item in structure)
+        return tuple(_map_one(fn, item) for item in structure)
     return pack_as(structure, [fn(leaf) for leaf in flatten(structure)])
 
 
@@ -77,17 +93,17 @@ def same_structure(a: Any, b: Any) -> bool:
     return True
 
 
-def pack_sequence_as(structure: Any, flat_sequence: Sequence) -> Any:
+def pack_sequence_as(structure: Any, flat_sequence: Sequence, expand_composites: bool = False) -> Any:
     """tf.nest.pack_sequence_as: `flat_sequence` put back into the shape of `structure`."""
     return pack_as(structure, list(flat_sequence))
 
 
-def is_nested(value: Any) -> bool:
+def is_nested(seq: Any) -> bool:
     """True for tuples, lists and dicts (the containers tf.nest descends into)."""
-    return isinstance(value, (tuple, list, dict))
+    return isinstance(seq, (tuple, list, dict))
 
 
-def assert_same_structure(a: Any, b: Any, check_types: bool = True) -> None:
-    """Raises ValueError when `a` and `b` do not nest the same way."""
-    if not same_structure(a, b):
-        raise ValueError(f"The two structures don't have the same nested structure: {a!r} vs {b!r}.")
+def assert_same_structure(nest1: Any, nest2: Any, check_types: bool = True, expand_composites: bool = False) -> None:
+    """Raises ValueError when `nest1` and `nest2` do not nest the same way."""
+    if not same_structure(nest1, nest2):
+        raise ValueError(f"The two structures don't have the same nested structure: {nest1!r} vs {nest2!r}.")

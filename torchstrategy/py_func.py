@@ -36,7 +36,7 @@ def _outputs(result: Any, Tout: Any, op: str) -> Any:
     return _convert_out(result, Tout, op)
 
 
-def py_function(func: Callable, inp: Any, Tout: Any, name: Optional[str] = None) -> Any:
+def py_function(func: Optional[Callable] = None, inp: Any = None, Tout: Any = None, name: Optional[str] = None) -> Any:
     """Calls `func` on the inputs as tensors and returns its results as `Tout` (a dtype or a list of them).
 
     >>> py_function(lambda x: x * 2, [torch.tensor(3)], torch.int64).item()
@@ -49,7 +49,8 @@ def py_function(func: Callable, inp: Any, Tout: Any, name: Optional[str] = None)
     return _outputs(func(*args), Tout, "tf.py_function")
 
 
-def numpy_function(func: Callable, inp: Any, Tout: Any, stateful: bool = True, name: Optional[str] = None) -> Any:
+def numpy_function(func: Optional[Callable] = None, inp: Any = None, Tout: Any = None, stateful: bool = True,
+                   name: Optional[str] = None) -> Any:
     """Calls `func` on the inputs as NumPy arrays and returns its results as tensors of `Tout`."""
     if not callable(func):
         raise TypeError(f"tf.numpy_function: func must be callable, got {func!r}.")

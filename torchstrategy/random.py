@@ -118,9 +118,11 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any 
     return _truncated_normal(_shape(shape), mean, stddev, dtype, _generator(seed), "tf.random.truncated_normal")
 
 
-def categorical(logits: Any, num_samples: int, dtype: Any = torch.int64, seed: Optional[int] = None,
+def categorical(logits: Any, num_samples: int, dtype: Any = None, seed: Optional[int] = None,
                 name: Optional[str] = None) -> torch.Tensor:
-    """`num_samples` class indices per row of `logits` ([batch, classes], unnormalised log-probabilities)."""
+    """`num_samples` class indices per row of `logits` ([batch, classes], unnormalised log-probabilities);
+    int64 unless `dtype` says otherwise."""
+    dtype = torch.int64 if dtype is None else dtype
     return _categorical(logits, num_samples, dtype, _generator(seed), "tf.random.categorical")
 
 

@@ -23,7 +23,7 @@ def _map(fn: Any, array: np.ndarray) -> np.ndarray:
     return out
 
 
-def length(input: Any, name: Optional[str] = None, unit: str = "BYTE") -> torch.Tensor:  # noqa: A002
+def length(input: Any, unit: str = "BYTE", name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
     """The length of each string in bytes, or in Unicode code points with unit='UTF8_CHAR' (int32).
 
     >>> length(["ab", "héllo"]).tolist()
@@ -164,9 +164,9 @@ def regex_full_match(input: Any, pattern: str, name: Optional[str] = None) -> to
     return torch.tensor(flags, dtype=torch.bool).reshape(array.shape)
 
 
-def to_number(string_tensor: Any, out_type: Any = torch.float32, name: Optional[str] = None) -> torch.Tensor:
+def to_number(input: Any, out_type: Any = torch.float32, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
     """Parses each string as a number of `out_type` (float32 by default; int32/int64 need integer text)."""
-    array = _strings(string_tensor, "tf.strings.to_number")
+    array = _strings(input, "tf.strings.to_number")
     dtype = as_dtype(out_type)
     parse = float if dtype.is_floating_point else int
     values = []
@@ -207,7 +207,7 @@ def as_string(input: Any, precision: int = -1, scientific: bool = False, shortes
     return _map(lambda item: (spec % item).encode("ascii"), array)
 
 
-def substr(input: Any, pos: int, len: int, name: Optional[str] = None, unit: str = "BYTE") -> np.ndarray:  # noqa: A002
+def substr(input: Any, pos: int, len: int, unit: str = "BYTE", name: Optional[str] = None) -> np.ndarray:  # noqa: A002
     """`len` bytes (or characters with unit='UTF8_CHAR') starting at `pos` (negative: from the end)."""
     array = _strings(input, "tf.strings.substr")
     start, count = int(pos), int(len)

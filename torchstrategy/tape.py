@@ -151,7 +151,6 @@ def compute_average_loss(
     per_example_loss: Any,
     sample_weight: Any = None,
     global_batch_size: Optional[int] = None,
-    regularization_loss: Any = None,
 ) -> torch.Tensor:
     """Sum of the per-example losses divided by the GLOBAL batch size (tf.nn.compute_average_loss).
 
@@ -169,10 +168,7 @@ def compute_average_loss(
         global_batch_size = int(global_batch_size)
     if global_batch_size <= 0:
         raise ValueError(f"global_batch_size must be positive; got {global_batch_size}.")
-    average = loss.sum() / global_batch_size
-    if regularization_loss is not None:
-        average = average + scale_regularization_loss(regularization_loss)
-    return average
+    return loss.sum() / global_batch_size
 
 
 def scale_regularization_loss(regularization_loss: Any) -> torch.Tensor:

@@ -42,7 +42,7 @@ def test_tf_config_without_ps_tasks_is_refused_before_connecting(monkeypatch):
     monkeypatch.setenv("TF_CONFIG", json.dumps({"cluster": {"chief": ["127.0.0.1:1"], "worker": ["127.0.0.1:2"]},
                                                 "task": {"type": "chief", "index": 0}}))
     with pytest.raises(ValueError, match="ParameterServerStrategy needs 'ps' tasks"):
-        tf.distribute.ParameterServerStrategy()
+        tf.distribute.ParameterServerStrategy(tf.distribute.cluster_resolver.TFConfigClusterResolver())
 
 
 def test_parameter_server_strategy_is_made_on_the_coordinator_only():

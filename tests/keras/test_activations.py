@@ -65,7 +65,7 @@ def test_relu_options(alpha, max_value, threshold):
     if max_value is not None:
         positive = np.clip(positive, 0.0, max_value)
     expected = np.where(X > threshold, positive, alpha * (X - threshold))
-    got = _run(activations.relu, alpha=alpha, max_value=max_value, threshold=threshold)
+    got = _run(activations.relu, negative_slope=alpha, max_value=max_value, threshold=threshold)
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
 
 

@@ -315,7 +315,8 @@ def test_get_unknown_name_lists_valid_names() -> None:
         losses.get({"class_name": "Nope", "config": {}})
     saved = losses.serialize(losses.get("mae"))
     assert saved == {"class_name": "LossFunctionWrapper",
-                     "config": {"reduction": "auto", "name": "mean_absolute_error", "fn": "mean_absolute_error"}}
+                     "config": {"reduction": "sum_over_batch_size", "name": "mean_absolute_error",
+                                "fn": "mean_absolute_error"}}
     assert losses.deserialize(saved).fn is losses.mean_absolute_error
     with pytest.raises(ValueError, match="Unknown loss function 'my_loss' in LossFunctionWrapper config"):
         losses.deserialize({"class_name": "LossFunctionWrapper", "config": {"fn": "my_loss", "name": "my_loss"}})

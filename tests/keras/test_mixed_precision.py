@@ -97,7 +97,7 @@ def _layer_cases() -> list:
         (layers.BatchNormalization(), images), (layers.LayerNormalization(), images),
         (layers.Embedding(10, 4), torch.tensor([[1, 2, 3]])), (layers.Softmax(), torch.rand(4, 6)),
         (layers.Activation("relu"), images), (layers.Dropout(0.5), images), (layers.MaxPooling2D(), images),
-        (layers.AveragePooling2D(), images), (layers.GlobalAveragePooling2D(), images), (layers.Flatten(), images),
+        (layers.AveragePooling2D(2), images), (layers.GlobalAveragePooling2D(), images), (layers.Flatten(), images),
         (layers.Rescaling(0.5), images), (layers.Resizing(4, 4), images), (layers.Add(), [images, images]),
         (layers.Concatenate(), [images, images]), (layers.ZeroPadding2D(), images),
     ]

@@ -201,7 +201,7 @@ def test_decoupled_weight_decay_is_applied_before_the_update(cls, rule):
 def test_adamw_defaults_and_name_based_weight_decay_exclusion():
     grads_seq = _grad_sequence()
     opt = optimizers.AdamW()
-    assert (opt.weight_decay, float(opt.learning_rate), opt.epsilon, opt.name) == (0.004, 0.001, 1e-7, "adamw")
+    assert (opt.weight_decay, float(opt.learning_rate), opt.epsilon, opt.name) == (0.004, 0.001, 1e-7, "adam_w")  # Keras 3.15.1: AdamW().name
     opt = optimizers.AdamW(learning_rate=0.1, weight_decay=0.5)
     opt.exclude_from_weight_decay(var_names=["bias"])
     params = [torch.nn.Parameter(torch.tensor(w)) for w in _initial_weights()]

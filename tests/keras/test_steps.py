@@ -127,7 +127,7 @@ def test_compile_refuses_what_it_cannot_honour():
             model.compile(optimizer="adam", loss="mse", steps_per_execution=bad)
     with pytest.raises(ValueError, match="jit_compile must be True, False or 'auto'"):
         model.compile(optimizer="adam", loss="mse", jit_compile="xla")
-    with pytest.raises(TypeError, match="unexpected keyword arguments"):
+    with pytest.raises(TypeError, match="unexpected keyword argument"):
         model.compile(optimizer="adam", loss="mse", experimental_run_tf_function=False)
     with pytest.warns(UserWarning, match="run_eagerly=True turns jit_compile off"):
         model.compile(optimizer="adam", loss="mse", run_eagerly=True, jit_compile=True)

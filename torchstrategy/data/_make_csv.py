@@ -62,7 +62,7 @@ def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: Optional[
                      shuffle_seed: Optional[int] = None, prefetch_buffer_size: Optional[int] = None,
                      num_parallel_reads: Optional[int] = None, sloppy: bool = False,
                      num_rows_for_inference: int = 100, compression_type: Optional[str] = None,
-                     ignore_errors: bool = False) -> Dataset:
+                     ignore_errors: bool = False, encoding: str = "utf-8") -> Dataset:
     """`tf.data.experimental.make_csv_dataset`: batches of `{column name: batched column}` (or
     `(features, label)` with `label_name`) read from the CSV files matching `file_pattern`.
 
@@ -73,6 +73,9 @@ def make_csv_dataset(file_pattern: Any, batch_size: int, column_names: Optional[
 
     >>> ds = tf.data.experimental.make_csv_dataset("train.csv", batch_size=32, label_name="y", num_epochs=1)
     """
+    if encoding.replace("-", "").lower() != "utf8":
+        raise NotImplementedError(f"make_csv_dataset(encoding={encoding!r}) is not supported: CSV files are read "
+                                  "as UTF-8 here.")
     op = "make_csv_dataset"
     patterns = [file_pattern] if isinstance(file_pattern, (str, bytes, os.PathLike)) else list(file_pattern)
     paths: list = []

@@ -200,7 +200,8 @@ def save(self: Dataset, path: str, compression: Any = None, shard_func: Any = No
         pickle.dump({"format": _SAVE_FORMAT, "spec": spec, "elements": elements}, stream)
 
 
-def load(path: str, element_spec: Any = None, compression: Any = None, reader_func: Any = None) -> Dataset:
+def load(path: str, element_spec: Any = None, compression: Any = None, reader_func: Any = None,
+         wait: bool = False) -> Dataset:
     """The dataset written by `Dataset.save(path)` (a pickle: load only directories you trust)."""
     file = os.path.join(os.fspath(path), "dataset.pkl")
     try:

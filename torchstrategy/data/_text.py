@@ -212,7 +212,7 @@ class CsvDataset(Dataset):
     def __init__(self, filenames: Any, record_defaults: Sequence[Any], compression_type: Optional[str] = None,
                  buffer_size: Optional[int] = None, header: bool = False, field_delim: str = ",",
                  use_quote_delim: bool = True, na_value: str = "", select_cols: Optional[Sequence[int]] = None,
-                 exclude_cols: Optional[Sequence[int]] = None, name: Optional[str] = None):
+                 exclude_cols: Optional[Sequence[int]] = None):
         op = "CsvDataset"
         self._files = _file_names(filenames, op)
         super().__init__((self._files,) if isinstance(self._files, Dataset) else ())

@@ -206,7 +206,8 @@ class Dataset:
 
     # ------------------------------------------------------------ element-wise ops
     def map(self, map_func: Callable, num_parallel_calls: Optional[int] = None,
-            deterministic: Optional[bool] = None, name: Optional[str] = None) -> "Dataset":
+            deterministic: Optional[bool] = None, synchronous: Optional[bool] = None,
+            use_unbounded_threadpool: bool = False, name: Optional[str] = None) -> "Dataset":
         """Applies `map_func` to each element (a tuple element is passed as positional arguments).
 
         `num_parallel_calls` runs it on a thread pool; output order is kept.
@@ -250,7 +251,7 @@ class Dataset:
         return result
 
     # ------------------------------------------------------------ reordering / grouping
-    def shuffle(self, buffer_size: int, seed: Optional[int] = None, reshuffle_each_iteration: Optional[bool] = None,
+    def shuffle(self, buffer_size: int, seed: Optional[int] = None, reshuffle_each_iteration: bool = True,
                 name: Optional[str] = None) -> "Dataset":
         """Randomly shuffles with a buffer of `buffer_size` elements, exactly as tf.data does.
 
@@ -361,7 +362,7 @@ class Dataset:
         for element in self:
             yield _structure.map_structure(to_numpy, element)
 
-    def reduce(self, initial_state: Any, reduce_func: Callable[[Any, Any], Any]) -> Any:
+    def reduce(self, initial_state: Any, reduce_func: Callable[[Any, Any], Any], name: Optional[str] = None) -> Any:
         """Folds the elements: `state = reduce_func(state, element)` from `initial_state`."""
         state = _structure.normalize_element(initial_state)
         for element in self:

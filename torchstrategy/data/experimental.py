@@ -7,7 +7,8 @@ from typing import Any, Callable, Sequence
 from torchstrategy.data._make_csv import make_csv_dataset
 from torchstrategy.data._more_ops import DatasetSpec
 from torchstrategy.data._sampling import Optional_ as Optional
-from torchstrategy.data._sampling import choose_from_datasets, get_next_as_optional, sample_from_datasets
+from torchstrategy.data import _sampling
+from torchstrategy.data._sampling import get_next_as_optional
 from torchstrategy.data._text import CsvDataset
 from torchstrategy.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Cardinality, Dataset
 from torchstrategy.data.options import (AutoShardPolicy, AutotuneOptions, DistributeOptions, ExternalStatePolicy,
@@ -20,6 +21,18 @@ __all__ = [
     "get_next_as_optional", "group_by_window", "ignore_errors", "make_csv_dataset", "rejection_resample",
     "sample_from_datasets", "scan", "unique",
 ]
+
+
+def choose_from_datasets(datasets: Sequence[Dataset], choice_dataset: Dataset,
+                         stop_on_empty_dataset: bool = False) -> Dataset:
+    """The older `tf.data.experimental.choose_from_datasets` (it does not stop on an empty input by default)."""
+    return _sampling.choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset)
+
+
+def sample_from_datasets(datasets: Sequence[Dataset], weights: Any = None, seed: Any = None,
+                         stop_on_empty_dataset: bool = False) -> Dataset:
+    """The older `tf.data.experimental.sample_from_datasets`."""
+    return _sampling.sample_from_datasets(datasets, weights, seed, stop_on_empty_dataset)
 
 
 def cardinality(dataset: Dataset) -> Cardinality:

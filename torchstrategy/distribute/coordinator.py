@@ -155,9 +155,9 @@ class ClusterCoordinator:
         self._raise_errors()
         return idle
 
-    def fetch(self, value: Any) -> Any:
+    def fetch(self, val: Any) -> Any:
         """RemoteValues (in any nest) replaced by their fetched values."""
-        return map_structure(lambda v: v.fetch() if isinstance(v, RemoteValue) else v, value)
+        return map_structure(lambda v: v.fetch() if isinstance(v, RemoteValue) else v, val)
 
     def create_per_worker_dataset(self, dataset_fn: Any) -> PerWorkerDataset:
         """Makes the dataset on every worker: `dataset_fn()` runs there (typically returning

@@ -22,7 +22,7 @@ class OneDeviceStrategy(Strategy):
     step runs the same compiled program instead of an epoch growing into one graph.
     """
 
-    def __init__(self, device: Any = "/cpu:0") -> None:
+    def __init__(self, device: Any) -> None:
         parsed = parse_device(device)
         super().__init__(use_xla_device(device, parsed) if parsed.type == "xla" else parsed)
 

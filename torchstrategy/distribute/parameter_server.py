@@ -46,8 +46,8 @@ class ParameterServerStrategy(Strategy):
     >>> # coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
     """
 
-    def __init__(self, cluster_resolver: Any = None, variable_partitioner: Optional[Callable] = None) -> None:
-        if cluster_resolver is None:
+    def __init__(self, cluster_resolver: Any, variable_partitioner: Optional[Callable] = None) -> None:
+        if cluster_resolver is None:  # TF requires a resolver; None here means TF_CONFIG's
             from torchstrategy.cluster.resolvers import TFConfigClusterResolver
 
             cluster_resolver = TFConfigClusterResolver()

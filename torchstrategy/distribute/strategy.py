@@ -166,8 +166,9 @@ class Strategy:
             return value.values
         return (value,)
 
-    def reduce(self, reduce_op: Any, value: Any, axis: Optional[int] = None) -> Any:
-        """Combines a per-replica value (a tensor or a nest of them) over all replicas, and over `axis`."""
+    def reduce(self, reduce_op: Any, value: Any, axis: Optional[int]) -> Any:
+        """Combines a per-replica value (a tensor or a nest of them) over all replicas, and over `axis`
+        (None: over replicas only). TF requires `axis`; so does this."""
         op = _as_reduce_op(reduce_op)
         if _context.current_replica() is not None and not isinstance(value, PerReplica):  # inside strategy.run
             if axis is None:
@@ -193,7 +194,7 @@ class Strategy:
             sums = [total / count for total, count in zip(sums, counts)]
         return pack_sequence_as(structure, sums)
 
-    def gather(self, value: Any, axis: int = 0) -> Any:
+    def gather(self, value: Any, axis: int) -> Any:
         """Concatenates every replica's value along `axis` (all rows, in replica order)."""
         local = [torch.as_tensor(v) for v in self.experimental_local_results(value)]
         joined = torch.cat(local, dim=axis) if len(local) > 1 else local[0]

@@ -69,11 +69,12 @@ class ReplicaContext:
     def num_replicas_in_sync(self) -> int:
         return self.strategy.num_replicas_in_sync
 
-    def all_reduce(self, reduce_op: Any, value: Any) -> Any:
-        """Sums or averages `value` (a tensor or nest of tensors) over all replicas."""
+    def all_reduce(self, reduce_op: Any, value: Any, options: Any = None) -> Any:
+        """Sums or averages `value` (a tensor or nest of tensors) over all replicas. `options`
+        (CommunicationOptions) are performance hints; the collectives part chooses for itself."""
         op = _as_reduce_op(reduce_op)
         return self.strategy._collectives.all_reduce(op, value)
 
-    def all_gather(self, value: torch.Tensor, axis: int = 0) -> torch.Tensor:
-        """Concatenates every replica's `value` along `axis`, in replica order."""
+    def all_gather(self, value: torch.Tensor, axis: int, options: Any = None) -> torch.Tensor:
+        """Concatenates every replica's `value` along `axis`, in replica order (`options`: hints, unused)."""
         return self.strategy._collectives.all_gather(value, axis)

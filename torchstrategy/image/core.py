@@ -435,9 +435,10 @@ def encode_jpeg(image: Any, quality: int = 95, name: Optional[str] = None, **kwa
     return buffer.getvalue()
 
 
-def decode_image(contents: Any, channels: int = 0, dtype: Any = torch.uint8, name: Optional[str] = None,
+def decode_image(contents: Any, channels: Optional[int] = None, dtype: Any = torch.uint8, name: Optional[str] = None,
                  expand_animations: bool = True) -> torch.Tensor:
     """Decodes PNG, JPEG, GIF or BMP bytes (format sniffed) to an HWC tensor; float dtypes scale to [0, 1]."""
+    channels = 0 if channels is None else channels
     target = as_dtype(dtype)
     decoded = _decode(contents, channels, "decode_image", torch.uint8 if target.is_floating_point else target)
     return convert_image_dtype(decoded, target) if target.is_floating_point else decoded

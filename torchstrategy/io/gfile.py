@@ -181,8 +181,13 @@ class GFile:
         if self._handle is not None:
             self._handle.flush()
 
-    def seek(self, offset: int, whence: int = 0) -> int:
-        return self._file().seek(offset, whence)
+    def seek(self, offset: Optional[int] = None, whence: int = 0, position: Optional[int] = None) -> int:
+        """Moves to `offset` from `whence` (0 start, 1 current, 2 end); `position` is TF's older name of `offset`."""
+        if offset is None and position is None:
+            raise TypeError("seek(): pass `offset`.")
+        if offset is not None and position is not None:
+            raise TypeError("seek(): pass `offset` or `position` (its deprecated name), not both.")
+        return self._file().seek(offset if offset is not None else position, whence)
 
     def tell(self) -> int:
         return self._file().tell()

@@ -16,13 +16,14 @@ def linear(x: torch.Tensor) -> torch.Tensor:
 
 
 def relu(
-    x: torch.Tensor, alpha: float = 0.0, max_value: Optional[float] = None, threshold: float = 0.0
+    x: torch.Tensor, negative_slope: float = 0.0, max_value: Optional[float] = None, threshold: float = 0.0
 ) -> torch.Tensor:
-    """Keras relu: `x` above `threshold` (capped at `max_value`), else `alpha * (x - threshold)`.
+    """Keras relu: `x` above `threshold` (capped at `max_value`), else `negative_slope * (x - threshold)`.
 
-    >>> relu(torch.tensor([-2.0, 1.0, 8.0]), alpha=0.5, max_value=6.0).tolist()
+    >>> relu(torch.tensor([-2.0, 1.0, 8.0]), negative_slope=0.5, max_value=6.0).tolist()
     [-1.0, 1.0, 6.0]
     """
+    alpha = negative_slope
     if alpha == 0.0 and max_value is None and threshold == 0.0:
         return torch.relu(x)
     positive = torch.relu(x) if threshold == 0.0 else torch.where(x > threshold, x, torch.zeros_like(x))
@@ -136,8 +137,9 @@ def serialize(activation: Optional[Activation]) -> Union[str, Activation, None]:
     return activation
 
 
-def deserialize(name: Union[str, dict], custom_objects: Optional[dict] = None) -> Activation:
-    """The activation function called `name` (a built-in, or one from `custom_objects`)."""
+def deserialize(config: Union[str, dict], custom_objects: Optional[dict] = None) -> Activation:
+    """The activation function called `config` (a built-in, or one from `custom_objects`)."""
+    name = config
     if isinstance(name, dict):  # {'class_name': 'relu', 'config': ...} as some Keras configs store it
         name = name.get("config", {}).get("name", name.get("class_name"))
     if custom_objects and name in custom_objects:

@@ -20,9 +20,14 @@ def epsilon() -> float:
     return _context.keras_setting("epsilon")
 
 
-def clear_session() -> None:
-    """Resets default layer names, as `keras.backend.clear_session()` does."""
+def clear_session(free_memory: bool = True) -> None:
+    """Resets default layer names, as `keras.backend.clear_session()` does; with `free_memory` (Keras 3's
+    default) Python's garbage collector runs too."""
     _context.reset_names()
+    if free_memory:
+        import gc
+
+        gc.collect()
 
 
 def to_torch_dtype(dtype: Any) -> torch.dtype:

@@ -275,6 +275,12 @@ def load_image(
     return resized.squeeze(0).permute(1, 2, 0).contiguous()
 
 
+def _check_format(format: str, fn: str) -> None:  # noqa: A002
+    """Keras 3's `format`: 'tf' is a tf.data Dataset (what this returns); 'grain' is not available here."""
+    if format != "tf":
+        raise NotImplementedError(f"{fn}(format={format!r}) is not supported: only 'tf' (a tf.data Dataset).")
+
+
 def image_dataset_from_directory(
     directory: str | os.PathLike,
     labels: Any = "inferred",
@@ -290,6 +296,9 @@ def image_dataset_from_directory(
     interpolation: str = "bilinear",
     follow_links: bool = False,
     crop_to_aspect_ratio: bool = False,
+    pad_to_aspect_ratio: bool = False,
+    data_format: str | None = None,
+    format: str = "tf",  # noqa: A002
     verbose: bool = True,
 ) -> Dataset | list[Dataset]:
     """A Dataset of `(images, labels)` batches from a folder of images, like `keras.utils.image_dataset_from_directory`.
@@ -318,6 +327,12 @@ def image_dataset_from_directory(
         >>> images.shape, train.class_names  # doctest: +SKIP
         (torch.Size([32, 64, 64, 3]), ['cats', 'dogs'])
     """
+    _check_format(format, "image_dataset_from_directory")
+    if pad_to_aspect_ratio:
+        raise NotImplementedError("image_dataset_from_directory(pad_to_aspect_ratio=True) is not supported; use "
+                                  "crop_to_aspect_ratio=True or plain resizing.")
+    if data_format not in (None, "channels_last"):
+        raise NotImplementedError("image_dataset_from_directory: only data_format='channels_last' is supported.")
     if color_mode not in _COLOR_CHANNELS:
         raise ValueError(f'`color_mode` must be one of {{"rgb", "rgba", "grayscale"}}. Received: color_mode={color_mode}')
     if isinstance(image_size, numbers.Integral) and not isinstance(image_size, bool):
@@ -356,6 +371,7 @@ def text_dataset_from_directory(
     validation_split: float | None = None,
     subset: str | None = None,
     follow_links: bool = False,
+    format: str = "tf",  # noqa: A002
     verbose: bool = True,
 ) -> Dataset | list[Dataset]:
     """A Dataset of `(texts, labels)` batches from a folder of `.txt` files, like Keras's loader.
@@ -370,6 +386,7 @@ def text_dataset_from_directory(
         >>> texts[0][:5], labels.tolist(), ds.class_names  # doctest: +SKIP
         (b'great', [0, 0], ['neg', 'pos'])
     """
+    _check_format(format, "text_dataset_from_directory")
     if max_length is not None and (isinstance(max_length, bool) or not isinstance(max_length, numbers.Integral)
                                    or max_length < 0):
         raise ValueError(f"`max_length` must be a non-negative integer or None, got {max_length!r}.")
@@ -403,6 +420,7 @@ def timeseries_dataset_from_array(
     seed: int | None = None,
     start_index: int | None = None,
     end_index: int | None = None,
+    format: str = "tf",  # noqa: A002
 ) -> Dataset:
     """A Dataset of sliding windows over `data` (and their targets), like `keras.utils.timeseries_dataset_from_array`.
 
@@ -420,6 +438,7 @@ def timeseries_dataset_from_array(
         >>> windows[1].tolist(), targets.tolist()
         ([1, 2, 3], [0, 10, 20, 30])
     """
+    _check_format(format, "timeseries_dataset_from_array")
     if start_index:
         if start_index < 0:
             raise ValueError(f"`start_index` must be 0 or greater. Received: start_index={start_index}")

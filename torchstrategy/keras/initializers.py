@@ -165,9 +165,14 @@ class VarianceScaling(_RandomInitializer):
     _DISTRIBUTIONS = ("truncated_normal", "untruncated_normal", "uniform")
 
     def __init__(
-        self, scale: float = 1.0, mode: str = "fan_in", distribution: str = "truncated_normal", seed: Optional[int] = None
+        self, scale: float = 1.0, mode: str = "fan_in", distribution: str = "truncated_normal",
+        seed: Optional[int] = None, input_axes: Optional[Sequence[int]] = None,
+        output_axes: Optional[Sequence[int]] = None,
     ) -> None:
         super().__init__(seed)
+        # Keras 3: with both given, fan_in/fan_out are the products of those axes of the weight's shape
+        self.input_axes = None if input_axes is None else [int(a) for a in input_axes]
+        self.output_axes = None if output_axes is None else [int(a) for a in output_axes]
         if scale <= 0.0:
             raise ValueError(f"VarianceScaling: scale must be a positive float, got {scale}.")
         if mode not in self._MODES:
@@ -182,7 +187,11 @@ class VarianceScaling(_RandomInitializer):
         self.scale, self.mode, self.distribution = scale, mode, distribution
 
     def _sample(self, shape: tuple, dtype: torch.dtype, gen: Optional[torch.Generator]) -> torch.Tensor:
-        fan_in, fan_out = _compute_fans(shape)
+        if self.input_axes is not None and self.output_axes is not None:
+            fan_in = math.prod(int(shape[a]) for a in self.input_axes)
+            fan_out = math.prod(int(shape[a]) for a in self.output_axes)
+        else:
+            fan_in, fan_out = _compute_fans(shape)
         fan = {"fan_in": fan_in, "fan_out": fan_out, "fan_avg": (fan_in + fan_out) / 2.0}[self.mode]
         variance = self.scale / max(1.0, fan)
         if self.distribution == "truncated_normal":
@@ -193,7 +202,8 @@ class VarianceScaling(_RandomInitializer):
         return _uniform(shape, -limit, limit, dtype, gen)
 
     def get_config(self) -> dict:
-        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed}
+        return {"scale": self.scale, "mode": self.mode, "distribution": self.distribution, "seed": self.seed,
+                "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class _FixedVarianceScaling(VarianceScaling):
@@ -201,11 +211,12 @@ class _FixedVarianceScaling(VarianceScaling):
 
     _PRESET: tuple = (1.0, "fan_in", "truncated_normal")
 
-    def __init__(self, seed: Optional[int] = None) -> None:
-        super().__init__(*self._PRESET, seed=seed)
+    def __init__(self, seed: Optional[int] = None, input_axes: Optional[Sequence[int]] = None,
+                 output_axes: Optional[Sequence[int]] = None) -> None:
+        super().__init__(*self._PRESET, seed=seed, input_axes=input_axes, output_axes=output_axes)
 
     def get_config(self) -> dict:
-        return {"seed": self.seed}
+        return {"seed": self.seed, "input_axes": self.input_axes, "output_axes": self.output_axes}
 
 
 class GlorotUniform(_FixedVarianceScaling):

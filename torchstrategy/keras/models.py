@@ -107,7 +107,7 @@ class Model(Layer):
             self._build_input_shape = map_structure(lambda t: _shape_of(t) if hasattr(t, "shape") else None, inputs)
         self.built = True
 
-    def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
+    def call(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement call(inputs, training=None).")
 
     # ----- compile and the loops (training.py) ---------------------------------------------
@@ -115,19 +115,16 @@ class Model(Layer):
         self,
         optimizer: Any = "rmsprop",
         loss: Any = None,
-        metrics: Any = None,
         loss_weights: Any = None,
+        metrics: Any = None,
         weighted_metrics: Any = None,
-        run_eagerly: Optional[bool] = None,
-        steps_per_execution: Optional[int] = None,
-        jit_compile: Any = None,
-        **kwargs: Any,
+        run_eagerly: bool = False,
+        steps_per_execution: int = 1,
+        jit_compile: Any = "auto",
+        auto_scale_loss: bool = True,
     ) -> None:
-        """Configures the model for training (Keras `compile`)."""
-        for ignored in ("auto_scale_loss", "pss_evaluation_shards"):  # Keras 3 knobs with nothing to do here
-            kwargs.pop(ignored, None)
-        if kwargs:
-            raise TypeError(f"compile() got unexpected keyword arguments: {sorted(kwargs)}")
+        """Configures the model for training (Keras `compile`). With `auto_scale_loss` (Keras 3's), a
+        'mixed_float16' policy wraps the optimizer in a LossScaleOptimizer."""
         if steps_per_execution is None:
             steps_per_execution = 1
         if isinstance(steps_per_execution, bool) or not isinstance(steps_per_execution, int) \
@@ -150,7 +147,8 @@ class Model(Layer):
         from torchstrategy.keras import optimizers
         from torchstrategy.keras.optimizers.loss_scale import wrap_for_policy
 
-        self.optimizer = wrap_for_policy(self.dtype_policy, optimizers.get(optimizer))
+        optimizer = optimizers.get(optimizer)
+        self.optimizer = wrap_for_policy(self.dtype_policy, optimizer) if auto_scale_loss else optimizer
         # 'auto' (Keras 3's default) runs eagerly here: torch.compile only when asked with True
         self._compiled = compile_utils.CompiledState(self, loss, metrics, loss_weights, weighted_metrics,
                                                 jit_compile=jit_compile is True,
@@ -209,7 +207,7 @@ class Model(Layer):
             verbose: Any = "auto", callbacks: Any = None, validation_split: float = 0.0,
             validation_data: Any = None, shuffle: Any = True, class_weight: Any = None, sample_weight: Any = None,
             initial_epoch: int = 0, steps_per_epoch: Optional[int] = None, validation_steps: Optional[int] = None,
-            validation_batch_size: Optional[int] = None, validation_freq: Any = 1, **kwargs: Any) -> Any:
+            validation_batch_size: Optional[int] = None, validation_freq: Any = 1) -> Any:
         """Trains for `epochs` epochs and returns a History (keys 'loss', 'accuracy', 'val_loss', ...)."""
         self._require_compiled("training/testing")
         return training.fit(self, **{k: v for k, v in locals().items() if k not in ("self", "__class__")})
@@ -222,7 +220,7 @@ class Model(Layer):
         return training.evaluate(self, **{k: v for k, v in locals().items() if k not in ("self", "__class__")})
 
     def predict(self, x: Any, batch_size: Optional[int] = None, verbose: Any = "auto", steps: Optional[int] = None,
-                callbacks: Any = None, **kwargs: Any) -> Any:
+                callbacks: Any = None) -> Any:
         """Model outputs for every input row, as NumPy arrays, in input order."""
         return training.predict(self, **{k: v for k, v in locals().items() if k not in ("self", "__class__")})
 
@@ -277,6 +275,11 @@ class Model(Layer):
     def get_config(self) -> dict:
         return {"name": self.name, "trainable": self.trainable}
 
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Model":
+        """A subclassed model from its `get_config()` (`custom_objects` is for the subclasses that need it)."""
+        return cls(**config)
+
     def get_compile_config(self) -> Optional[dict]:
         return self._compiled.get_config() if self._compiled else None
 
@@ -291,8 +294,9 @@ class Sequential(Model):
     (None, 1)
     """
 
-    def __init__(self, layers: Optional[Sequence[Layer]] = None, name: Optional[str] = None, **kwargs: Any) -> None:
-        super().__init__(name=name, **kwargs)
+    def __init__(self, layers: Optional[Sequence[Layer]] = None, trainable: bool = True,
+                 name: Optional[str] = None) -> None:
+        super().__init__(trainable=trainable, name=name)
         self.autocast = False  # as Keras 3: a model's layers cast their own inputs, each to its own policy
         self._stack = torch.nn.ModuleList()
         self._input_layer: Optional[InputLayer] = None
@@ -303,15 +307,17 @@ class Sequential(Model):
     def layers(self) -> list[Layer]:
         return list(self._stack)
 
-    def add(self, layer: Any) -> None:
-        """Appends a layer; a KerasTensor from `Input` sets the input shape instead."""
+    def add(self, layer: Any, rebuild: bool = True) -> None:
+        """Appends a layer; a KerasTensor from `Input` sets the input shape instead. With `rebuild`, a model
+        whose input shape is known is built again at once."""
         if isinstance(layer, KerasTensor):
             layer = layer.node.layer
         if isinstance(layer, InputLayer):
             if self._stack or self._input_layer is not None:
                 raise ValueError("An InputLayer/Input can only be the first entry of a Sequential model.")
             self._input_layer = layer
-            self._build_from_input_shape()
+            if rebuild:
+                self._build_from_input_shape()
             return
         if not isinstance(layer, Layer):
             raise TypeError(f"Sequential.add takes Keras layers; got {type(layer).__name__}: {layer!r}.")
@@ -321,12 +327,26 @@ class Sequential(Model):
         self._stack.append(layer)
         if len(self._stack) == 1 and self._input_layer is None and layer._batch_input_shape is not None:
             self._input_layer = InputLayer(batch_input_shape=layer._batch_input_shape, dtype=layer.dtype)
-        self._build_from_input_shape()
+        if rebuild:
+            self._build_from_input_shape()
 
-    def pop(self) -> Layer:
+    def pop(self, rebuild: bool = True) -> Layer:
+        """Removes and returns the last layer (the model is built again when `rebuild` and it can be)."""
         if not self._stack:
             raise TypeError("There are no layers in the model.")
-        return self._stack.pop(-1)
+        layer = self._stack.pop(-1)
+        if rebuild:
+            self._build_from_input_shape()
+        return layer
+
+    def build(self, input_shape: Any = None) -> None:
+        """Builds the layers for `input_shape` (default: the shape of the model's Input, if it has one)."""
+        if input_shape is None:
+            if self._input_layer is None:
+                raise ValueError("You must provide an `input_shape` argument: this Sequential model has no Input.")
+            self._build_from_input_shape()
+            return
+        super().build(input_shape)
 
     def _build_from_input_shape(self) -> None:
         if self._input_layer is not None and self._stack:
@@ -345,7 +365,7 @@ class Sequential(Model):
     def output_shape(self) -> Any:
         return self.compute_output_shape(self.input_shape)
 
-    def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None) -> Any:
+    def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None, **kwargs: Any) -> Any:
         x = self._input_layer(inputs) if self._input_layer is not None else inputs
         layers, index = list(self._stack), 0
         while index < len(layers):

@@ -73,14 +73,15 @@ class L2(L1L2):
         return {"l2": self.l2}
 
 
-def l1_l2(l1: float = 0.01, l2: float = 0.01) -> L1L2:
-    """An L1L2 regularizer with both factors (Keras's `l1_l2` helper defaults to 0.01 each)."""
+def l1_l2(l1: float = 0.0, l2: float = 0.0) -> L1L2:
+    """An L1L2 regularizer with both factors (Keras 3.15's `l1_l2` defaults both to 0.0)."""
     return L1L2(l1=l1, l2=l2)
 
 
 l1, l2 = L1, L2
 _CLASSES: dict[str, Callable[..., Regularizer]] = {"L1": L1, "L2": L2, "L1L2": L1L2}
-_ALIASES: dict[str, Callable[..., Regularizer]] = {"l1": L1, "l2": L2, "l1_l2": l1_l2}
+# 'l1_l2' as a name is Keras 2's (0.01 each); Keras 3.15 no longer takes that string
+_ALIASES: dict[str, Callable[..., Regularizer]] = {"l1": L1, "l2": L2, "l1_l2": lambda: L1L2(l1=0.01, l2=0.01)}
 
 
 def serialize(regularizer: Any) -> Any:

@@ -40,13 +40,13 @@ from torchstrategy.keras.progress import (  # noqa: F401  (keras.utils.Progbar, 
 )
 
 
-def to_categorical(y: Any, num_classes: Optional[int] = None, dtype: str = "float32") -> np.ndarray:
+def to_categorical(x: Any, num_classes: Optional[int] = None) -> np.ndarray:
     """One-hot encodes integer class labels; a trailing axis of size 1 is dropped as Keras does.
 
     >>> to_categorical([0, 2], num_classes=3).tolist()
     [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
     """
-    labels = np.asarray(y, dtype="int64")
+    labels = np.asarray(x, dtype="int64")
     shape = labels.shape
     if shape and shape[-1] == 1 and len(shape) > 1:
         shape = shape[:-1]
@@ -56,7 +56,7 @@ def to_categorical(y: Any, num_classes: Optional[int] = None, dtype: str = "floa
     num_classes = int(labels.max()) + 1 if num_classes is None else int(num_classes)
     if labels.size and labels.max() >= num_classes:
         raise ValueError(f"Label {labels.max()} does not fit num_classes={num_classes}.")
-    out = np.zeros((labels.size, num_classes), dtype=dtype)
+    out = np.zeros((labels.size, num_classes), dtype="float64")  # float64, as Keras 3.15 returns
     out[np.arange(labels.size), labels] = 1
     return out.reshape(shape + (num_classes,))
 

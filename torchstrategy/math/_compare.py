@@ -83,7 +83,12 @@ def _logical(fn: Any, tf_name: str) -> Any:
 
 logical_and = _logical(torch.logical_and, "tf.math.logical_and")
 logical_or = _logical(torch.logical_or, "tf.math.logical_or")
-logical_xor = _logical(torch.logical_xor, "tf.math.logical_xor")
+_logical_xor = _logical(torch.logical_xor, "tf.math.logical_xor")
+
+
+def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> torch.Tensor:
+    """`tf.math.logical_xor` element-wise on bool tensors (other dtypes are refused, as in TF)."""
+    return _logical_xor(x, y)
 
 
 def logical_not(x: Any, name: Optional[str] = None) -> torch.Tensor:

@@ -139,7 +139,12 @@ log = _float_unary(torch.log, "tf.math.log")
 log1p = _float_unary(torch.log1p, "tf.math.log1p")
 sigmoid = _float_unary(torch.sigmoid, "tf.math.sigmoid")
 tanh = _float_unary(torch.tanh, "tf.math.tanh")
-softplus = _float_unary(torch.nn.functional.softplus, "tf.math.softplus")
+_softplus = _float_unary(torch.nn.functional.softplus, "tf.math.softplus")
+
+
+def softplus(features: Any, name: Optional[str] = None) -> torch.Tensor:
+    """`tf.math.softplus`: log(exp(features) + 1); float inputs only, as in TF."""
+    return _softplus(features)
 reciprocal = _float_unary(torch.reciprocal, "tf.math.reciprocal")
 sin = _float_unary(torch.sin, "tf.math.sin")
 cos = _float_unary(torch.cos, "tf.math.cos")

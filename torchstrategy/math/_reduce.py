@@ -133,12 +133,12 @@ def reduce_std(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
     return torch.sqrt(reduce_variance(input_tensor, axis, keepdims))
 
 
-def count_nonzero(input: Any, axis: Any = None, keepdims: bool = False, dtype: Any = torch.int64,  # noqa: A002
+def count_nonzero(input: Any, axis: Any = None, keepdims: Optional[bool] = None, dtype: Any = torch.int64,  # noqa: A002
                   name: Optional[str] = None) -> torch.Tensor:
     """How many elements are non-zero over `axis`, as `dtype` (int64 by default)."""
     tensor = to_tensor(input, op="tf.math.count_nonzero")
     nonzero = (tensor != 0).to(torch.int64)
-    return _reduced(_sum, nonzero, axis, keepdims).to(as_dtype(dtype))
+    return _reduced(_sum, nonzero, axis, bool(keepdims)).to(as_dtype(dtype))
 
 
 def _arg(fn: Any, tf_name: str) -> Any:

@@ -215,6 +215,14 @@ def test_terminate_on_nan_stops_after_the_bad_batch(make_model, fit, capsys, bad
     assert "Batch 1: Invalid loss, terminating training" in capsys.readouterr().out
 
 
+def test_terminate_on_nan_raise_error_raises_at_once():
+    # Keras 3.15: raise_error=True raises RuntimeError instead of a graceful stop
+    callback = TerminateOnNaN(raise_error=True)
+    callback.on_batch_end(0, {"loss": 1.0})
+    with pytest.raises(RuntimeError, match="NaN or Inf loss encountered at batch 3"):
+        callback.on_batch_end(3, {"loss": float("nan")})
+
+
 def test_terminate_on_nan_lets_finite_losses_through(make_model, fit):
     result = fit(make_model(), [TerminateOnNaN()], [{"loss": 1.0}] * 2)
     assert result["history"].epoch == [0, 1]

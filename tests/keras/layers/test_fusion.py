@@ -90,7 +90,7 @@ def test_layers_that_observe_the_relu_output_are_not_reordered():
     assert not fusion.pools_before_relu(capped, L.MaxPooling2D())  # a cap makes ties the pool would see
     assert not fusion.pools_before_relu(hooked, L.MaxPooling2D())
     assert not fusion.pools_before_relu(regularized, L.MaxPooling2D())
-    assert not fusion.pools_before_relu(L.Conv2D(4, 3, activation="relu"), L.AveragePooling2D())
+    assert not fusion.pools_before_relu(L.Conv2D(4, 3, activation="relu"), L.AveragePooling2D(2))
     assert fusion.pools_before_relu(L.Conv2D(4, 3, activation="relu"), L.MaxPooling2D())
 
 

@@ -109,7 +109,7 @@ def test_pooling_errors():
     with pytest.raises(ValueError, match=r"layer 'pool'.*expected ndim=4, found ndim=5"):
         layer(torch.zeros(1, 4, 4, 2, 1))
     with pytest.raises(ValueError, match="padding"):
-        layers.AveragePooling2D(padding="full")
+        layers.AveragePooling2D(2, padding="full")
     with pytest.raises(ValueError, match="pool_size"):
         layers.MaxPooling2D(pool_size=0)
 

@@ -61,7 +61,7 @@ def backend() -> str:
     return "tensorflow"
 
 
-def standardize_dtype(dtype: Any = None) -> str:
+def standardize_dtype(dtype: Any) -> str:
     """A dtype (torch, NumPy, string; None = floatx) as Keras's string name, e.g. 'float32'."""
     return str(as_dtype(_config().floatx() if dtype is None else dtype)).replace("torch.", "")
 

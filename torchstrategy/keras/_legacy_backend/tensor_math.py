@@ -15,24 +15,42 @@ from torchstrategy.keras._legacy_backend.settings import _floatx_dtype, _t
 
 # ----- element-wise math --------------------------------------------------------------------------------------
 
-abs = math_ops.abs
-exp = math_ops.exp
-log = math_ops.log
-square = math_ops.square
-sign = math_ops.sign
-round = math_ops.round
-sin = math_ops.sin
-cos = math_ops.cos
-tanh = math_ops.tanh
-softplus = math_ops.softplus
-maximum = math_ops.maximum
-minimum = math_ops.minimum
-equal = math_ops.equal
-not_equal = math_ops.not_equal
-greater = math_ops.greater
-greater_equal = math_ops.greater_equal
-less = math_ops.less
-less_equal = math_ops.less_equal
+def _unary(op: Any) -> Any:
+    def fn(x: Any) -> torch.Tensor:
+        return op(x)
+
+    fn.__name__ = fn.__qualname__ = op.__name__
+    fn.__doc__ = f"Element-wise {op.__name__} (the legacy backend's `{op.__name__}(x)`)."
+    return fn
+
+
+def _binary(op: Any) -> Any:
+    def fn(x: Any, y: Any) -> torch.Tensor:
+        return op(x, y)
+
+    fn.__name__ = fn.__qualname__ = op.__name__
+    fn.__doc__ = f"Element-wise {op.__name__} (the legacy backend's `{op.__name__}(x, y)`)."
+    return fn
+
+
+abs = _unary(math_ops.abs)
+exp = _unary(math_ops.exp)
+log = _unary(math_ops.log)
+square = _unary(math_ops.square)
+sign = _unary(math_ops.sign)
+round = _unary(math_ops.round)
+sin = _unary(math_ops.sin)
+cos = _unary(math_ops.cos)
+tanh = _unary(math_ops.tanh)
+softplus = _unary(math_ops.softplus)
+maximum = _binary(math_ops.maximum)
+minimum = _binary(math_ops.minimum)
+equal = _binary(math_ops.equal)
+not_equal = _binary(math_ops.not_equal)
+greater = _binary(math_ops.greater)
+greater_equal = _binary(math_ops.greater_equal)
+less = _binary(math_ops.less)
+less_equal = _binary(math_ops.less_equal)
 
 
 def pow(x: Any, a: Any) -> torch.Tensor:

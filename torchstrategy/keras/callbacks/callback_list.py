@@ -60,7 +60,7 @@ class CallbackList(Callback):
             self._history = History()
             self.callbacks.append(self._history)
         if self._progbar is None and add_progbar:
-            self._progbar = ProgbarLogger(count_mode="steps")
+            self._progbar = ProgbarLogger()
             self.callbacks.append(self._progbar)
         self.params = {}
         if model is not None:

@@ -111,16 +111,17 @@ class LambdaCallback(Callback):
         self,
         on_epoch_begin: Optional[Callable] = None,
         on_epoch_end: Optional[Callable] = None,
-        on_batch_begin: Optional[Callable] = None,
-        on_batch_end: Optional[Callable] = None,
         on_train_begin: Optional[Callable] = None,
         on_train_end: Optional[Callable] = None,
+        on_train_batch_begin: Optional[Callable] = None,
+        on_train_batch_end: Optional[Callable] = None,
         **kwargs: Callable,
     ) -> None:
         super().__init__()
-        hooks = dict(
-            on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end, on_batch_begin=on_batch_begin,
-            on_batch_end=on_batch_end, on_train_begin=on_train_begin, on_train_end=on_train_end, **kwargs,
+        hooks = dict(  # any other hook (on_batch_end, on_test_begin, ...) comes through kwargs, as in Keras 3
+            on_epoch_begin=on_epoch_begin, on_epoch_end=on_epoch_end, on_train_begin=on_train_begin,
+            on_train_end=on_train_end, on_train_batch_begin=on_train_batch_begin,
+            on_train_batch_end=on_train_batch_end, **kwargs,
         )
         for name, function in hooks.items():
             if name not in _HOOK_NAMES:

@@ -245,11 +245,19 @@ class ReduceLROnPlateau(Callback):
 
 
 class TerminateOnNaN(Callback):
-    """Stops training as soon as a batch's loss is NaN or infinite."""
+    """Stops training as soon as a batch's loss is NaN or infinite (`raise_error=True`: raises RuntimeError
+    at once, so no other callback's on_train_end runs)."""
+
+    def __init__(self, raise_error: bool = False) -> None:
+        super().__init__()
+        self.raise_error = raise_error
 
     def on_batch_end(self, batch: int, logs: Optional[dict] = None) -> None:
         loss = (logs or {}).get("loss")
         if loss is not None and not math.isfinite(float(loss)):
+            if self.raise_error:
+                raise RuntimeError(f"NaN or Inf loss encountered at batch {batch}. Loss value: {float(loss)}. "
+                                   "Terminating training immediately.")
             if _is_chief(self.model):
                 _print_msg(f"Batch {batch}: Invalid loss, terminating training\n")
             self.model.stop_training = True

@@ -220,8 +220,9 @@ class ProgbarLogger(Callback):
     process prints.
     """
 
-    def __init__(self, count_mode: str = "steps", stateful_metrics: Optional[Iterable[str]] = None) -> None:
+    def __init__(self) -> None:
         super().__init__()
+        count_mode, stateful_metrics = "steps", None  # Keras 2's arguments; Keras 3's ProgbarLogger takes none
         if count_mode not in ("steps", "samples"):
             raise ValueError(f"Unknown `count_mode`: {count_mode!r}. Use 'steps' or 'samples'.")
         self.use_steps = count_mode == "steps"

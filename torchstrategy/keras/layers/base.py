@@ -60,16 +60,22 @@ class Layer(nn.Module):
 
     def __init__(
         self,
+        *,
+        activity_regularizer: Any = None,
         trainable: bool = True,
-        name: Optional[str] = None,
         dtype: Any = None,
-        input_shape: Optional[Sequence[Optional[int]]] = None,
-        batch_input_shape: Optional[Sequence[Optional[int]]] = None,
-        input_dim: Optional[int] = None,
         autocast: bool = True,
+        name: Optional[str] = None,
         **kwargs: Any,
     ) -> None:
         super().__init__()
+        if activity_regularizer is not None:  # layers that support it (Dense, Conv, ...) take it themselves
+            raise NotImplementedError(f"{type(self).__name__}(activity_regularizer=...) is not supported by "
+                                      "torchstrategy; Dense, Embedding, the convolutions and attention take it.")
+        # Keras 3 still takes Keras 2's input_shape / batch_input_shape / input_dim on any layer
+        input_shape = kwargs.pop("input_shape", None)
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        input_dim = kwargs.pop("input_dim", None)
         if kwargs:
             raise TypeError(f"{type(self).__name__} got unexpected keyword arguments: {sorted(kwargs)}")
         self.name = name or _context.unique_name(_snake_case(type(self).__name__))
@@ -148,19 +154,33 @@ class Layer(nn.Module):
 
     def add_weight(
         self,
-        name: str,
-        shape: Sequence[int] = (),
-        initializer: Any = "glorot_uniform",
-        trainable: bool = True,
+        *args: Any,
+        shape: Optional[Sequence[int]] = None,
+        initializer: Any = None,
         dtype: Any = None,
+        trainable: bool = True,
+        autocast: bool = True,
         regularizer: Any = None,
         constraint: Any = None,
-        autocast: bool = True,
+        aggregation: str = "none",
+        overwrite_with_gradient: bool = False,
+        name: Optional[str] = None,
     ) -> torch.Tensor:
         """Creates a weight (a Parameter if trainable, else a buffer) in the policy's variable dtype unless
         `dtype` is given, and returns it. Trainable float weights are read in the compute dtype inside a
         mixed-policy call unless `autocast=False` (Keras 3's argument). A `constraint` (name, config or
-        callable) is kept as the weight's `constraint` attribute and applied by the optimizer after each update."""
+        callable) is kept as the weight's `constraint` attribute and applied by the optimizer after each update.
+        Positional arguments are Keras 3's (shape, initializer, dtype); a leading string is also taken as the
+        Keras 2 style (name, shape, initializer, ...), which Keras 3 rejects."""
+        shape, initializer, dtype, name = _legacy_weight_args(args, shape, initializer, dtype, name)
+        if aggregation not in (None, "none", "mean", "sum", "only_first_replica"):
+            raise ValueError(f"add_weight(aggregation={aggregation!r}): expected one of None, 'none', 'mean', "
+                             "'sum', 'only_first_replica'.")
+        if overwrite_with_gradient:
+            raise NotImplementedError("add_weight(overwrite_with_gradient=True) is not supported by torchstrategy.")
+        if name is None:
+            name = f"variable_{len(self._weight_order)}" if self._weight_order else "variable"
+        shape = () if shape is None else shape
         from torchstrategy.keras import initializers
 
         dtype = backend.to_torch_dtype(dtype or self.variable_dtype)
@@ -320,8 +340,8 @@ class Layer(nn.Module):
         """Creates the weights; `input_shape` has None for the batch dimension."""
         self.built = True
 
-    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
-        return inputs
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        return args[0] if args else None
 
     def _check_input(self, inputs: Any) -> None:
         spec = self.input_spec
@@ -404,7 +424,8 @@ class Layer(nn.Module):
         return outputs
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
-        """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None)."""
+        """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None).
+        Keras's base Layer spells it (inputs, previous_mask); its layers override it as (inputs, mask=None)."""
         return mask if self.supports_masking else None
 
     def forward(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
@@ -416,7 +437,8 @@ class Layer(nn.Module):
         return self.call(inputs, *args, **kwargs)
 
     def compute_output_shape(self, input_shape: Any) -> Any:
-        """Output shape (batch None) found by running the layer on a one-row zero input."""
+        """Output shape (batch None) found by running the layer on a one-row zero input. (Keras's base Layer
+        spells it (*args, **kwargs); its layers override it as (input_shape).)"""
 
         def zeros(shape: Any) -> torch.Tensor:
             return torch.zeros((1,) + tuple(shape[1:]), dtype=self._compute_torch_dtype)
@@ -474,3 +496,26 @@ def _attach_masks(outputs: Any, masks: Any) -> None:
 
 def _iter_layers(items: Iterable[Any]) -> list[Layer]:
     return [item for item in items if isinstance(item, Layer)]
+
+
+
+
+
+def _legacy_weight_args(args: tuple, shape: Any, initializer: Any, dtype: Any, name: Any) -> tuple:
+    """add_weight's positional arguments: Keras 3's (shape, initializer, dtype), or Keras 2's (name, shape, ...)."""
+    if not args:
+        return shape, initializer, dtype, name
+    if isinstance(args[0], str):
+        if len(args) > 3:
+            raise TypeError("add_weight(name, shape, initializer) takes at most 3 positional arguments; pass the rest "
+                            "by keyword.")
+        values = dict(zip(("name", "shape", "initializer"), args))
+        return (values.get("shape", shape), values.get("initializer", initializer), dtype, values["name"])
+    if len(args) > 3:
+        raise TypeError(f"add_weight() takes at most 3 positional arguments (shape, initializer, dtype) but "
+                        f"{len(args)} were given.")
+    values = dict(zip(("shape", "initializer", "dtype"), args))
+    for key in values:
+        if {"shape": shape, "initializer": initializer, "dtype": dtype}[key] is not None:
+            raise ValueError(f"add_weight(): `{key}` was passed both positionally and as a keyword argument.")
+    return values.get("shape", shape), values.get("initializer", initializer), values.get("dtype", dtype), name

@@ -202,11 +202,37 @@ class Conv2D(_Conv):
 
     _RANK = 2
 
+    def __init__(
+        self, filters: int, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = (1, 1),
+        padding: str = "valid", data_format: Optional[str] = None,
+        dilation_rate: Union[int, Sequence[int]] = (1, 1), groups: int = 1, activation: Any = None,
+        use_bias: bool = True, kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None, bias_regularizer: Any = None, activity_regularizer: Any = None,
+        kernel_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            filters, kernel_size, strides, padding, data_format, dilation_rate, groups, activation, use_bias,
+            kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+            kernel_constraint, bias_constraint, **kwargs)
+
 
 class Conv3D(_Conv):
     """3-D convolution over (batch, d1, d2, d3, channels); kernel (k1, k2, k3, in/groups, filters)."""
 
     _RANK = 3
+
+    def __init__(
+        self, filters: int, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = (1, 1, 1),
+        padding: str = "valid", data_format: Optional[str] = None,
+        dilation_rate: Union[int, Sequence[int]] = (1, 1, 1), groups: int = 1, activation: Any = None,
+        use_bias: bool = True, kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None, bias_regularizer: Any = None, activity_regularizer: Any = None,
+        kernel_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            filters, kernel_size, strides, padding, data_format, dilation_rate, groups, activation, use_bias,
+            kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+            kernel_constraint, bias_constraint, **kwargs)
 
 
 Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
@@ -217,8 +243,9 @@ class DepthwiseConv2D(Conv2D):
     channel c * depth_multiplier + m comes from input channel c (TensorFlow's order)."""
 
     def __init__(
-        self, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = 1, padding: str = "valid",
-        depth_multiplier: int = 1, data_format: Optional[str] = None, dilation_rate: Union[int, Sequence[int]] = 1,
+        self, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = (1, 1),
+        padding: str = "valid", depth_multiplier: int = 1, data_format: Optional[str] = None,
+        dilation_rate: Union[int, Sequence[int]] = (1, 1),
         activation: Any = None, use_bias: bool = True, depthwise_initializer: Any = "glorot_uniform",
         bias_initializer: Any = "zeros", depthwise_regularizer: Any = None, bias_regularizer: Any = None,
         activity_regularizer: Any = None, depthwise_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any,

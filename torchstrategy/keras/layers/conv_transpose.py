@@ -184,11 +184,37 @@ class Conv2DTranspose(_ConvTranspose):
 
     _RANK = 2
 
+    def __init__(
+        self, filters: int, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = (1, 1),
+        padding: str = "valid", output_padding: Union[None, int, Sequence[int]] = None, data_format: Optional[str] = None,
+        dilation_rate: Union[int, Sequence[int]] = (1, 1), activation: Any = None, use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros", kernel_regularizer: Any = None,
+        bias_regularizer: Any = None, activity_regularizer: Any = None, kernel_constraint: Any = None,
+        bias_constraint: Any = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            filters, kernel_size, strides, padding, output_padding, data_format, dilation_rate, activation, use_bias,
+            kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+            kernel_constraint, bias_constraint, **kwargs)
+
 
 class Conv3DTranspose(_ConvTranspose):
     """3-D transposed convolution; kernel (k1, k2, k3, filters, in)."""
 
     _RANK = 3
+
+    def __init__(
+        self, filters: int, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = (1, 1, 1),
+        padding: str = "valid", data_format: Optional[str] = None, output_padding: Union[None, int, Sequence[int]] = None,
+        dilation_rate: Union[int, Sequence[int]] = (1, 1, 1), activation: Any = None, use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros", kernel_regularizer: Any = None,
+        bias_regularizer: Any = None, activity_regularizer: Any = None, kernel_constraint: Any = None,
+        bias_constraint: Any = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            filters, kernel_size, strides, padding, output_padding, data_format, dilation_rate, activation, use_bias,
+            kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+            kernel_constraint, bias_constraint, **kwargs)
 
 
 Convolution2DTranspose, Convolution3DTranspose = Conv2DTranspose, Conv3DTranspose
@@ -200,8 +226,8 @@ class SeparableConv2D(Conv2D):
     (1, 1, in * depth_multiplier, filters), bias (filters,)."""
 
     def __init__(
-        self, filters: int, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = 1,
-        padding: str = "valid", data_format: Optional[str] = None, dilation_rate: Union[int, Sequence[int]] = 1,
+        self, filters: int, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = (1, 1),
+        padding: str = "valid", data_format: Optional[str] = None, dilation_rate: Union[int, Sequence[int]] = (1, 1),
         depth_multiplier: int = 1, activation: Any = None, use_bias: bool = True,
         depthwise_initializer: Any = "glorot_uniform", pointwise_initializer: Any = "glorot_uniform",
         bias_initializer: Any = "zeros", depthwise_regularizer: Any = None, pointwise_regularizer: Any = None,

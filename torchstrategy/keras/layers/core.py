@@ -42,6 +42,15 @@ def _normalize_padding(padding: str, allowed: Sequence[str] = ("valid", "same"))
     return value
 
 
+def _refuse_lora_and_quantization(layer: str, lora_rank: Any, lora_alpha: Any, quantization_config: Any) -> None:
+    """Keras 3's LoRA and quantization arguments: accepted, refused when set (not implemented here)."""
+    for arg, value in (("lora_rank", lora_rank), ("lora_alpha", lora_alpha),
+                       ("quantization_config", quantization_config)):
+        if value is not None:
+            raise NotImplementedError(f"{layer}({arg}=...) is not supported by torchstrategy (Keras 3's LoRA and "
+                                      "quantization are not implemented); leave it None.")
+
+
 def _record_activity(layer: Layer, outputs: torch.Tensor) -> None:
     """Keras 2 activity regularization: penalty(outputs) / batch size, kept until the next call."""
     regularizer = getattr(layer, "activity_regularizer", None)
@@ -79,8 +88,11 @@ class Dense(Layer):
     def __init__(
         self, units: int, activation: Any = None, use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
         bias_initializer: Any = "zeros", kernel_regularizer: Any = None, bias_regularizer: Any = None,
-        activity_regularizer: Any = None, kernel_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any,
+        activity_regularizer: Any = None, kernel_constraint: Any = None, bias_constraint: Any = None,
+        lora_rank: Optional[int] = None, lora_alpha: Optional[float] = None, quantization_config: Any = None,
+        **kwargs: Any,
     ) -> None:
+        _refuse_lora_and_quantization("Dense", lora_rank, lora_alpha, quantization_config)
         super().__init__(**kwargs)
         self.supports_masking = True  # passes its input's mask on, as Keras
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
@@ -108,7 +120,7 @@ class Dense(Layer):
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
         self.built = True
 
-    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+    def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
         # kernel.t() is a free view; linear/addmm reads it transposed without a copy.
         outputs = self.activation(F.linear(inputs, self.kernel.t(), self.bias))
         _record_activity(self, outputs)
@@ -162,7 +174,7 @@ class Dropout(Layer):
             self._generators[device] = torch.Generator(device=device).manual_seed(int(self.seed))
         return self._generators[device]
 
-    def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
+    def call(self, inputs: torch.Tensor, training: bool = False) -> torch.Tensor:
         if not training or self.rate == 0.0:
             return inputs
         if self.rate == 1.0:
@@ -263,12 +275,13 @@ class ReLU(Layer):
 class LeakyReLU(Layer):
     """`x` for x >= 0 else `alpha * x`; Keras 2 default alpha=0.3 (`negative_slope` also accepted)."""
 
-    def __init__(self, alpha: Optional[float] = None, negative_slope: Optional[float] = None, **kwargs: Any) -> None:
+    def __init__(self, negative_slope: float = 0.3, **kwargs: Any) -> None:
+        alpha = kwargs.pop("alpha", None)  # Keras 2's name, still taken by Keras 3
         super().__init__(**kwargs)
         self.supports_masking = True  # passes its input's mask on, as Keras
-        if alpha is not None and negative_slope is not None and alpha != negative_slope:
+        if alpha is not None and negative_slope != 0.3 and alpha != negative_slope:
             raise ValueError("LeakyReLU: pass either `alpha` or `negative_slope`, not both.")
-        slope = 0.3 if alpha is None and negative_slope is None else (alpha if alpha is not None else negative_slope)
+        slope = alpha if alpha is not None else negative_slope
         if slope < 0:
             raise ValueError(f"LeakyReLU: alpha must be >= 0, got {slope}.")
         self.alpha = float(slope)
@@ -319,9 +332,13 @@ class Embedding(Layer):
 
     def __init__(
         self, input_dim: int, output_dim: int, embeddings_initializer: Any = "uniform",
-        embeddings_regularizer: Any = None, activity_regularizer: Any = None, embeddings_constraint: Any = None,
-        mask_zero: bool = False, input_length: Optional[int] = None, **kwargs: Any,
+        embeddings_regularizer: Any = None, embeddings_constraint: Any = None, mask_zero: bool = False,
+        weights: Any = None, lora_rank: Optional[int] = None, lora_alpha: Optional[float] = None,
+        quantization_config: Any = None, **kwargs: Any,
     ) -> None:
+        _refuse_lora_and_quantization("Embedding", lora_rank, lora_alpha, quantization_config)
+        activity_regularizer = kwargs.pop("activity_regularizer", None)  # Keras 3 takes both through kwargs
+        input_length = kwargs.pop("input_length", None)
         if input_length is not None and "input_shape" not in kwargs and "batch_input_shape" not in kwargs:
             kwargs["input_shape"] = (input_length,)
         super().__init__(**kwargs)
@@ -334,8 +351,11 @@ class Embedding(Layer):
         self.embeddings_constraint = embeddings_constraint
         self.mask_zero, self.input_length = bool(mask_zero), input_length
         self.supports_masking = self.mask_zero
+        if weights is not None:  # Keras 3: build now and load the given table
+            self.build(None)
+            self.set_weights(weights if isinstance(weights, (list, tuple)) else [weights])
 
-    def build(self, input_shape: Any) -> None:
+    def build(self, input_shape: Any = None) -> None:
         # autocast=False as in Keras: look rows up in the stored dtype, then cast only those (not the table)
         self.embeddings = self.add_weight(
             "embeddings", shape=(self.input_dim, self.output_dim), initializer=self.embeddings_initializer,
@@ -400,12 +420,21 @@ class Lambda(Layer):
         except (TypeError, ValueError):  # some builtins have no signature
             params = {}
         self._fn_takes_training = "training" in params
+        self._fn_takes_mask = "mask" in params
 
-    def call(self, inputs: Any, training: Optional[bool] = None) -> Any:
+    def call(self, inputs: Any, mask: Any = None, training: Optional[bool] = None) -> Any:
         kwargs = dict(self.arguments)
         if self._fn_takes_training:
             kwargs["training"] = training
+        if self._fn_takes_mask:  # as Keras: the input's mask goes to a function that asks for it
+            kwargs["mask"] = mask
         return self.function(inputs, **kwargs)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None, safe_mode: Optional[bool] = None
+                    ) -> "Lambda":
+        """The layer from `get_config()` (the function is kept as an object, so no code is deserialized)."""
+        return cls(**config)
 
     def get_config(self) -> dict:
         # The function itself is kept (not source text): configs round-trip within one process.

@@ -22,6 +22,9 @@ class _Merge(Layer):
     _MIN_INPUTS = 1
     _MAX_INPUTS: Optional[int] = None
 
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+
     def _check_list(self, input_shape: Any) -> list[tuple]:
         if not isinstance(input_shape, (list, tuple)) or not input_shape or not all(
                 isinstance(s, tuple) for s in input_shape):
@@ -209,6 +212,6 @@ def concatenate(inputs: Sequence[Any], axis: int = -1, **kwargs: Any) -> Any:
     return Concatenate(axis=axis, **kwargs)(inputs)
 
 
-def dot(inputs: Sequence[Any], axes: Union[int, Sequence[int]], normalize: bool = False, **kwargs: Any) -> Any:
-    """Functional form of `Dot(axes, normalize)(inputs)`."""
-    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)
+def dot(inputs: Sequence[Any], axes: Union[int, Sequence[int]] = -1, **kwargs: Any) -> Any:
+    """Functional form of `Dot(axes, normalize)(inputs)` (`normalize` may come in kwargs)."""
+    return Dot(axes=axes, **kwargs)(inputs)

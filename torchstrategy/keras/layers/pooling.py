@@ -27,9 +27,9 @@ class _Pooling(Layer):
 
     def __init__(
         self, pool_size: Union[int, Sequence[int]] = 2, strides: Union[None, int, Sequence[int]] = None,
-        padding: str = "valid", data_format: Optional[str] = None, **kwargs: Any,
+        padding: str = "valid", data_format: Optional[str] = None, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
-        super().__init__(**kwargs)
+        super().__init__(name=name, **kwargs)
         rank = self._RANK
         self.pool_size = _normalize_tuple(pool_size, rank, "pool_size")
         self.strides = self.pool_size if strides is None else _normalize_tuple(strides, rank, "strides")
@@ -94,11 +94,21 @@ class MaxPooling1D(_Pooling):
 
     _RANK, _MODE = 1, "max"
 
+    def __init__(self, pool_size: Union[int, Sequence[int]] = 2, strides: Any = None,
+                 padding: str = "valid", data_format: Optional[str] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, name=name, **kwargs)
+
 
 class AveragePooling1D(_Pooling):
     """Average over windows of `pool_size` steps; 'same' windows average only real elements."""
 
     _RANK, _MODE = 1, "avg"
+
+    def __init__(self, pool_size: Union[int, Sequence[int]], strides: Any = None,
+                 padding: str = "valid", data_format: Optional[str] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, name=name, **kwargs)
 
 
 class MaxPooling2D(_Pooling):
@@ -111,8 +121,9 @@ class MaxPooling2D(_Pooling):
     _RANK, _MODE = 2, "max"
 
     def __init__(self, pool_size: Union[int, Sequence[int]] = (2, 2), strides: Any = None,
-                 padding: str = "valid", data_format: Optional[str] = None, **kwargs: Any) -> None:
-        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+                 padding: str = "valid", data_format: Optional[str] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, name=name, **kwargs)
 
 
 class AveragePooling2D(_Pooling):
@@ -120,9 +131,10 @@ class AveragePooling2D(_Pooling):
 
     _RANK, _MODE = 2, "avg"
 
-    def __init__(self, pool_size: Union[int, Sequence[int]] = (2, 2), strides: Any = None,
-                 padding: str = "valid", data_format: Optional[str] = None, **kwargs: Any) -> None:
-        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+    def __init__(self, pool_size: Union[int, Sequence[int]], strides: Any = None,
+                 padding: str = "valid", data_format: Optional[str] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, name=name, **kwargs)
 
 
 class MaxPooling3D(_Pooling):
@@ -131,8 +143,9 @@ class MaxPooling3D(_Pooling):
     _RANK, _MODE = 3, "max"
 
     def __init__(self, pool_size: Union[int, Sequence[int]] = (2, 2, 2), strides: Any = None,
-                 padding: str = "valid", data_format: Optional[str] = None, **kwargs: Any) -> None:
-        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+                 padding: str = "valid", data_format: Optional[str] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, name=name, **kwargs)
 
 
 class AveragePooling3D(_Pooling):
@@ -140,9 +153,10 @@ class AveragePooling3D(_Pooling):
 
     _RANK, _MODE = 3, "avg"
 
-    def __init__(self, pool_size: Union[int, Sequence[int]] = (2, 2, 2), strides: Any = None,
-                 padding: str = "valid", data_format: Optional[str] = None, **kwargs: Any) -> None:
-        super().__init__(pool_size, strides, padding, data_format, **kwargs)
+    def __init__(self, pool_size: Union[int, Sequence[int]], strides: Any = None,
+                 padding: str = "valid", data_format: Optional[str] = None, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(pool_size, strides, padding, data_format, name=name, **kwargs)
 
 
 class _GlobalPooling(Layer):
@@ -162,7 +176,10 @@ class _GlobalPooling(Layer):
         _require_rank(self, input_shape, self._RANK + 2, layout)
         self.built = True
 
-    def call(self, inputs: torch.Tensor, mask: Optional[torch.Tensor] = None) -> torch.Tensor:
+    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+        return self._pool(inputs, None)
+
+    def _pool(self, inputs: torch.Tensor, mask: Optional[torch.Tensor]) -> torch.Tensor:
         axes = _spatial_axes(self._RANK, self.data_format)
         if self._MODE == "max":
             return inputs.amax(dim=axes, keepdim=self.keepdims)
@@ -181,6 +198,9 @@ class GlobalAveragePooling1D(_GlobalPooling):
     """Mean over steps of (batch, steps, channels); a (batch, steps) mask excludes padded steps."""
 
     _RANK, _MODE = 1, "avg"
+
+    def call(self, inputs: torch.Tensor, mask: Optional[torch.Tensor] = None) -> torch.Tensor:
+        return self._pool(inputs, mask)
 
 
 class GlobalMaxPooling1D(_GlobalPooling):

@@ -33,6 +33,10 @@ class Rescaling(Layer):
     def get_config(self) -> dict:
         return {**super().get_config(), "scale": self.scale, "offset": self.offset}
 
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Rescaling":
+        return cls(**config)
+
 
 class Normalization(Layer):
     """`(x - mean) / max(sqrt(variance), epsilon)` per feature of the kept `axis` (default the last).
@@ -73,8 +77,9 @@ class Normalization(Layer):
             self.add_weight("count", shape=(), initializer="zeros", trainable=False, dtype="int64")
         self.built = True
 
-    def adapt(self, data: Any, batch_size: Optional[int] = None, steps: Optional[int] = None) -> None:
+    def adapt(self, data: Any) -> None:
         """Computes mean and variance from an array, a tensor, or an iterable of batches."""
+        steps = None
         if self.input_mean is not None:
             raise ValueError(f"Layer '{self.name}' was given mean/variance; adapt() would overwrite them.")
         batches: Iterable[Any] = [data] if isinstance(data, (np.ndarray, torch.Tensor)) else data

@@ -155,13 +155,13 @@ class CenterCrop(_ImageLayer):
     [[5.0, 6.0], [9.0, 10.0]]
     """
 
-    def __init__(self, height: int, width: int, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+    def __init__(self, height: int, width: int, data_format: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(data_format=data_format, **kwargs)
         self.height, self.width = int(height), int(width)
         self.seed = None
 
-    def call(self, inputs: torch.Tensor) -> torch.Tensor:
-        images, unbatched = self._images(inputs)
+    def call(self, data: torch.Tensor, training: bool = True) -> torch.Tensor:
+        images, unbatched = self._images(data)
         h, w = images.shape[1], images.shape[2]
         if h >= self.height and w >= self.width:
             top, left = (h - self.height) // 2, (w - self.width) // 2
@@ -181,12 +181,13 @@ class RandomCrop(_ImageLayer):
     image not larger on both sides is cropped about its centre and resized. At inference the input is
     returned as it is (Keras 3.15 semantics), cast to the compute dtype."""
 
-    def __init__(self, height: int, width: int, seed: Optional[int] = None, **kwargs: Any) -> None:
-        super().__init__(seed=seed, **kwargs)
+    def __init__(self, height: int, width: int, seed: Optional[int] = None, data_format: Optional[str] = None,
+                 name: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(seed=seed, data_format=data_format, name=name, **kwargs)
         self.height, self.width = int(height), int(width)
 
-    def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
-        images, unbatched = self._images(inputs)
+    def call(self, data: torch.Tensor, training: bool = True) -> torch.Tensor:
+        images, unbatched = self._images(data)
         if not training:
             return images[0] if unbatched else images
         h, w = images.shape[1], images.shape[2]
@@ -212,8 +213,9 @@ class RandomFlip(_ImageLayer):
 
     _MODES = ("horizontal", "vertical", "horizontal_and_vertical")
 
-    def __init__(self, mode: str = "horizontal_and_vertical", seed: Optional[int] = None, **kwargs: Any) -> None:
-        super().__init__(seed=seed, **kwargs)
+    def __init__(self, mode: str = "horizontal_and_vertical", seed: Optional[int] = None,
+                 data_format: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
         if mode not in self._MODES:
             raise ValueError(f"RandomFlip: mode must be one of {list(self._MODES)}, got {mode!r}.")
         self.mode = mode
@@ -228,8 +230,8 @@ class RandomFlip(_ImageLayer):
             out = torch.where(chosen, out.flip(1), out)
         return out
 
-    def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
-        images, unbatched = self._images(inputs)
+    def call(self, data: torch.Tensor, training: bool = True) -> torch.Tensor:
+        images, unbatched = self._images(data)
         if training:
             images = self._flip(images, self._uniform((images.shape[0],), 0.0, 1.0, images.device) <= 0.5)
         return images[0] if unbatched else images
@@ -252,8 +254,8 @@ class _AffineLayer(_ImageLayer):
     def _transforms(self, images: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
 
-    def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
-        images, unbatched = self._images(inputs)
+    def call(self, data: torch.Tensor, training: bool = True) -> torch.Tensor:
+        images, unbatched = self._images(data)
         if training:
             images = _affine_transform(images, self._transforms(images), self.interpolation, self.fill_mode,
                                        self.fill_value)
@@ -293,8 +295,9 @@ class RandomRotation(_AffineLayer):
     36 degrees, as Keras) about its centre. Inference: identity."""
 
     def __init__(self, factor: Factor, fill_mode: str = "reflect", interpolation: str = "bilinear",
-                 seed: Optional[int] = None, fill_value: float = 0.0, **kwargs: Any) -> None:
-        super().__init__(fill_mode, interpolation, seed, fill_value, **kwargs)
+                 seed: Optional[int] = None, fill_value: float = 0.0, data_format: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format=data_format, **kwargs)
         self.factor = factor
         self._lower, self._upper = _factor_range(factor, "factor", "RandomRotation")
 
@@ -312,8 +315,8 @@ class RandomZoom(_AffineLayer):
 
     def __init__(self, height_factor: Factor, width_factor: Optional[Factor] = None, fill_mode: str = "reflect",
                  interpolation: str = "bilinear", seed: Optional[int] = None, fill_value: float = 0.0,
-                 **kwargs: Any) -> None:
-        super().__init__(fill_mode, interpolation, seed, fill_value, **kwargs)
+                 data_format: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format=data_format, **kwargs)
         self.height_factor, self.width_factor = height_factor, width_factor
         self._height = _factor_range(height_factor, "height_factor", "RandomZoom", strict=True)
         self._width = None if width_factor is None else _factor_range(width_factor, "width_factor", "RandomZoom",
@@ -339,8 +342,8 @@ class RandomTranslation(_AffineLayer):
 
     def __init__(self, height_factor: Factor, width_factor: Factor, fill_mode: str = "reflect",
                  interpolation: str = "bilinear", seed: Optional[int] = None, fill_value: float = 0.0,
-                 **kwargs: Any) -> None:
-        super().__init__(fill_mode, interpolation, seed, fill_value, **kwargs)
+                 data_format: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(fill_mode, interpolation, seed, fill_value, data_format=data_format, **kwargs)
         self.height_factor, self.width_factor = height_factor, width_factor
         self._height = _factor_range(height_factor, "height_factor", "RandomTranslation", strict=True)
         self._width = _factor_range(width_factor, "width_factor", "RandomTranslation", strict=True)
@@ -373,8 +376,8 @@ class RandomContrast(_ImageLayer):
         self._lower, self._upper = _factor_range(factor, "factor", "RandomContrast", bounds=(0.0, 1.0))
         self.value_range = _value_range(value_range, "RandomContrast")
 
-    def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
-        images, unbatched = self._images(inputs)
+    def call(self, data: torch.Tensor, training: bool = True) -> torch.Tensor:
+        images, unbatched = self._images(data)
         if training:
             factor = self._uniform((images.shape[0], 1, 1, 1), 1.0 - self._lower, 1.0 + self._upper,
                                    images.device).to(images.dtype)
@@ -397,8 +400,8 @@ class RandomBrightness(_ImageLayer):
         self._lower, self._upper = _factor_range(factor, "factor", "RandomBrightness")
         self.value_range = _value_range(value_range, "RandomBrightness")
 
-    def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
-        images, unbatched = self._images(inputs)
+    def call(self, data: torch.Tensor, training: bool = True) -> torch.Tensor:
+        images, unbatched = self._images(data)
         if training:
             delta = self._uniform((images.shape[0], 1, 1, 1), self._lower, self._upper, images.device)
             images = (images + (delta * (self.value_range[1] - self.value_range[0])).to(images.dtype))

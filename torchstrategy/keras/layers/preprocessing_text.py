@@ -47,6 +47,14 @@ def _batches(data: Any, steps: Optional[int]) -> Iterable[np.ndarray]:
         yield _to_array(batch)
 
 
+def _refuse_hashing(layer: str, oov_method: str, salt: Any) -> None:
+    """Keras 3's hashed out-of-vocabulary buckets: only the default ('floormod', no salt) is implemented."""
+    if oov_method != "floormod":
+        raise NotImplementedError(f"{layer}(oov_method={oov_method!r}) is not supported; only 'floormod'.")
+    if salt is not None:
+        raise NotImplementedError(f"{layer}(salt=...) is not supported by torchstrategy; leave it None.")
+
+
 class _IndexLookup(Layer):
     """Shared machinery of the lookup layers: tokens are keys (bytes or ints) indexed after the specials.
 
@@ -157,7 +165,7 @@ class _IndexLookup(Layer):
     def idf_weights(self) -> Optional[torch.Tensor]:
         return None if self._idf is None else torch.from_numpy(self._idf.copy())
 
-    def adapt(self, data: Any, batch_size: Optional[int] = None, steps: Optional[int] = None) -> None:
+    def adapt(self, data: Any, steps: Optional[int] = None) -> None:
         """Builds the vocabulary from data: most frequent first, ties by the larger token first (Keras 3)."""
         docs: list = []
         for batch in _batches(data, steps):
@@ -310,7 +318,9 @@ class StringLookup(_IndexLookup):
     def __init__(self, max_tokens: Optional[int] = None, num_oov_indices: int = 1, mask_token: Optional[str] = None,
                  oov_token: str = "[UNK]", vocabulary: Any = None, idf_weights: Any = None, invert: bool = False,
                  output_mode: str = "int", pad_to_max_tokens: bool = False, sparse: bool = False,
-                 encoding: str = "utf-8", **kwargs: Any) -> None:
+                 encoding: str = "utf-8", name: Optional[str] = None, salt: Any = None, **kwargs: Any) -> None:
+        _refuse_hashing("StringLookup", "floormod", salt)
+        kwargs["name"] = name
         self.encoding = encoding
         super().__init__(max_tokens, num_oov_indices, mask_token, oov_token, vocabulary, idf_weights, invert,
                          output_mode, pad_to_max_tokens, sparse, **kwargs)
@@ -351,8 +361,11 @@ class IntegerLookup(_IndexLookup):
 
     def __init__(self, max_tokens: Optional[int] = None, num_oov_indices: int = 1, mask_token: Optional[int] = None,
                  oov_token: int = -1, vocabulary: Any = None, vocabulary_dtype: str = "int64",
-                 idf_weights: Any = None, invert: bool = False, output_mode: str = "int",
-                 pad_to_max_tokens: bool = False, sparse: bool = False, **kwargs: Any) -> None:
+                 idf_weights: Any = None, invert: bool = False, output_mode: str = "int", sparse: bool = False,
+                 pad_to_max_tokens: bool = False, oov_method: str = "floormod", salt: Any = None,
+                 name: Optional[str] = None, **kwargs: Any) -> None:
+        _refuse_hashing("IntegerLookup", oov_method, salt)
+        kwargs["name"] = name
         if vocabulary_dtype not in ("int32", "int64"):
             raise ValueError(f"IntegerLookup: vocabulary_dtype must be 'int32' or 'int64', got {vocabulary_dtype!r}.")
         self.vocabulary_dtype = vocabulary_dtype
@@ -420,8 +433,8 @@ class TextVectorization(Layer):
                  ngrams: Union[None, int, Sequence[int]] = None, output_mode: str = "int",
                  output_sequence_length: Optional[int] = None, pad_to_max_tokens: bool = False,
                  vocabulary: Any = None, idf_weights: Any = None, sparse: bool = False, ragged: bool = False,
-                 encoding: str = "utf-8", **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+                 encoding: str = "utf-8", name: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(name=name, **kwargs)
         if not (callable(standardize) or standardize in _STANDARDIZERS):
             raise ValueError(f"TextVectorization: standardize must be one of {[k for k in _STANDARDIZERS]} or a "
                              f"callable, got {standardize!r}.")
@@ -487,6 +500,9 @@ class TextVectorization(Layer):
                              f"shape {array.shape}.")
         scalar = array.ndim == 0
         return [self._tokenize(t) for t in array.reshape(-1).tolist()], scalar
+
+    def build(self, input_shape: Any = None) -> None:
+        self.built = True
 
     def adapt(self, data: Any, batch_size: Optional[int] = None, steps: Optional[int] = None) -> None:
         """Builds the vocabulary from the tokens of `data` (most frequent first, ties by the larger token)."""

@@ -66,9 +66,16 @@ def serialize(loss: Union[Loss, Callable]) -> Union[dict, str]:
     return getattr(loss, "__name__", str(loss))
 
 
-def deserialize(config: Union[dict, str]) -> Optional[Loss]:
-    """Inverse of `serialize`."""
-    return get(config)
+def deserialize(name: Union[dict, str], custom_objects: Optional[dict] = None) -> Optional[Loss]:
+    """Inverse of `serialize`; `custom_objects` maps class or function names to user-defined ones."""
+    key = name.get("class_name") if isinstance(name, dict) else name
+    if custom_objects and isinstance(key, str) and key in custom_objects:
+        found = custom_objects[key]
+        if isinstance(name, dict) and isinstance(found, type):
+            config = name.get("config", {})
+            return found.from_config(config) if hasattr(found, "from_config") else found(**config)
+        return get(found)
+    return get(name)
 
 
 def get(identifier: Any) -> Optional[Loss]:

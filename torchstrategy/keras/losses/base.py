@@ -100,10 +100,12 @@ class Loss:
     tensor(1.)
     """
 
-    def __init__(self, reduction: Optional[str] = Reduction.AUTO, name: Optional[str] = None) -> None:
+    def __init__(self, name: Optional[str] = None, reduction: Optional[str] = Reduction.SUM_OVER_BATCH_SIZE,
+                 dtype: Any = None) -> None:
         Reduction.validate(reduction)
         self.reduction = reduction
         self.name = name or _snake_case(type(self).__name__)
+        self._loss_dtype = None if dtype is None else backend.to_torch_dtype(dtype)  # the result's dtype
 
     def call(self, y_true: Any, y_pred: Any) -> torch.Tensor:
         raise NotImplementedError(f"{type(self).__name__} must implement call(y_true, y_pred).")
@@ -118,7 +120,8 @@ class Loss:
         if keras_mask is not None:
             keras_mask = _mask_like(keras_mask, losses)
             valid_mask = keras_mask if valid_mask is None else valid_mask & keras_mask
-        return compute_weighted_loss(losses, sample_weight, self.reduction, valid_mask)
+        loss = compute_weighted_loss(losses, sample_weight, self.reduction, valid_mask)
+        return loss if self._loss_dtype is None else loss.to(self._loss_dtype)
 
     def get_config(self) -> dict:
         return {"reduction": self.reduction, "name": self.name}
@@ -134,9 +137,9 @@ class Loss:
 class LossFunctionWrapper(Loss):
     """Turns a per-sample loss function `fn(y_true, y_pred, **kwargs)` into a `Loss`."""
 
-    def __init__(self, fn: Callable, reduction: Optional[str] = Reduction.AUTO, name: Optional[str] = None,
-                 **kwargs: Any) -> None:
-        super().__init__(reduction=reduction, name=name or getattr(fn, "__name__", "loss"))
+    def __init__(self, fn: Callable, reduction: Optional[str] = Reduction.SUM_OVER_BATCH_SIZE,
+                 name: Optional[str] = None, dtype: Any = None, **kwargs: Any) -> None:
+        super().__init__(reduction=reduction, name=name or getattr(fn, "__name__", "loss"), dtype=dtype)
         self.fn = fn
         self._fn_kwargs = kwargs
 

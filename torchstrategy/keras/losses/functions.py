@@ -37,7 +37,7 @@ def _sparse_ce(y_true: Any, y_pred: Any, from_logits: bool, axis: int, ignore_cl
 
 
 def sparse_categorical_crossentropy(
-    y_true: Any, y_pred: Any, from_logits: bool = False, axis: int = -1, ignore_class: Optional[int] = None
+    y_true: Any, y_pred: Any, from_logits: bool = False, ignore_class: Optional[int] = None, axis: int = -1
 ) -> torch.Tensor:
     """Per-sample cross-entropy of integer labels (shape y_pred.shape[:-1], or with a trailing 1).
 

@@ -98,8 +98,14 @@ def serialize(metric: Metric) -> dict:
     return {"class_name": type(metric).__name__, "config": metric.get_config()}
 
 
-def deserialize(config: dict) -> Metric:
-    """Inverse of `serialize`."""
+def deserialize(config: dict, custom_objects: Optional[dict] = None) -> Metric:
+    """Inverse of `serialize`; `custom_objects` maps class or function names to user-defined ones."""
+    key = config.get("class_name") if isinstance(config, dict) else config
+    if custom_objects and isinstance(key, str) and key in custom_objects:
+        found = custom_objects[key]
+        if isinstance(config, dict) and isinstance(found, type):
+            return found.from_config(config.get("config", {}))
+        return get(found)
     return get(config)
 
 

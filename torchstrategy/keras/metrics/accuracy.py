@@ -83,8 +83,14 @@ def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> torch.Te
     return _float_matches(_in_top_k(y_pred, y_true.argmax(dim=-1), k))
 
 
-def sparse_top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> torch.Tensor:
-    """1.0 where the integer label is among the k highest scores."""
+def sparse_top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5, from_sorted_ids: bool = False
+                                      ) -> torch.Tensor:
+    """1.0 where the integer label is among the k highest scores (with `from_sorted_ids`, y_pred holds class
+    ids sorted best first, and the label must be among its first k)."""
+    if from_sorted_ids:
+        ids = torch.as_tensor(y_pred)
+        labels = torch.as_tensor(y_true).reshape(ids.shape[:-1]).to(ids.dtype)
+        return (ids[..., :k] == labels.unsqueeze(-1)).any(-1).to(torch.float32)
     y_true, y_pred = _pair(y_true, y_pred)
     labels = _sparse_labels(y_true, y_pred, "sparse_top_k_categorical_accuracy")
     return _float_matches(_in_top_k(y_pred, labels, k))
@@ -132,5 +138,7 @@ class TopKCategoricalAccuracy(MeanMetricWrapper):
 class SparseTopKCategoricalAccuracy(MeanMetricWrapper):
     """How often the integer label is among the top `k` predictions."""
 
-    def __init__(self, k: int = 5, name: str = "sparse_top_k_categorical_accuracy", dtype: Any = None) -> None:
-        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=k)
+    def __init__(self, k: int = 5, name: str = "sparse_top_k_categorical_accuracy", dtype: Any = None,
+                 from_sorted_ids: bool = False) -> None:
+        super().__init__(sparse_top_k_categorical_accuracy, name=name, dtype=dtype, k=k,
+                         **({"from_sorted_ids": True} if from_sorted_ids else {}))

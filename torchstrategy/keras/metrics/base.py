@@ -51,7 +51,7 @@ class Metric:
     >>> class Count(Metric):
     ...     def __init__(self, name=None):
     ...         super().__init__(name=name)
-    ...         self.seen = self.add_weight("seen")
+    ...         self.seen = self.add_weight(name="seen")
     ...     def update_state(self, values):
     ...         self.seen.add_(torch.as_tensor(values).numel())
     ...     def result(self):
@@ -66,7 +66,7 @@ class Metric:
         if update is not None and not getattr(update, "_locked", False):
             cls.update_state = _locked(update)
 
-    def __init__(self, name: Optional[str] = None, dtype: Any = None) -> None:
+    def __init__(self, dtype: Any = None, name: Optional[str] = None) -> None:
         # unnamed metrics get unique Keras-style names ('auc', 'auc_1', ...), as Keras 2 does
         self.name = name or _context.unique_name(_snake_case(type(self).__name__))
         self._dtype = backend.to_torch_dtype(dtype)
@@ -78,9 +78,11 @@ class Metric:
         """The state/result dtype name, e.g. 'float32'."""
         return str(self._dtype).replace("torch.", "")
 
-    def add_weight(self, name: str, shape: Sequence[int] = (), initializer: Any = "zeros",
-                   dtype: Any = None) -> torch.Tensor:
+    def add_weight(self, shape: Sequence[int] = (), initializer: Any = None, dtype: Any = None,
+                   name: Optional[str] = None) -> torch.Tensor:
         """Creates a zero-initialised state tensor, stored as attribute `name`."""
+        if name is None:
+            name = f"variable_{len(self._state_names)}" if self._state_names else "variable"
         if initializer not in ("zeros", None):
             raise ValueError(f"Metric states start at zero; got initializer={initializer!r}. Use 'zeros'.")
         tensor = torch.zeros(tuple(shape), dtype=backend.to_torch_dtype(dtype) if dtype else self._dtype,
@@ -90,7 +92,13 @@ class Metric:
             self._state_names.append(name)
         return tensor
 
-    add_variable = add_weight
+    def add_variable(self, shape: Sequence[int], initializer: Any, dtype: Any = None, aggregation: str = "sum",
+                     name: Optional[str] = None) -> torch.Tensor:
+        """Keras 3's spelling of add_weight; states combine over replicas by summing (aggregation='sum')."""
+        if aggregation != "sum":
+            raise NotImplementedError(f"Metric.add_variable(aggregation={aggregation!r}) is not supported: metric "
+                                      "states combine over replicas by summing (aggregation='sum').")
+        return self.add_weight(shape=shape, initializer=initializer, dtype=dtype, name=name)
 
     @property
     def variables(self) -> list[torch.Tensor]:
@@ -191,10 +199,10 @@ class _Reduce(Metric):
 
     def __init__(self, with_count: bool, name: Optional[str] = None, dtype: Any = None) -> None:
         super().__init__(name=name, dtype=dtype)
-        self.total = self.add_weight("total")
+        self.total = self.add_weight(name="total")
         self._with_count = with_count
         if with_count:
-            self.count = self.add_weight("count")
+            self.count = self.add_weight(name="count")
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
         device = self._follow_device(_device_of(values))

@@ -97,7 +97,7 @@ class _ThresholdMetric(Metric):
         self.thresholds = values
         self._threshold_tensor = torch.tensor(values, dtype=self._dtype)
         for state in self._states:
-            self.add_weight(state, (len(values),))
+            self.add_weight(name=state, shape=(len(values),))
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         device = self._follow_device(_device_of(y_pred, y_true))
@@ -187,7 +187,7 @@ class AUC(Metric):
     def _build(self, num_labels: Optional[int]) -> None:
         shape = (self.num_thresholds, num_labels) if self.multi_label else (self.num_thresholds,)
         for state in ("true_positives", "false_positives", "true_negatives", "false_negatives"):
-            self.add_weight(state, shape)
+            self.add_weight(name=state, shape=shape)
         self._built = True
 
     def _build_like(self, shapes: Sequence[tuple]) -> None:

@@ -72,7 +72,7 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
     """Mean sparse categorical cross-entropy; labels equal to `ignore_class` are left out of the mean."""
 
     def __init__(self, name: str = "sparse_categorical_crossentropy", dtype: Any = None, from_logits: bool = False,
-                 axis: int = -1, ignore_class: Optional[int] = None) -> None:
+                 ignore_class: Optional[int] = None, axis: int = -1) -> None:
         super().__init__(loss_functions.sparse_categorical_crossentropy, name=name, dtype=dtype,
                          from_logits=from_logits, axis=axis, ignore_class=ignore_class)
 
@@ -98,7 +98,7 @@ class CategoricalCrossentropy(MeanMetricWrapper):
     """Mean categorical cross-entropy of one-hot labels."""
 
     def __init__(self, name: str = "categorical_crossentropy", dtype: Any = None, from_logits: bool = False,
-                 label_smoothing: float = 0.0, axis: int = -1) -> None:
+                 label_smoothing: float = 0, axis: int = -1) -> None:
         super().__init__(loss_functions.categorical_crossentropy, name=name, dtype=dtype, from_logits=from_logits,
                          label_smoothing=label_smoothing, axis=axis)
 
@@ -107,7 +107,7 @@ class BinaryCrossentropy(MeanMetricWrapper):
     """Mean binary cross-entropy."""
 
     def __init__(self, name: str = "binary_crossentropy", dtype: Any = None, from_logits: bool = False,
-                 label_smoothing: float = 0.0) -> None:
+                 label_smoothing: float = 0) -> None:
         super().__init__(loss_functions.binary_crossentropy, name=name, dtype=dtype, from_logits=from_logits,
                          label_smoothing=label_smoothing)
 

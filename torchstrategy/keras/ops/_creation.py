@@ -42,8 +42,9 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None) -> torch.Tensor:
                            dtype=None if dtype is None else as_dtype(dtype))
 
 
-def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> torch.Tensor:
-    """Like np.arange; int32 for int arguments, floatx when any is a float."""
+def arange(start: Any, stop: Any = None, step: Any = None, dtype: Any = None) -> torch.Tensor:
+    """Like np.arange (step None: 1); int32 for int arguments, floatx when any is a float."""
+    step = 1 if step is None else step
     if stop is None:
         start, stop = 0, start
     is_float = builtins.any(isinstance(v, float) for v in (start, stop, step))

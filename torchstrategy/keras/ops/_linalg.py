@@ -2,7 +2,7 @@
 keras.ops.linalg's norm), with NumPy's rules: operands promoted to one dtype, ints stay ints."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Optional
 
 import torch
 
@@ -30,7 +30,8 @@ def tensordot(x1: Any, x2: Any, axes: Any = 2) -> torch.Tensor:
     return torch.tensordot(a, b, dims=axes)
 
 
-def einsum(subscripts: str, *operands: Any) -> torch.Tensor:
+def einsum(subscripts: str, *operands: Any, **kwargs: Any) -> torch.Tensor:
+    """Einstein summation (Keras passes `kwargs` to the backend; torch.einsum takes none, so they are unused)."""
     return torch.einsum(subscripts, *_joined(operands))
 
 
@@ -44,9 +45,14 @@ def vdot(x1: Any, x2: Any) -> torch.Tensor:
     return torch.vdot(a.reshape(-1), b.reshape(-1))
 
 
-def cross(x1: Any, x2: Any) -> torch.Tensor:
+def cross(x1: Any, x2: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: Optional[int] = None
+          ) -> torch.Tensor:
+    """The cross product of 3-vectors along `axisa`/`axisb` (or `axis` for all), put at `axisc`, as np.cross."""
     a, b = _joined([x1, x2])
-    return torch.linalg.cross(a, b)
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    out = torch.linalg.cross(torch.movedim(a, axisa, -1), torch.movedim(b, axisb, -1))
+    return torch.movedim(out, -1, axisc)
 
 
 def norm(x: Any, ord: Any = None, axis: Any = None, keepdims: bool = False) -> torch.Tensor:

@@ -84,9 +84,15 @@ def one_hot(x: Any, num_classes: int, axis: int = -1, dtype: Any = None, sparse:
     return encoded if axis == -1 else torch.movedim(encoded, -1, axis)
 
 
-def multi_hot(inputs: Any, num_classes: int, axis: int = -1, dtype: Any = None, sparse: bool = False
-              ) -> torch.Tensor:
-    """For each row of labels, a vector with 1 at every label present."""
+def multi_hot(inputs: Any, num_classes: Optional[int] = None, axis: int = -1, dtype: Any = None, sparse: bool = False,
+              **kwargs: Any) -> torch.Tensor:
+    """For each row of labels, a vector with 1 at every label present (`num_tokens`: Keras 2's name)."""
+    if num_classes is None:
+        num_classes = kwargs.pop("num_tokens", None)
+    if num_classes is None:
+        raise ValueError("Argument `num_classes` must be specified.")
+    if kwargs:
+        raise TypeError(f"multi_hot() got unexpected keyword arguments {sorted(kwargs)}.")
     labels = _t(inputs)
     encoded = one_hot(labels, num_classes, dtype=dtype)
     reduced = encoded.amax(dim=-2) if labels.dim() > 1 else encoded.amax(dim=0)

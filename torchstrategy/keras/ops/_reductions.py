@@ -77,8 +77,14 @@ def min(x: Any, axis: Any = None, keepdims: bool = False, initial: Any = None) -
     return _extreme(_t(x), axis, keepdims, torch.amin, initial)
 
 
-amax = max
-amin = min
+def amax(x: Any, axis: Any = None, keepdims: bool = False) -> torch.Tensor:
+    """The largest entries over `axis` (all axes when None)."""
+    return _extreme(_t(x), axis, keepdims, torch.amax, None)
+
+
+def amin(x: Any, axis: Any = None, keepdims: bool = False) -> torch.Tensor:
+    """The smallest entries over `axis` (all axes when None)."""
+    return _extreme(_t(x), axis, keepdims, torch.amin, None)
 
 
 def any(x: Any, axis: Any = None, keepdims: bool = False) -> torch.Tensor:

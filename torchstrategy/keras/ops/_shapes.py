@@ -169,8 +169,12 @@ def argsort(x: Any, axis: int = -1) -> torch.Tensor:
     return torch.argsort(_t(x), dim=axis, stable=True).to(torch.int32)
 
 
-def unique(x: Any, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
-           axis: Optional[int] = None, size: Optional[int] = None) -> Any:
+def unique(x: Any, sorted: bool = True, return_index: bool = False, return_inverse: bool = False,
+           return_counts: bool = False, axis: Optional[int] = None, size: Optional[int] = None,
+           fill_value: Any = None) -> Any:
+    """The sorted unique values (with inverse indices / counts when asked); `return_index` is not supported."""
+    if return_index:
+        raise NotImplementedError("keras.ops.unique(return_index=True) is not supported by torchstrategy.")
     return torch.unique(_t(x), sorted=True, return_inverse=return_inverse, return_counts=return_counts, dim=axis)
 
 

@@ -33,13 +33,17 @@ class Adam(_AdamBase):
     `v_hat = max(v_hat, v)` replaces `v` in the denominator.
     """ + _COMMON_DOC
 
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
+
     def __init__(
         self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
         amsgrad: bool = False, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
         clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None, use_ema: bool = False,
         ema_momentum: float = 0.99, ema_overwrite_frequency: Optional[int] = None,
         loss_scale_factor: Optional[float] = None, gradient_accumulation_steps: Optional[int] = None,
-        name: str = "adam", **kwargs: Any,
+        name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         self.amsgrad = bool(amsgrad)
         super().__init__(
@@ -84,7 +88,7 @@ class AdamW(Adam):
         clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None, use_ema: bool = False,
         ema_momentum: float = 0.99, ema_overwrite_frequency: Optional[int] = None,
         loss_scale_factor: Optional[float] = None, gradient_accumulation_steps: Optional[int] = None,
-        name: str = "adamw", **kwargs: Any,
+        name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         if weight_decay is None:
             raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None")
@@ -102,12 +106,16 @@ class Adamax(_AdamBase):
     `u = max(beta_2 * u, |g|)`, `w -= lr * m / ((1 - beta_1^t) * (u + epsilon))`.
     """ + _COMMON_DOC
 
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
+
     def __init__(
         self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
         global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
         ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
-        gradient_accumulation_steps: Optional[int] = None, name: str = "adamax", **kwargs: Any,
+        gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         super().__init__(
             learning_rate, beta_1, beta_2, epsilon, name, weight_decay=weight_decay, clipnorm=clipnorm,
@@ -134,12 +142,16 @@ class Nadam(_AdamBase):
     `u_t = beta_1 * (1 - 0.5 * 0.96^t)` and its running product.
     """ + _COMMON_DOC
 
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
+
     def __init__(
         self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999, epsilon: float = 1e-7,
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
         global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
         ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
-        gradient_accumulation_steps: Optional[int] = None, name: str = "nadam", **kwargs: Any,
+        gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         self._u_product_cache = (0, 1.0)  # (step, product of u_1..u_step); derived from iterations, so no state
         super().__init__(

@@ -62,7 +62,7 @@ class Optimizer(torch.optim.Optimizer):
         if gradient_accumulation_steps:
             raise NotImplementedError("`gradient_accumulation_steps` is not supported yet; leave it None.")
         self._learning_rate = _learning_rate.to_learning_rate(learning_rate)
-        self.name = name or re.sub(r"(?<!^)(?=[A-Z])", "_", type(self).__name__).lower()
+        self.name = name or _keras_snake_case(type(self).__name__)  # Keras: SGD -> sgd, RMSprop -> rm_sprop
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self.use_ema, self.ema_momentum, self.ema_overwrite_frequency = use_ema, ema_momentum, ema_overwrite_frequency
@@ -124,13 +124,13 @@ class Optimizer(torch.optim.Optimizer):
         self._iterations.fill_(int(value))
 
     # ----- building -------------------------------------------------------------------------------------
-    def build(self, var_list: Iterable[Any]) -> None:
+    def build(self, variables: Iterable[Any]) -> None:
         """Attaches the variables this optimizer updates (tensors, `named_parameters()` pairs or param groups).
 
         Building again with the same variables (or a subset, e.g. after freezing layers) does nothing;
         with variables it does not know it is an error.
         """
-        groups, names = _gradients.as_param_list(var_list)
+        groups, names = _gradients.as_param_list(variables)
         tensors = [p for group in groups for p in group["params"]]
         if not tensors:
             raise ValueError("`build()` got no variables; pass the model's trainable variables/parameters.")
@@ -264,26 +264,20 @@ class Optimizer(torch.optim.Optimizer):
         return states
 
     # ----- Keras gradient API ----------------------------------------------------------------------------
-    def apply_gradients(
-        self, grads_and_vars: Iterable[tuple], name: Optional[str] = None,
-        skip_gradients_aggregation: bool = False, **kwargs: Any,
-    ) -> torch.Tensor:
+    def apply_gradients(self, grads_and_vars: Iterable[tuple]) -> torch.Tensor:
         """Applies `(gradient, variable)` pairs (None gradients are skipped with a warning); returns `iterations`.
 
         Builds on first use and aggregates the gradients across replicas of the current strategy.
         """
-        if not kwargs.pop("experimental_aggregate_gradients", True):
-            skip_gradients_aggregation = True
-        if kwargs:
-            raise TypeError(f"apply_gradients() got unexpected keyword arguments: {sorted(kwargs)}")
         grads, variables = _gradients.split_pairs(grads_and_vars)
-        return self.apply(grads, variables, skip_gradients_aggregation=skip_gradients_aggregation)
+        return self.apply(grads, variables)
 
-    def apply(
-        self, grads: Sequence[Any], trainable_variables: Optional[Sequence[Any]] = None,
-        skip_gradients_aggregation: bool = False,
-    ) -> torch.Tensor:
+    def apply(self, grads: Sequence[Any], trainable_variables: Optional[Sequence[Any]] = None) -> torch.Tensor:
         """Keras 3's `apply(grads, trainable_variables=None)`: one gradient per variable, in order."""
+        return self._apply_across_replicas(grads, trainable_variables)
+
+    def _apply_across_replicas(self, grads: Sequence[Any], trainable_variables: Optional[Sequence[Any]] = None,
+                               skip_gradients_aggregation: bool = False) -> torch.Tensor:
         grads = list(grads)
         if not grads:
             return self._iterations
@@ -455,3 +449,8 @@ class Optimizer(torch.optim.Optimizer):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, learning_rate={self._learning_rate!r}, built={self.built})"
 
+
+def _keras_snake_case(name: str) -> str:
+    """Keras's default object names from class names (Adam -> adam, SGD -> sgd, RMSprop -> rm_sprop)."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()

@@ -35,7 +35,8 @@ class SGD(Optimizer):
         self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
         global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
-        ema_overwrite_frequency: Optional[int] = None, name: str = "SGD", **kwargs: Any,
+        ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
+        gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         _check_unit_interval("momentum", momentum)
         self.momentum = float(momentum)
@@ -43,7 +44,8 @@ class SGD(Optimizer):
         super().__init__(
             learning_rate=learning_rate, weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
             global_clipnorm=global_clipnorm, use_ema=use_ema, ema_momentum=ema_momentum,
-            ema_overwrite_frequency=ema_overwrite_frequency, name=name, **kwargs,
+            ema_overwrite_frequency=ema_overwrite_frequency, loss_scale_factor=loss_scale_factor,
+            gradient_accumulation_steps=gradient_accumulation_steps, name=name, **kwargs,
         )
 
     def _init_slots(self, param: torch.Tensor) -> dict:
@@ -74,13 +76,17 @@ class RMSprop(Optimizer):
     `w -= mom`, else `w -= inc`.
     """ + _COMMON_DOC
 
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
+
     def __init__(
         self, learning_rate: LearningRate = 0.001, rho: float = 0.9, momentum: float = 0.0, epsilon: float = 1e-7,
         centered: bool = False, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
         clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None, use_ema: bool = False,
         ema_momentum: float = 0.99, ema_overwrite_frequency: Optional[int] = None,
         loss_scale_factor: Optional[float] = None, gradient_accumulation_steps: Optional[int] = None,
-        name: str = "rmsprop", **kwargs: Any,
+        name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         _check_unit_interval("rho", rho)
         _check_unit_interval("momentum", momentum)
@@ -130,12 +136,16 @@ class Adagrad(Optimizer):
     starting at `initial_accumulator_value`.
     """ + _COMMON_DOC
 
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
+
     def __init__(
         self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1, epsilon: float = 1e-7,
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
         global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
         ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
-        gradient_accumulation_steps: Optional[int] = None, name: str = "adagrad", **kwargs: Any,
+        gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         if initial_accumulator_value < 0:
             raise ValueError(
@@ -169,12 +179,16 @@ class Adadelta(Optimizer):
     `ad = rho * ad + (1 - rho) * delta^2`, `w += lr * delta`.
     """ + _COMMON_DOC
 
+    def build(self, var_list: Any) -> None:
+        """Attaches the variables to update (Keras's subclasses name the argument `var_list`)."""
+        super().build(var_list)
+
     def __init__(
         self, learning_rate: LearningRate = 0.001, rho: float = 0.95, epsilon: float = 1e-7,
         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
         global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
         ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
-        gradient_accumulation_steps: Optional[int] = None, name: str = "adadelta", **kwargs: Any,
+        gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
         _check_unit_interval("rho", rho)
         self.rho, self.epsilon = float(rho), float(epsilon)

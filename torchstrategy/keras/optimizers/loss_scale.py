@@ -64,9 +64,9 @@ class LossScaleOptimizer(Optimizer):
 
     def __init__(
         self, inner_optimizer: Optimizer, initial_scale: Optional[float] = _DEFAULT_INITIAL_SCALE,
-        dynamic_growth_steps: Optional[int] = _DEFAULT_GROWTH_STEPS, name: Optional[str] = None,
-        dynamic: bool = True, **kwargs: Any,
+        dynamic_growth_steps: Optional[int] = _DEFAULT_GROWTH_STEPS, name: Optional[str] = None, **kwargs: Any,
     ) -> None:
+        dynamic = kwargs.pop("dynamic", True)  # Keras 2's argument: a fixed scale when False
         if isinstance(inner_optimizer, LossScaleOptimizer):
             raise TypeError("LossScaleOptimizer cannot wrap another LossScaleOptimizer; pass its inner optimizer.")
         if not isinstance(inner_optimizer, Optimizer):
@@ -230,15 +230,12 @@ class LossScaleOptimizer(Optimizer):
         self._update_scale(finite)
         return loss
 
-    def apply(
-        self, grads: Sequence[Any], trainable_variables: Optional[Sequence[Any]] = None,
-        skip_gradients_aggregation: bool = False,
-    ) -> torch.Tensor:
+    def apply(self, grads: Sequence[Any], trainable_variables: Optional[Sequence[Any]] = None) -> torch.Tensor:
         """Keras 3's `apply`: the base class combines the gradients across replicas and runs `step()`
         once, which unscales them (if the loss was scaled) and updates, or skips a non-finite step."""
         # `step()` divides the gradients in place: it gets copies, so the caller's tensors stay as given
         grads = [g.detach().clone() if isinstance(g, torch.Tensor) else g for g in grads]
-        return super().apply(grads, trainable_variables, skip_gradients_aggregation=skip_gradients_aggregation)
+        return super().apply(grads, trainable_variables)
 
     def minimize(self, loss: Any, var_list: Any, tape: Any = None) -> torch.Tensor:
         """Scales the loss, differentiates it, and applies the (unscaled) gradients."""
