@@ -96,7 +96,8 @@ class GradientTape:
                                        [g for t, g in zip(targets, grads_out) if t.requires_grad],
                                        retain_graph=self._persistent)
             for index, grad in zip(wanted, grads):
-                results[index] = grad
+                # gradients of EagerTensor targets come back as plain tensors (optimizers run at full speed)
+                results[index] = grad if grad is None or type(grad) is torch.Tensor else grad.as_subclass(torch.Tensor)
         if str(unconnected_gradients).lower().endswith("zero"):
             results = [torch.zeros_like(s) if r is None else r for s, r in zip(flat_sources, results)]
         if isinstance(sources, torch.Tensor):

@@ -1,5 +1,5 @@
 """`tf.Variable`: a real torch tensor (an `nn.Parameter` subclass) with TF's in-place `assign*`,
-`numpy()`, `read_value()`, `name` and `trainable`; arithmetic on it gives plain tensors."""
+`numpy()`, `read_value()`, `name` and `trainable`; arithmetic on it gives tensors that convert to NumPy."""
 from __future__ import annotations
 
 import copy
@@ -10,6 +10,9 @@ import torch
 from torch import nn
 
 from torchstrategy import ops
+from torchstrategy._machinery.eager import NUMPY_OPERATORS, eager_outputs
+
+_DATA_GET = torch.Tensor.data.__get__  # type: ignore[attr-defined]
 
 
 def _initial_tensor(initial_value: Any, dtype: Any, shape: Any) -> torch.Tensor:
@@ -86,6 +89,14 @@ class Variable(nn.Parameter):
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # all done in __new__ (nn.Parameter has no __init__)
         pass
 
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        # Results are plain tensors inside replica functions; in user code they are EagerTensors, which
+        # convert to NumPy even when autograd recorded them (as `(v * 2).numpy()` does in TF).
+        with torch._C.DisableTorchFunctionSubclass():
+            out = func(*args, **(kwargs or {}))
+        return out if func is _DATA_GET else eager_outputs(out)
+
     # ----- TF attributes ---------------------------------------------------------------------
     @property
     def name(self) -> str:  # type: ignore[override]
@@ -152,7 +163,7 @@ class Variable(nn.Parameter):
     # ----- Python protocol -------------------------------------------------------------------
     def __repr__(self) -> str:  # type: ignore[override]
         value = self.numpy()
-        shown = np.array2string(value, separator=", ") if value.ndim else repr(value.item())
+        shown = np.array2string(value, separator=", ") if value.ndim else str(value)
         dtype = str(self.dtype).replace("torch.", "")
         return f"<tf.Variable '{self.name}' shape={tuple(self.shape)} dtype={dtype}, numpy={shown}>"
 
@@ -179,6 +190,10 @@ class Variable(nn.Parameter):
 
     def __reduce_ex__(self, protocol: int) -> tuple:
         return (_rebuild_variable, (self.detach().clone(), self._trainable, self._variable_name))
+
+
+for _name, _method in NUMPY_OPERATORS.items():  # `np_array - v` gives a tensor, as in TF
+    setattr(Variable, _name, _method)
 
 
 def _rebuild_variable(value: torch.Tensor, trainable: bool, name: str) -> Variable:

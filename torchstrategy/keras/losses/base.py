@@ -7,6 +7,7 @@ from typing import Any, Callable, Optional
 
 import torch
 
+from torchstrategy._machinery.eager import eager_outputs
 from torchstrategy.keras import backend
 
 
@@ -118,7 +119,7 @@ class Loss:
         if keras_mask is not None:
             keras_mask = _mask_like(keras_mask, losses)
             valid_mask = keras_mask if valid_mask is None else valid_mask & keras_mask
-        return compute_weighted_loss(losses, sample_weight, self.reduction, valid_mask)
+        return eager_outputs(compute_weighted_loss(losses, sample_weight, self.reduction, valid_mask))
 
     def get_config(self) -> dict:
         return {"reduction": self.reduction, "name": self.name}
