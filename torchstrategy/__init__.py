@@ -28,6 +28,21 @@ _ARRAY = ["where", "fill", "zeros_like", "ones_like", "tile", "gather", "gather_
 _DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64", "bool",
            "as_dtype", "string"]
 
+_FRAMEWORK = ["device", "name_scope", "init_scope", "get_current_name_scope", "executing_eagerly", "inside_function",
+              "get_logger", "no_op", "group", "tuple", "control_dependencies", "timestamp", "is_tensor",
+              "is_symbolic_tensor", "get_static_value"]
+_CONTROL_FLOW = ["cond", "case", "switch_case", "while_loop", "map_fn", "vectorized_map", "scan", "foldl", "foldr"]
+_SCATTER = ["tensor_scatter_nd_add", "tensor_scatter_nd_sub", "tensor_scatter_nd_min", "tensor_scatter_nd_max",
+            "scatter_nd", "dynamic_partition", "dynamic_stitch", "unique", "unique_with_counts", "searchsorted",
+            "histogram_fixed_width", "histogram_fixed_width_bins", "sequence_mask"]
+_MANIP = ["repeat", "roll", "meshgrid", "tensordot", "ensure_shape", "broadcast_static_shape", "broadcast_dynamic_shape",
+          "bitcast", "slice", "reverse_sequence", "unravel_index", "identity_n", "shape_n", "parallel_stack",
+          "guarantee_const"]
+_INIT = ["random_normal_initializer", "random_uniform_initializer", "zeros_initializer", "ones_initializer",
+         "constant_initializer"]
+_MATH_MORE = ["tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "realdiv",
+              "truncatediv", "truncatemod", "complex", "scalar_mul", "saturate_cast"]
+
 __getattr__, __dir__ = lazy_namespace(__name__, {
     "keras": "torchstrategy.keras",
     "data": "torchstrategy.data",
@@ -67,4 +82,19 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     **{name: f"torchstrategy.array_ops:{name}" for name in _ARRAY},
     **{name: f"torchstrategy.ops:{name}" for name in _OPS},
     **{name: f"torchstrategy.dtypes:{name}" for name in _DTYPES},
+    "VariableSynchronization": "torchstrategy.variables:VariableSynchronization",
+    "VariableAggregation": "torchstrategy.variables:VariableAggregation",
+    "Module": "torchstrategy.module:Module",
+    "TensorArray": "torchstrategy.tensor_array:TensorArray",
+    "autograph": "torchstrategy.autograph",
+    "custom_gradient": "torchstrategy.custom_gradient:custom_gradient",
+    "grad_pass_through": "torchstrategy.custom_gradient:grad_pass_through",
+    "clip_by_norm": "torchstrategy.clip_ops:clip_by_norm",
+    "clip_by_global_norm": "torchstrategy.clip_ops:clip_by_global_norm",
+    **{name: f"torchstrategy.framework:{name}" for name in _FRAMEWORK},
+    **{name: f"torchstrategy.control_flow:{name}" for name in _CONTROL_FLOW},
+    **{name: f"torchstrategy.scatter_ops:{name}" for name in _SCATTER},
+    **{name: f"torchstrategy.manip_ops:{name}" for name in _MANIP},
+    **{name: f"torchstrategy.init_ops:{name}" for name in _INIT},
+    **{name: f"torchstrategy.math:{name}" for name in _MATH_MORE},
 })

@@ -105,9 +105,14 @@ class GradientTape:
         return pack_sequence_as(sources, results)
 
 
-def function(func: Optional[Callable] = None, *, input_signature: Any = None, jit_compile: Optional[bool] = None,
-             reduce_retracing: bool = False, autograph: bool = True, **kwargs: Any) -> Any:
-    """`@tf.function`: runs the Python function as is; `jit_compile=True` compiles it with torch.compile.
+def function(func: Optional[Callable] = None, input_signature: Any = None, autograph: bool = True,
+             jit_compile: Optional[bool] = None, reduce_retracing: bool = False, experimental_implements: Any = None,
+             experimental_autograph_options: Any = None, experimental_attributes: Any = None,
+             experimental_relax_shapes: Any = None, experimental_compile: Optional[bool] = None,
+             experimental_follow_type_hints: Any = None) -> Any:
+    """`@tf.function`: runs the Python function as is (eager, which TF's tracing only speeds up);
+    `jit_compile=True` (or the older `experimental_compile=True`) compiles it with torch.compile. The
+    tracing options (autograph, reduce_retracing, experimental_*) change nothing when running eagerly.
 
     >>> @function
     ... def double(x):
@@ -115,6 +120,10 @@ def function(func: Optional[Callable] = None, *, input_signature: Any = None, ji
     >>> int(double(torch.tensor(2)))
     4
     """
+    if jit_compile is None:
+        jit_compile = experimental_compile
+    if func is not None and not callable(func):
+        raise TypeError(f"tf.function decorates a callable; got {type(func).__name__}.")
 
     def decorate(fn: Callable) -> Callable:
         if not jit_compile:
