@@ -10,7 +10,7 @@ import torch
 
 from torchstrategy._tensor_convert import to_tensor
 from torchstrategy.errors import InvalidArgumentError
-from torchstrategy.nest import assert_same_structure, flatten, map_structure, pack_sequence_as
+from torchstrategy.nest import assert_same_structure, flatten, map_structure, pack_sequence_as, same_structure
 
 __all__ = ["cond", "case", "switch_case", "while_loop", "map_fn", "vectorized_map", "scan", "foldl", "foldr"]
 
@@ -136,10 +136,10 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Any, shape_invariants:
     steps = 0
     while (limit is None or steps < limit) and _truth(cond(*current), "tf.while_loop cond"):
         result = body(*current)
-        if not packed:
+        if not packed or not isinstance(result, (list, builtins.tuple)):
             result = (result,)
-        elif not isinstance(result, (list, builtins.tuple)):
-            result = (result,)
+        elif len(current) == 1 and not same_structure(list(current), list(result)):
+            result = (result,)  # a one-variable loop's body may return the variable itself (as TF allows)
         try:
             assert_same_structure(list(current), list(result))
         except (ValueError, TypeError) as error:
