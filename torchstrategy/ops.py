@@ -79,6 +79,13 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
         return _string_tensor(value, dtype, shape, "tf.constant")
     if isinstance(value, np.ndarray) and value.dtype == np.float64 and dtype is None:
         dtype = torch.float64
+    if dtype is not None and not isinstance(value, (np.ndarray, torch.Tensor)):
+        target = _dtype(dtype)
+        kind = np.asarray(value).dtype.kind
+        if (kind in "fc" and not (target.is_floating_point or target.is_complex)) or (kind == "c" and
+                                                                                      not target.is_complex):
+            raise TypeError(f"tf.constant: cannot convert {value!r} to a {target} tensor without losing its "
+                            "fractional part; round it first or pick a float dtype.")
     tensor = torch.as_tensor(value, dtype=_dtype(dtype))
     if dtype is None and tensor.dtype == torch.float64 and not isinstance(value, (np.ndarray, torch.Tensor)):
         tensor = tensor.to(torch.float32)
@@ -101,6 +108,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     if isinstance(value, torch.Tensor):
         return value if dtype is None else value.to(_dtype(dtype))
     if isinstance(value, np.ndarray) and value.dtype.kind in "OSU" and (dtype is None or _string_dtype(dtype)):
+        if value.dtype == object and all(isinstance(item, bytes) for item in value.reshape(-1)):
+            return value  # already a tf.string tensor
         return byte_strings(value, "tf.convert_to_tensor")
     if dtype is None and dtype_hint is not None and not _is_strings(value):
         try:

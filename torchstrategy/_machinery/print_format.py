@@ -29,15 +29,15 @@ def _number(value: Any, dtype: Any) -> str:
     return str(value)
 
 
-def _array(array: np.ndarray, summarize: Optional[int], depth: int = 0) -> str:
-    if array.ndim == 0:
-        return _number(array.item() if array.dtype != object else array[()], array.dtype.type)
+def _array(array: Any, summarize: Optional[int], dtype: Any, depth: int = 0) -> str:
+    if not isinstance(array, np.ndarray) or array.ndim == 0:
+        item = array[()] if isinstance(array, np.ndarray) else array
+        return _number(item.item() if isinstance(item, np.generic) and dtype is not np.object_ else item, dtype)
     n = array.shape[0]
+    indices = list(range(n))
     if summarize is not None and n > 2 * summarize:
-        parts = [_array(array[i], summarize, depth + 1) for i in range(summarize)] + ["..."] + \
-            [_array(array[i], summarize, depth + 1) for i in range(n - summarize, n)]
-    else:
-        parts = [_array(array[i], summarize, depth + 1) for i in range(n)]
+        indices = indices[:summarize] + [None] + indices[n - summarize:]
+    parts = ["..." if i is None else _array(array[i], summarize, dtype, depth + 1) for i in indices]
     if array.ndim == 1:
         return "[" + " ".join(parts) + "]"
     return "[" + ("\n" + " " * (depth + 1)).join(parts) + "]"
@@ -46,9 +46,10 @@ def _array(array: np.ndarray, summarize: Optional[int], depth: int = 0) -> str:
 def format_value(value: Any, summarize: Optional[int]) -> str:
     """`value` as tf.print writes it."""
     if isinstance(value, torch.Tensor):
-        return _array(torch.Tensor.detach(value).cpu().numpy(), summarize)
+        array = torch.Tensor.detach(value).cpu().numpy()
+        return _array(array, summarize, array.dtype.type)
     if isinstance(value, np.ndarray):
-        return _array(value, summarize)
+        return _array(value, summarize, value.dtype.type)
     if isinstance(value, dict):
         return "{" + ", ".join(f"{key!r}: {format_value(item, summarize)}" for key, item in value.items()) + "}"
     if isinstance(value, (list, tuple)) and any(isinstance(item, (torch.Tensor, np.ndarray)) for item in value):
