@@ -42,6 +42,9 @@ _INIT = ["random_normal_initializer", "random_uniform_initializer", "zeros_initi
          "constant_initializer"]
 _MATH_MORE = ["tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "realdiv",
               "truncatediv", "truncatemod", "complex", "scalar_mul", "saturate_cast"]
+_GRAPH_COMPAT = ["Assert", "gradients", "hessians", "no_gradient", "UnconnectedGradients", "AggregationMethod",
+                 "type_spec_from_value", "make_ndarray"]
+_DTYPES_MORE = ["uint16", "uint32", "uint64", "complex64", "complex128", "half", "double", "DType"]
 
 __getattr__, __dir__ = lazy_namespace(__name__, {
     "keras": "torchstrategy.keras",
@@ -97,4 +100,8 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     **{name: f"torchstrategy.manip_ops:{name}" for name in _MANIP},
     **{name: f"torchstrategy.init_ops:{name}" for name in _INIT},
     **{name: f"torchstrategy.math:{name}" for name in _MATH_MORE},
+    **{name: f"torchstrategy.graph_compat:{name}" for name in _GRAPH_COMPAT},
+    "bitwise": "torchstrategy.bitwise",
+    **{name: f"torchstrategy.dtypes:{name}" for name in _DTYPES_MORE},
+    "as_string": "torchstrategy.strings:as_string",
 })
