@@ -45,6 +45,7 @@ _MATH_MORE = ["tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "
 _GRAPH_COMPAT = ["Assert", "gradients", "hessians", "no_gradient", "UnconnectedGradients", "AggregationMethod",
                  "type_spec_from_value", "make_ndarray"]
 _DTYPES_MORE = ["uint16", "uint32", "uint64", "complex64", "complex128", "half", "double", "DType"]
+_SLICING = ["strided_slice", "space_to_batch_nd", "space_to_batch", "batch_to_space", "required_space_to_batch_paddings"]
 
 __getattr__, __dir__ = lazy_namespace(__name__, {
     "keras": "torchstrategy.keras",
@@ -102,6 +103,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     **{name: f"torchstrategy.math:{name}" for name in _MATH_MORE},
     **{name: f"torchstrategy.graph_compat:{name}" for name in _GRAPH_COMPAT},
     "bitwise": "torchstrategy.bitwise",
+    **{name: f"torchstrategy.slicing_ops:{name}" for name in _SLICING},
     **{name: f"torchstrategy.dtypes:{name}" for name in _DTYPES_MORE},
     "as_string": "torchstrategy.strings:as_string",
 })

@@ -92,3 +92,16 @@ ref = {
     "string_constant": out(tf.constant([["a", b"b"], ["c", "d"]])),
 }
 print(json.dumps(ref))
+
+cube = tf.reshape(tf.range(24), [2, 3, 4])
+slicing = {
+    "ss_basic": out(tf.strided_slice(cube, [1, 0, 0], [2, 2, 4], [1, 1, 2])),
+    "ss_neg": out(tf.strided_slice(cube, [0, -1, 3], [2, 0, 0], [1, -1, -2], end_mask=1)),
+    "ss_masks": out(tf.strided_slice(cube, [0, 1], [0, 0], [1, 1], ellipsis_mask=1, shrink_axis_mask=2)),
+    "ss_newaxis": out(tf.strided_slice(cube, [1, 0, 0], [2, 0, 2], [1, 1, 1], new_axis_mask=2, shrink_axis_mask=1,
+                                       end_mask=0)),
+    "s2b": out(tf.space_to_batch_nd(tf.reshape(tf.range(2 * 4 * 3 * 1), [2, 4, 3, 1]), [2, 2], [[0, 0], [1, 0]])),
+    "b2s": out(tf.batch_to_space(tf.reshape(tf.range(8 * 2 * 2 * 1), [8, 2, 2, 1]), [2, 2], [[0, 1], [1, 0]])),
+    "req_pad": out(tf.required_space_to_batch_paddings([5, 7], [2, 3], base_paddings=[[1, 0], [0, 2]])),
+}
+print(json.dumps(slicing))
