@@ -98,3 +98,9 @@ def test_map_fn_refuses_mismatched_elems():
         tf.map_fn(lambda p: p[0], (tf.constant([1, 2]), tf.constant([1, 2, 3])))
     with pytest.raises(ValueError, match="scalar"):
         tf.map_fn(lambda x: x, tf.constant(1))
+
+
+def test_while_loop_unknown_rank_invariant_allows_any_shape():
+    out = tf.while_loop(lambda x: tf.size(x) < 4, lambda x: tf.reshape(tf.concat([x, x], 0), [-1, 1]),
+                        [tf.constant([1])], shape_invariants=[tf.TensorShape(None)])
+    assert out[0].shape == (4, 1)

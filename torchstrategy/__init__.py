@@ -43,7 +43,7 @@ _INIT = ["random_normal_initializer", "random_uniform_initializer", "zeros_initi
 _MATH_MORE = ["tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "realdiv",
               "truncatediv", "truncatemod", "complex", "scalar_mul", "saturate_cast"]
 _GRAPH_COMPAT = ["Assert", "gradients", "hessians", "no_gradient", "UnconnectedGradients", "AggregationMethod",
-                 "type_spec_from_value", "make_ndarray"]
+                 "make_ndarray"]
 _DTYPES_MORE = ["uint16", "uint32", "uint64", "complex64", "complex128", "half", "double", "DType"]
 _SLICING = ["strided_slice", "space_to_batch_nd", "space_to_batch", "batch_to_space", "required_space_to_batch_paddings"]
 

@@ -107,7 +107,7 @@ def switch_case(branch_index: Any, branch_fns: Any, default: Optional[Callable] 
 
 
 def _shape_allowed(invariant: Any, shape: tuple) -> bool:
-    if invariant is None:
+    if invariant is None or getattr(invariant, "rank", 0) is None:  # no invariant, or a shape of unknown rank
         return True
     dims = getattr(invariant, "dims", invariant)
     if dims is None:

@@ -1,6 +1,5 @@
 """TF's graph-era top-level names in their eager form: tf.Assert, tf.gradients / tf.hessians (refused eagerly as
-TF refuses them), tf.no_gradient, tf.UnconnectedGradients, tf.AggregationMethod, tf.type_spec_from_value and
-tf.make_ndarray."""
+TF refuses them), tf.no_gradient, tf.UnconnectedGradients, tf.AggregationMethod and tf.make_ndarray."""
 from __future__ import annotations
 
 import enum
@@ -12,7 +11,7 @@ import torch
 from torchstrategy.errors import InvalidArgumentError
 
 __all__ = ["Assert", "gradients", "hessians", "no_gradient", "UnconnectedGradients", "AggregationMethod",
-           "type_spec_from_value", "make_ndarray"]
+           "make_ndarray"]
 
 
 class UnconnectedGradients(enum.Enum):
@@ -67,19 +66,6 @@ def no_gradient(op_type: str) -> None:
     if not isinstance(op_type, str):
         raise TypeError(f"op_type must be a string, got {type(op_type).__name__}.")
     return None
-
-
-def type_spec_from_value(value: Any) -> Any:
-    """The tf.TensorSpec (shape and dtype) describing a tensor or array value."""
-    from torchstrategy.data import TensorSpec
-    from torchstrategy.dtypes import string
-
-    if isinstance(value, np.ndarray) and value.dtype.kind in "OSU":
-        return TensorSpec(tuple(value.shape), string)
-    if isinstance(value, (torch.Tensor, np.ndarray, np.generic)):
-        tensor = value if isinstance(value, torch.Tensor) else torch.as_tensor(np.asarray(value))
-        return TensorSpec(tuple(tensor.shape), tensor.dtype)
-    raise TypeError(f"Could not build a TypeSpec for {value!r} of type {type(value).__name__}.")
 
 
 def make_ndarray(tensor: Any) -> np.ndarray:

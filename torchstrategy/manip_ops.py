@@ -78,7 +78,7 @@ def ensure_shape(x: Any, shape: Any, name: Optional[str] = None) -> Any:
     """`x` unchanged when its shape matches `shape` (None dimensions match anything); else InvalidArgumentError."""
     tensor = x if isinstance(x, (torch.Tensor, np.ndarray)) else to_tensor(x, op="tf.ensure_shape")
     dims = getattr(shape, "dims", shape)
-    if dims is None:
+    if dims is None or getattr(shape, "rank", 0) is None:  # unknown rank matches every tensor
         return tensor
     wanted = [None if d is None else int(d) for d in dims]
     actual = list(tensor.shape)
@@ -105,11 +105,13 @@ def _broadcast(shape_x: list, shape_y: list) -> list:
 
 
 def broadcast_static_shape(shape_x: Any, shape_y: Any) -> Any:
-    """The broadcast of two TensorShapes (ValueError when incompatible)."""
-    from torchstrategy.data import TensorShape
-
-    dims = lambda s: list(getattr(s, "dims", s))  # noqa: E731
-    return TensorShape(_broadcast(dims(shape_x), dims(shape_y)))
+    """The broadcast of two TensorShapes, as a TensorShape (ValueError when incompatible)."""
+    for shape in (shape_x, shape_y):
+        if not isinstance(shape, (list, builtins.tuple)):
+            raise TypeError(f"tf.broadcast_static_shape takes tf.TensorShape values, got {shape!r}.")
+    if getattr(shape_x, "rank", 0) is None or getattr(shape_y, "rank", 0) is None:
+        return type(shape_x)(None)  # unknown rank stays unknown
+    return type(shape_x)(_broadcast(list(shape_x), list(shape_y)))
 
 
 def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> torch.Tensor:

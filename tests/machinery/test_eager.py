@@ -87,3 +87,15 @@ def test_fit_still_trains_with_eager_outputs_outside():
     before = float(keras.losses.MeanSquaredError()(Y, model(X)))
     model.fit(X, Y, epochs=3, batch_size=5, verbose=0)
     assert float(keras.losses.MeanSquaredError()(Y, model(X))) < before
+
+
+def test_numpy_functions_and_ufuncs_work_on_results_as_on_tf_tensors():
+    model = _model()
+    out = model(X)
+    assert np.mean(out) == pytest.approx(_expected(model).mean(), rel=1e-5)  # np.mean(tf_tensor) works in TF
+    assert isinstance(np.mean(out), np.floating) and np.argmax(out) == np.argmax(_expected(model))
+    np.testing.assert_array_equal(np.isnan(out), np.zeros((5, 2), bool))
+    np.testing.assert_allclose(np.stack([out, out]), np.stack([_expected(model)] * 2), rtol=1e-5)
+    assert isinstance(np.ones((5, 2)) * out, EagerTensor)  # operators keep giving tensors
+    v = tf.Variable([1.0, 3.0])
+    assert np.mean(v) == 2.0 and np.allclose(v, [1.0, 3.0])

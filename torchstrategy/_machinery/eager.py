@@ -69,9 +69,41 @@ class EagerTensor(torch.Tensor):
 
 
 
-#: arithmetic operators that take a NumPy operand on either side (tf.Variable installs them too)
+def _as_array(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return torch.Tensor.numpy(plain(value), force=True)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_as_array(item) for item in value)
+    return value
+
+
+_UFUNC_OPERATORS = {np.add: "add", np.subtract: "sub", np.multiply: "mul", np.true_divide: "truediv",
+                    np.floor_divide: "floordiv", np.remainder: "mod", np.power: "pow", np.matmul: "matmul"}
+
+
+def _array_ufunc(self: torch.Tensor, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+    """NumPy ufuncs on a tensor: the arithmetic operators (`y_numpy - t`) give tensors, as TF's do; any other
+    ufunc (np.isnan, np.exp, ...) runs on the value and gives NumPy results, as it does on TF tensors."""
+    name = _UFUNC_OPERATORS.get(ufunc)
+    if name is not None and method == "__call__" and len(inputs) == 2 and not kwargs:
+        left, right = inputs
+        if isinstance(left, torch.Tensor):
+            return getattr(type(left), f"__{name}__")(left, right)
+        return getattr(type(right), f"__r{name}__")(right, left)
+    return getattr(ufunc, method)(*_as_array(inputs), **{k: _as_array(v) for k, v in kwargs.items()})
+
+
+def _array_function(self: torch.Tensor, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+    """NumPy functions (np.mean, np.stack, np.allclose, ...) on tensors run on their values, as on TF tensors."""
+    return func(*_as_array(args), **{k: _as_array(v) for k, v in kwargs.items()})
+
+
+#: arithmetic operators that take a NumPy operand on either side, and NumPy's ufunc/function protocols
+#: (tf.Variable installs them too)
 NUMPY_OPERATORS = {name: _binary(name) for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "matmul")
                    for name in (f"__{op}__", f"__r{op}__")}
+NUMPY_OPERATORS["__array_ufunc__"] = _array_ufunc
+NUMPY_OPERATORS["__array_function__"] = _array_function
 for _name, _method in NUMPY_OPERATORS.items():
     setattr(EagerTensor, _name, _method)
 
