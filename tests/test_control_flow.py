@@ -6,7 +6,6 @@ import collections
 
 import numpy as np
 import pytest
-import torch
 
 import torchstrategy as tf
 
