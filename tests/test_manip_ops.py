@@ -57,3 +57,11 @@ def test_identity_n_shape_n_parallel_stack_guarantee_const():
     assert [s.tolist() for s in shapes] == [[2, 3], [4]] and shapes[0].dtype == torch.int32
     assert tf.parallel_stack([[1, 2], [3, 4]]).tolist() == [[1, 2], [3, 4]]
     assert tf.guarantee_const([1.0]).tolist() == [1.0]
+
+
+def test_approx_top_k_is_exact():
+    values, indices = tf.approx_top_k(tf.constant([[1.0, 5.0, 3.0], [9.0, 2.0, 7.0]]), 2)
+    assert values.tolist() == [[5.0, 3.0], [9.0, 7.0]] and indices.tolist() == [[1, 2], [0, 2]]  # TF 2.21
+    assert indices.dtype == torch.int32
+    smallest, _ = tf.approx_top_k(tf.constant([4.0, 1.0, 3.0]), 1, is_max_k=False)
+    assert smallest.tolist() == [1.0]

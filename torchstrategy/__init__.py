@@ -104,6 +104,11 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     **{name: f"torchstrategy.graph_compat:{name}" for name in _GRAPH_COMPAT},
     "bitwise": "torchstrategy.bitwise",
     **{name: f"torchstrategy.slicing_ops:{name}" for name in _SLICING},
+    "fingerprint": "torchstrategy.hash_ops:fingerprint",
+    "approx_top_k": "torchstrategy.manip_ops:approx_top_k",
+    "eig": "torchstrategy.linalg:eig",
+    "eigvals": "torchstrategy.linalg:eigvals",
+    "matrix_square_root": "torchstrategy.linalg:sqrtm",
     **{name: f"torchstrategy.dtypes:{name}" for name in _DTYPES_MORE},
     "as_string": "torchstrategy.strings:as_string",
 })

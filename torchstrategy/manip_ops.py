@@ -15,7 +15,7 @@ from torchstrategy.errors import InvalidArgumentError
 
 __all__ = ["repeat", "roll", "meshgrid", "tensordot", "ensure_shape", "broadcast_static_shape",
            "broadcast_dynamic_shape", "bitcast", "slice", "reverse_sequence", "unravel_index", "identity_n",
-           "shape_n", "parallel_stack", "guarantee_const"]
+           "shape_n", "parallel_stack", "guarantee_const", "approx_top_k"]
 
 
 def repeat(input: Any, repeats: Any, axis: Optional[int] = None, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
@@ -215,3 +215,15 @@ def parallel_stack(values: Any, name: str = "parallel_stack") -> torch.Tensor:
 def guarantee_const(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
     """`input` unchanged (a promise to TF's graph optimizer; nothing to do eagerly)."""
     return to_tensor(input, op="tf.guarantee_const")
+
+
+def approx_top_k(input: Any, k: int, reduction_dimension: int = -1, recall_target: float = 0.95,  # noqa: A002
+                 is_max_k: bool = True, reduction_input_size_override: int = -1, aggregate_to_topk: bool = True,
+                 name: Optional[str] = None) -> tuple:
+    """(values, int32 indices) of the k largest (or smallest, is_max_k=False) entries along
+    reduction_dimension. Exact here, which meets any recall_target."""
+    tensor = to_tensor(input, op="tf.approx_top_k")
+    if not 0 < float(recall_target) <= 1:
+        raise ValueError(f"tf.approx_top_k: recall_target must be in (0, 1], got {recall_target}.")
+    values, indices = torch.topk(tensor, int(k), dim=int(reduction_dimension), largest=bool(is_max_k), sorted=True)
+    return values, indices.to(torch.int32)

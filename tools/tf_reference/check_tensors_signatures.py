@@ -16,9 +16,9 @@ parallel_stack guarantee_const random_normal_initializer random_uniform_initiali
 constant_initializer tan asin acos atan atan2 sinh cosh asinh acosh atanh realdiv truncatediv truncatemod complex
 scalar_mul saturate_cast print autograph.experimental.do_not_convert autograph.experimental.set_loop_options
 autograph.set_verbosity autograph.to_code autograph.to_graph autograph.trace Module.with_name_scope
-Assert gradients hessians no_gradient type_spec_from_value make_ndarray as_string bitwise.bitwise_and bitwise.bitwise_or
+Assert gradients hessians no_gradient make_ndarray as_string bitwise.bitwise_and bitwise.bitwise_or
 bitwise.bitwise_xor bitwise.invert bitwise.left_shift bitwise.right_shift strided_slice space_to_batch_nd space_to_batch
-batch_to_space required_space_to_batch_paddings""".split()
+batch_to_space required_space_to_batch_paddings fingerprint approx_top_k eig eigvals matrix_square_root""".split()
 
 
 def signature(obj):
