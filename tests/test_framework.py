@@ -68,3 +68,17 @@ def test_eager_helpers():
     assert not tf.is_symbolic_tensor(tf.constant(1))
     np.testing.assert_array_equal(tf.get_static_value(tf.constant([1, 2])), [1, 2])
     assert float(tf.timestamp()) > 1.6e9 and tf.timestamp().dtype == torch.float64
+
+
+def test_device_spec_parses_and_prints_like_tf():
+    spec = tf.DeviceSpec.from_string("/job:worker/replica:0/task:1/device:GPU:2")
+    assert (spec.job, spec.replica, spec.task, spec.device_type, spec.device_index) == ("worker", 0, 1, "GPU", 2)
+    assert spec.to_string() == "/job:worker/replica:0/task:1/device:GPU:2"  # TF 2.21's strings below too
+    assert tf.DeviceSpec(device_type="cpu", device_index=0).to_string() == "/device:CPU:0"
+    assert tf.DeviceSpec(job="ps").replace(task=3).to_string() == "/job:ps/task:3"
+    assert spec.make_merged_spec(tf.DeviceSpec(device_type="CPU")).to_string() == \
+        "/job:worker/replica:0/task:1/device:CPU:2"
+    assert tf.DeviceSpec.from_string("/gpu:1").to_string() == "/device:GPU:1"
+    assert tf.DeviceSpec(job="w") == tf.DeviceSpec(job="w")
+    with pytest.raises(ValueError, match="Unknown attribute"):
+        tf.DeviceSpec.from_string("/planet:mars")

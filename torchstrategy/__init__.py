@@ -105,6 +105,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "bitwise": "torchstrategy.bitwise",
     **{name: f"torchstrategy.slicing_ops:{name}" for name in _SLICING},
     "fingerprint": "torchstrategy.hash_ops:fingerprint",
+    "DeviceSpec": "torchstrategy.framework:DeviceSpec",
     "approx_top_k": "torchstrategy.manip_ops:approx_top_k",
     "eig": "torchstrategy.linalg:eig",
     "eigvals": "torchstrategy.linalg:eigvals",

@@ -14,7 +14,7 @@ import torch
 
 from torchstrategy import _context
 
-__all__ = ["device", "name_scope", "init_scope", "get_current_name_scope", "executing_eagerly", "inside_function",
+__all__ = ["DeviceSpec", "device", "name_scope", "init_scope", "get_current_name_scope", "executing_eagerly", "inside_function",
            "get_logger", "no_op", "group", "tuple", "control_dependencies", "timestamp", "is_tensor",
            "is_symbolic_tensor", "get_static_value"]
 
@@ -178,3 +178,88 @@ def get_static_value(tensor: Any, partial: bool = False) -> Any:
     if isinstance(tensor, (int, float, bool, list, builtins.tuple)):
         return np.asarray(tensor)
     raise TypeError(f"tf.get_static_value takes a tensor, got {type(tensor).__name__}.")
+
+
+class DeviceSpec:
+    """A device name split into its fields (tf.DeviceSpec): job, replica, task, device_type ('CPU', 'GPU') and
+    device_index; `to_string()` gives '/job:worker/replica:0/task:1/device:GPU:0' with the unset fields left out.
+
+    >>> DeviceSpec.from_string("/gpu:1").to_string()
+    '/device:GPU:1'
+    """
+
+    _FIELDS = ("job", "replica", "task", "device_type", "device_index")
+
+    def __init__(self, job: Optional[str] = None, replica: Optional[int] = None, task: Optional[int] = None,
+                 device_type: Optional[str] = None, device_index: Optional[int] = None) -> None:
+        self._job = None if job is None else str(job)
+        self._replica = None if replica is None else int(replica)
+        self._task = None if task is None else int(task)
+        self._device_type = None if device_type is None else str(device_type).upper()
+        self._device_index = None if device_index is None else int(device_index)
+
+    job = property(lambda self: self._job)
+    replica = property(lambda self: self._replica)
+    task = property(lambda self: self._task)
+    device_type = property(lambda self: self._device_type)
+    device_index = property(lambda self: self._device_index)
+
+    @classmethod
+    def from_string(cls, spec: str) -> "DeviceSpec":
+        """Parses '/job:name/replica:0/task:1/device:GPU:0' (every part optional; 'gpu:1' and '/cpu:0' too)."""
+        return cls(**cls._parse(spec))
+
+    @staticmethod
+    def _parse(spec: str) -> dict:
+        fields: dict = {}
+        for part in [p for p in str(spec).split("/") if p]:
+            pieces = part.split(":")
+            key = pieces[0].lower()
+            if key in ("job", "replica", "task") and len(pieces) == 2:
+                fields[key] = pieces[1] if key == "job" else int(pieces[1])
+            elif key == "device" and len(pieces) in (2, 3):
+                fields["device_type"] = pieces[1]
+                if len(pieces) == 3 and pieces[2] != "*":
+                    fields["device_index"] = int(pieces[2])
+            elif len(pieces) in (1, 2) and key in ("cpu", "gpu", "tpu"):
+                fields["device_type"] = key
+                if len(pieces) == 2 and pieces[1] != "*":
+                    fields["device_index"] = int(pieces[1])
+            else:
+                raise ValueError(f"Unknown attribute '{part}' in device specification '{spec}'.")
+        return fields
+
+    def parse_from_string(self, spec: str) -> "DeviceSpec":
+        """A new spec with the fields named in `spec` replaced (TF 2's DeviceSpec is immutable)."""
+        return self.replace(**self._parse(spec))
+
+    def replace(self, **kwargs: Any) -> "DeviceSpec":
+        """A copy with the given fields changed."""
+        unknown = set(kwargs) - set(self._FIELDS)
+        if unknown:
+            raise TypeError(f"DeviceSpec.replace got unknown fields {sorted(unknown)}.")
+        values = {name: getattr(self, name) for name in self._FIELDS}
+        values.update(kwargs)
+        return DeviceSpec(**values)
+
+    def make_merged_spec(self, dev: "DeviceSpec") -> "DeviceSpec":
+        """This spec with the fields `dev` sets taking their values from `dev`."""
+        return self.replace(**{name: getattr(dev, name) for name in self._FIELDS if getattr(dev, name) is not None})
+
+    def to_string(self) -> str:
+        out = "".join(f"/{name}:{getattr(self, name)}" for name in ("job", "replica", "task")
+                      if getattr(self, name) is not None)
+        if self._device_type is not None:
+            index = "*" if self._device_index is None else self._device_index
+            out += f"/device:{self._device_type}:{index}"
+        return out
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, DeviceSpec) and self.to_string() == other.to_string()
+
+    def __hash__(self) -> int:
+        return hash(self.to_string())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)}" for name in self._FIELDS)
+        return f"<DeviceSpec({inner})>"
