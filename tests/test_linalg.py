@@ -60,3 +60,16 @@ def test_factorisations() -> None:
     lower = tf.linalg.cholesky(SPD)
     np.testing.assert_allclose(lower.numpy(), np.linalg.cholesky(SPD), rtol=1e-10)
     np.testing.assert_allclose(tf.linalg.l2_normalize(A[0]).numpy(), A[0] / np.linalg.norm(A[0]))
+
+
+def test_eig_eigvals_and_matrix_square_root():
+    a = np.array([[4.0, 1.0], [1.0, 3.0]], np.float32)
+    root = tf.matrix_square_root(a)
+    np.testing.assert_allclose(root.numpy(), [[1.98157799243927, 0.2708323001861572],
+                                              [0.27083224058151245, 1.7107456922531128]], rtol=1e-5)  # TF 2.21
+    np.testing.assert_allclose((root @ root).numpy(), a, rtol=1e-5)
+    values = tf.eigvals(a)
+    assert values.dtype == torch.complex64
+    np.testing.assert_allclose(np.sort(values.numpy().real), np.linalg.eigvalsh(a), rtol=1e-5)
+    w, v = tf.eig(a)
+    np.testing.assert_allclose((v @ torch.diag_embed(w) @ torch.linalg.inv(v)).numpy().real, a, rtol=1e-5, atol=1e-6)

@@ -98,3 +98,16 @@ def test_compute_average_loss_divides_by_the_global_batch():
 
 def test_scale_regularization_loss_sums_and_divides_by_replicas():
     assert float(tf.nn.scale_regularization_loss([torch.tensor(1.0), torch.tensor(2.5)])) == pytest.approx(3.5)
+
+
+def test_function_takes_tf_2_21_arguments():
+    import inspect
+
+    assert list(inspect.signature(tf.function).parameters) == [
+        "func", "input_signature", "autograph", "jit_compile", "reduce_retracing", "experimental_implements",
+        "experimental_autograph_options", "experimental_attributes", "experimental_relax_shapes",
+        "experimental_compile", "experimental_follow_type_hints"]
+    traced = tf.function(lambda x: x + 1, experimental_relax_shapes=True, experimental_follow_type_hints=True)
+    assert int(traced(torch.tensor(1))) == 2
+    with pytest.raises(TypeError, match="callable"):
+        tf.function(3)

@@ -41,8 +41,10 @@ def test_assign_ops_work_in_place_and_return_the_variable():
 def test_arithmetic_gives_plain_tensors_and_numbers_format():
     v = tf.Variable([1.0, 2.0])
     for result in (v + 1, v * v, torch.exp(v), v.sum(), v[0], torch.stack([v, v]), v.read_value(), v.value()):
-        assert type(result) is torch.Tensor
-    np.testing.assert_allclose((v * 3 + 1).detach().numpy(), [4.0, 7.0])
+        assert isinstance(result, torch.Tensor) and not isinstance(result, tf.Variable)
+        np.asarray(result)  # converts as TF's eager tensors do, though autograd recorded it
+    np.testing.assert_allclose((v * 3 + 1).numpy(), [4.0, 7.0])
+    np.testing.assert_allclose(np.array([1.0, 1.0]) - v, [0.0, -1.0])
     scalar = tf.Variable(2.5)
     assert float(scalar) == 2.5 and f"{scalar:.3f}" == "2.500" and int(tf.Variable(7)) == 7
     assert f"{tf.Variable(7):04d}" == "0007"
@@ -101,3 +103,42 @@ def test_bad_input_is_refused_with_clear_errors():
         tf.Variable([1.0, 2.0], shape=(3,))
     with pytest.raises(TypeError, match="unexpected keyword"):
         tf.Variable(1.0, learning_rate=3)
+
+
+def test_synchronization_and_aggregation_enums_follow_tf():
+    assert [m.value for m in tf.VariableSynchronization] == [0, 1, 2, 3]  # TF 2.21: AUTO NONE ON_WRITE ON_READ
+    assert [m.name for m in tf.VariableAggregation] == ["NONE", "SUM", "MEAN", "ONLY_FIRST_REPLICA"]
+    v = tf.Variable(1.0)
+    assert v.synchronization is tf.VariableSynchronization.AUTO and v.aggregation is tf.VariableAggregation.NONE
+    on_read = tf.Variable(0.0, synchronization=tf.VariableSynchronization.ON_READ)
+    assert not on_read.trainable and not on_read.requires_grad  # ON_READ defaults to non-trainable, as TF
+    with pytest.raises(ValueError, match="non-trainable"):
+        tf.Variable(0.0, trainable=True, synchronization=tf.VariableSynchronization.ON_READ)
+    with pytest.raises(ValueError, match="VariableAggregation"):
+        tf.Variable(0.0, aggregation="sum")
+
+
+def test_on_read_variable_under_thread_replicas():
+    from tests._local_replicas import ThreadReplicaStrategy
+    from torchstrategy.distribute.values import PerReplica
+
+    strategy = ThreadReplicaStrategy(2)
+    with strategy.scope():
+        made = {agg: tf.Variable(0.0, synchronization=tf.VariableSynchronization.ON_READ, aggregation=agg)
+                for agg in (tf.VariableAggregation.SUM, tf.VariableAggregation.MEAN,
+                            tf.VariableAggregation.ONLY_FIRST_REPLICA)}
+
+        def step(value):
+            for variable in made.values():
+                variable.assign_add(value)
+            return made[tf.VariableAggregation.SUM].read_value()
+
+        local = strategy.run(step, args=(PerReplica([torch.tensor(3.0), torch.tensor(5.0)]),))
+    assert [float(v) for v in local.values] == [3.0, 5.0]  # each replica read its own copy
+    assert float(made[tf.VariableAggregation.SUM]) == 8.0
+    assert float(made[tf.VariableAggregation.MEAN].read_value()) == 4.0
+    assert made[tf.VariableAggregation.ONLY_FIRST_REPLICA].numpy() == 3.0
+    made[tf.VariableAggregation.SUM].assign(0.0)  # outside strategy.run: resets every copy
+    assert float(made[tf.VariableAggregation.SUM]) == 0.0
+    with pytest.raises(ValueError, match="SUM aggregation outside"):
+        made[tf.VariableAggregation.SUM].assign_add(1.0)

@@ -28,6 +28,25 @@ _ARRAY = ["where", "fill", "zeros_like", "ones_like", "tile", "gather", "gather_
 _DTYPES = ["float16", "bfloat16", "float32", "float64", "int8", "uint8", "int16", "int32", "int64", "bool",
            "as_dtype", "string"]
 
+_FRAMEWORK = ["device", "name_scope", "init_scope", "get_current_name_scope", "executing_eagerly", "inside_function",
+              "get_logger", "no_op", "group", "tuple", "control_dependencies", "timestamp", "is_tensor",
+              "is_symbolic_tensor", "get_static_value"]
+_CONTROL_FLOW = ["cond", "case", "switch_case", "while_loop", "map_fn", "vectorized_map", "scan", "foldl", "foldr"]
+_SCATTER = ["tensor_scatter_nd_add", "tensor_scatter_nd_sub", "tensor_scatter_nd_min", "tensor_scatter_nd_max",
+            "scatter_nd", "dynamic_partition", "dynamic_stitch", "unique", "unique_with_counts", "searchsorted",
+            "histogram_fixed_width", "histogram_fixed_width_bins", "sequence_mask"]
+_MANIP = ["repeat", "roll", "meshgrid", "tensordot", "ensure_shape", "broadcast_static_shape", "broadcast_dynamic_shape",
+          "bitcast", "slice", "reverse_sequence", "unravel_index", "identity_n", "shape_n", "parallel_stack",
+          "guarantee_const"]
+_INIT = ["random_normal_initializer", "random_uniform_initializer", "zeros_initializer", "ones_initializer",
+         "constant_initializer"]
+_MATH_MORE = ["tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "realdiv",
+              "truncatediv", "truncatemod", "complex", "scalar_mul", "saturate_cast"]
+_GRAPH_COMPAT = ["Assert", "gradients", "hessians", "no_gradient", "UnconnectedGradients", "AggregationMethod",
+                 "make_ndarray"]
+_DTYPES_MORE = ["uint16", "uint32", "uint64", "complex64", "complex128", "half", "double", "DType"]
+_SLICING = ["strided_slice", "space_to_batch_nd", "space_to_batch", "batch_to_space", "required_space_to_batch_paddings"]
+
 __getattr__, __dir__ = lazy_namespace(__name__, {
     "keras": "torchstrategy.keras",
     "data": "torchstrategy.data",
@@ -72,4 +91,30 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     **{name: f"torchstrategy.array_ops:{name}" for name in _ARRAY},
     **{name: f"torchstrategy.ops:{name}" for name in _OPS},
     **{name: f"torchstrategy.dtypes:{name}" for name in _DTYPES},
+    "VariableSynchronization": "torchstrategy.variables:VariableSynchronization",
+    "VariableAggregation": "torchstrategy.variables:VariableAggregation",
+    "Module": "torchstrategy.module:Module",
+    "TensorArray": "torchstrategy.tensor_array:TensorArray",
+    "autograph": "torchstrategy.autograph",
+    "custom_gradient": "torchstrategy.custom_gradient:custom_gradient",
+    "grad_pass_through": "torchstrategy.custom_gradient:grad_pass_through",
+    "clip_by_norm": "torchstrategy.clip_ops:clip_by_norm",
+    "clip_by_global_norm": "torchstrategy.clip_ops:clip_by_global_norm",
+    **{name: f"torchstrategy.framework:{name}" for name in _FRAMEWORK},
+    **{name: f"torchstrategy.control_flow:{name}" for name in _CONTROL_FLOW},
+    **{name: f"torchstrategy.scatter_ops:{name}" for name in _SCATTER},
+    **{name: f"torchstrategy.manip_ops:{name}" for name in _MANIP},
+    **{name: f"torchstrategy.init_ops:{name}" for name in _INIT},
+    **{name: f"torchstrategy.math:{name}" for name in _MATH_MORE},
+    **{name: f"torchstrategy.graph_compat:{name}" for name in _GRAPH_COMPAT},
+    "bitwise": "torchstrategy.bitwise",
+    **{name: f"torchstrategy.slicing_ops:{name}" for name in _SLICING},
+    "fingerprint": "torchstrategy.hash_ops:fingerprint",
+    "DeviceSpec": "torchstrategy.framework:DeviceSpec",
+    "approx_top_k": "torchstrategy.manip_ops:approx_top_k",
+    "eig": "torchstrategy.linalg:eig",
+    "eigvals": "torchstrategy.linalg:eigvals",
+    "matrix_square_root": "torchstrategy.linalg:sqrtm",
+    **{name: f"torchstrategy.dtypes:{name}" for name in _DTYPES_MORE},
+    "as_string": "torchstrategy.strings:as_string",
 })

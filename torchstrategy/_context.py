@@ -16,6 +16,7 @@ class _ThreadState(threading.local):
         self.replica_stack: list[Any] = []
         self.training_stack: list[Optional[bool]] = []
         self.thread_share: int = 1  # replica threads of this process that share its cores (see share_threads)
+        self.name_scopes: list[str] = []  # tf.name_scope's stack of full scope names ("a", "a/b")
 
 
 _state = _ThreadState()
@@ -447,3 +448,19 @@ def scoped_custom_objects() -> dict:
 def set_scoped_custom_objects(objects: dict) -> None:
     """Replaces this thread's scoped custom objects (a scope sets them on entry and restores them on exit)."""
     _custom_object_scopes.objects = objects
+
+
+# ----- tf.name_scope (per thread, as TF's eager context) --------------------------------------------------------
+def current_name_scope() -> str:
+    """The full name of the innermost tf.name_scope on this thread ('' outside any)."""
+    return _state.name_scopes[-1] if _state.name_scopes else ""
+
+
+@contextmanager
+def enter_name_scope(full_name: str) -> Iterator[str]:
+    """Makes `full_name` ('outer/inner') this thread's current name scope for the block."""
+    _state.name_scopes.append(full_name)
+    try:
+        yield full_name
+    finally:
+        _state.name_scopes.pop()

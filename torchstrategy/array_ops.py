@@ -275,13 +275,20 @@ def _descending(direction: str) -> bool:
 
 
 def size(input: Any, out_type: Any = None, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
-    """The number of elements, as a scalar `out_type` tensor."""
-    return torch.tensor(to_tensor(input, op="tf.size").numel(), dtype=as_dtype(torch.int32 if out_type is None else out_type))
+    """The number of elements, as a scalar int32 tensor (or `out_type`)."""
+    dtype = torch.int32 if out_type is None else as_dtype(out_type)
+    return torch.tensor(_shape_of(input, "tf.size").numel(), dtype=dtype)
 
 
 def rank(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
     """The number of axes, as a scalar int32 tensor."""
-    return torch.tensor(to_tensor(input, op="tf.rank").dim(), dtype=torch.int32)
+    return torch.tensor(len(_shape_of(input, "tf.rank")), dtype=torch.int32)
+
+
+def _shape_of(value: Any, op: str) -> torch.Size:
+    if isinstance(value, np.ndarray) and value.dtype.kind in "OSU":
+        return torch.Size(value.shape)  # a tf.string tensor
+    return to_tensor(value, op=op).shape
 
 
 def identity(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002

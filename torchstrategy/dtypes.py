@@ -11,6 +11,10 @@ import torch
 float16, bfloat16, float32, float64 = torch.float16, torch.bfloat16, torch.float32, torch.float64
 int8, uint8, int16, int32, int64 = torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64
 bool = torch.bool  # noqa: A001  (tf.dtypes.bool)
+uint16, uint32, uint64 = torch.uint16, torch.uint32, torch.uint64
+complex64, complex128 = torch.complex64, torch.complex128
+half, double = torch.float16, torch.float64  # TF's aliases
+DType = torch.dtype  # tf.DType: dtypes are torch dtypes here (strings: the object dtype below)
 # Strings are NumPy object arrays of bytes throughout the project (see torchstrategy/data/_records.py).
 string = np.dtype(object)
 

@@ -12,6 +12,7 @@ from torchstrategy.math import l2_normalize
 
 __all__ = ["matmul", "matvec", "inv", "det", "norm", "diag", "diag_part", "trace", "eye", "band_part",
            "l2_normalize", "qr", "svd", "cholesky", "Qr", "matrix_transpose", "set_diag"]
+__all__ += ["eig", "eigvals", "sqrtm"]
 
 
 def _matrix(x: Any, op: str, allowed: str = "float") -> torch.Tensor:
@@ -152,3 +153,24 @@ def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = F
     out = _matrix(a, "tf.linalg.matrix_transpose", "numeric").transpose(-1, -2)
     return out.conj() if conjugate else out
 
+
+
+def eig(tensor: Any, name: Optional[str] = None) -> tuple:
+    """(eigenvalues, eigenvectors) of square matrices, complex (complex64 for float32 input), as tf.linalg.eig."""
+    matrix = _matrix(tensor, "tf.linalg.eig")
+    values, vectors = torch.linalg.eig(matrix)
+    return values, vectors
+
+
+def eigvals(tensor: Any, name: Optional[str] = None) -> torch.Tensor:
+    """The eigenvalues of square matrices, complex, as tf.linalg.eigvals."""
+    return torch.linalg.eigvals(_matrix(tensor, "tf.linalg.eigvals"))
+
+
+def sqrtm(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
+    """The principal square root S of square matrices A (S @ S = A), real for real input with no eigenvalue on
+    the negative real axis (tf.linalg.sqrtm, tf.matrix_square_root)."""
+    matrix = _matrix(input, "tf.linalg.sqrtm")
+    values, vectors = torch.linalg.eig(matrix)
+    root = vectors @ torch.diag_embed(torch.sqrt(values)) @ torch.linalg.inv(vectors)
+    return root if matrix.is_complex() else root.real.to(matrix.dtype)

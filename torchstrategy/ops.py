@@ -2,11 +2,13 @@
 returning plain torch tensors; tf.math and the other array ops live in math/ and array_ops.py."""
 from __future__ import annotations
 
+import sys
 from typing import Any, Optional
 
 import numpy as np
 import torch
 
+from torchstrategy._tensor_convert import byte_strings
 from torchstrategy.dtypes import as_dtype
 
 # The reductions, argmax and equal follow TF's dtype rules; they live with the rest of tf.math.
@@ -33,27 +35,93 @@ def _refuse_layout(op: str, layout: Any) -> None:
                                   "place tensors with a tf.distribute strategy or keras.distribution instead.")
 
 
-def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[str] = None) -> torch.Tensor:
-    """A tensor from a Python value or array; floats default to float32 as in TF."""
+def _string_dtype(dtype: Any) -> bool:
+    """True when `dtype` names tf.string (the object dtype, 'string', str or bytes)."""
+    if isinstance(dtype, np.dtype):
+        return dtype.kind in "OSU"
+    return isinstance(dtype, str) and dtype == "string" or dtype in (str, bytes)
+
+
+def _is_strings(value: Any) -> bool:
+    """True for a (nested) Python str/bytes value or a NumPy string array: TF makes a tf.string tensor."""
+    if isinstance(value, (str, bytes, np.bytes_, np.str_)):
+        return True
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "OSU"
+    if isinstance(value, (list, tuple)) and value:
+        return _is_strings(value[0])
+    return False
+
+
+def _string_tensor(value: Any, dtype: Any, shape: Any, op: str) -> np.ndarray:
+    """A tf.string tensor (a NumPy object array of bytes, 0-d for a scalar, as tf.data and tf.strings hold them)."""
+    if dtype is not None and not _string_dtype(dtype):
+        raise TypeError(f"{op}: cannot convert the strings {value!r} to {dtype}; pass numbers, or parse the "
+                        "strings with tf.strings.to_number.")
+    array = byte_strings(value, op)
+    if shape is not None:
+        array = _reshaped_strings(array, shape, op)
+    return array
+
+
+def _reshaped_strings(array: np.ndarray, shape: Any, op: str) -> np.ndarray:
+    dims = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
+    count = int(np.prod(dims)) if dims else 1
+    if array.size == count:
+        return array.reshape(dims)
+    if array.size == 1:
+        return np.full(dims, array.reshape(-1)[0], dtype=object)
+    raise TypeError(f"{op}: expected {count} elements for shape {list(dims)}, got {array.size}.")
+
+
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Const") -> Any:
+    """A tensor from a Python value or array; floats default to float32 and ints to int32 as in TF; strings
+    (str or bytes, nested) give a tf.string tensor, a NumPy object array of bytes.
+
+    >>> constant([b"a", "b"]).tolist()
+    [b'a', b'b']
+    """
+    if _is_strings(value) or _string_dtype(dtype):
+        return _string_tensor(value, dtype, shape, "tf.constant")
     if isinstance(value, np.ndarray) and value.dtype == np.float64 and dtype is None:
         dtype = torch.float64
+    if dtype is not None and not isinstance(value, (np.ndarray, torch.Tensor)):
+        target = _dtype(dtype)
+        kind = np.asarray(value).dtype.kind
+        if (kind in "fc" and not (target.is_floating_point or target.is_complex)) or (kind == "c" and
+                                                                                      not target.is_complex):
+            raise TypeError(f"tf.constant: cannot convert {value!r} to a {target} tensor without losing its "
+                            "fractional part; round it first or pick a float dtype.")
     tensor = torch.as_tensor(value, dtype=_dtype(dtype))
     if dtype is None and tensor.dtype == torch.float64 and not isinstance(value, (np.ndarray, torch.Tensor)):
         tensor = tensor.to(torch.float32)
     if dtype is None and tensor.dtype == torch.int64 and not isinstance(value, (np.ndarray, torch.Tensor)):
         tensor = tensor.to(torch.int32)
-    return tensor.reshape(shape) if shape is not None else tensor
+    if shape is None:
+        return tensor
+    dims = [int(d) for d in (shape if isinstance(shape, (list, tuple, torch.Size)) else [shape])]
+    if tensor.numel() == 1 and int(np.prod(dims)) != 1:
+        return tensor.reshape(()).expand(*dims).clone()  # TF fills the shape with a scalar value
+    if tensor.numel() != int(np.prod(dims)):
+        raise TypeError(f"tf.constant: expected {int(np.prod(dims))} elements for shape {dims}, got "
+                        f"{tensor.numel()}.")
+    return tensor.reshape(dims)
 
 
-def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: Optional[str] = None) -> torch.Tensor:
-    """`value` as a tensor; `dtype_hint` is the preferred dtype for Python values when `dtype` is None."""
+def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: Optional[str] = None) -> Any:
+    """`value` as a tensor: tensors pass through (cast to `dtype` when given), strings give a tf.string tensor,
+    other values convert as tf.constant does; `dtype_hint` is the dtype to use when the value allows it."""
     if isinstance(value, torch.Tensor):
         return value if dtype is None else value.to(_dtype(dtype))
-    if dtype is None and dtype_hint is not None:
+    if isinstance(value, np.ndarray) and value.dtype.kind in "OSU" and (dtype is None or _string_dtype(dtype)):
+        if value.dtype == object and all(isinstance(item, bytes) for item in value.reshape(-1)):
+            return value  # already a tf.string tensor
+        return byte_strings(value, "tf.convert_to_tensor")
+    if dtype is None and dtype_hint is not None and not _is_strings(value):
         try:
             return constant(value, dtype_hint)
         except (TypeError, ValueError, RuntimeError):
-            pass  # TF: a hint the value does not fit is ignored
+            pass  # the hint does not fit the value: convert as without it, as TF does
     return constant(value, dtype)
 
 
@@ -66,8 +134,25 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> torch.Tensor
     return convert_to_tensor(tensor).reshape(tuple(shape))
 
 
-def shape(x: Any) -> torch.Size:
-    return convert_to_tensor(x).shape
+def shape(input: Any, out_type: Any = None, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
+    """The shape of `input` as a 1-D int32 tensor (or `out_type`, tf.int32 or tf.int64), as TF returns it.
+
+    >>> shape([[1, 2, 3]]).tolist()
+    [1, 3]
+    """
+    dims = _static_shape(input)
+    dtype = torch.int32 if out_type is None else as_dtype(out_type)
+    if dtype not in (torch.int32, torch.int64):
+        raise TypeError(f"tf.shape: out_type must be tf.int32 or tf.int64, got {out_type!r}.")
+    return torch.tensor(dims, dtype=dtype)
+
+
+def _static_shape(value: Any) -> list:
+    if isinstance(value, (torch.Tensor, np.ndarray)):
+        return list(value.shape)
+    if _is_strings(value):
+        return list(byte_strings(value, "tf.shape").shape)
+    return list(convert_to_tensor(value).shape)
 
 
 def zeros(shape: Any, dtype: Any = torch.float32, name: Optional[str] = None, layout: Any = None) -> torch.Tensor:
@@ -138,7 +223,32 @@ def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None, name
 
 
 def print(*inputs: Any, **kwargs: Any) -> None:  # noqa: A001  (tf.print)
-    """Prints the inputs (tensors as nested lists)."""
-    import builtins
+    """Prints tensors as TF does (to stderr unless `output_stream` says otherwise): `summarize` first and last
+    entries per axis (3; -1 for all), numbers in their shortest form, string tensors quoted; keyword
+    arguments sep=' ', end='\n', output_stream (a stream, 'file://path', or a logging function), name."""
+    from torchstrategy._machinery.print_format import format_value
 
-    builtins.print(*[v.tolist() if isinstance(v, torch.Tensor) else v for v in inputs], **kwargs)
+    unknown = set(kwargs) - {"output_stream", "summarize", "sep", "end", "name"}
+    if unknown:
+        raise TypeError(f"tf.print got unexpected keyword arguments: {sorted(unknown)}")
+    summarize = kwargs.get("summarize", 3)
+    summarize = None if summarize in (None, -1) else int(summarize)
+    text = kwargs.get("sep", " ").join(format_value(value, summarize) for value in inputs)
+    _emit(text + kwargs.get("end", "\n"), kwargs.get("output_stream", sys.stderr))
+
+
+def _emit(text: str, stream: Any) -> None:
+    if isinstance(stream, str):
+        if not stream.startswith("file://"):
+            raise ValueError(f"tf.print: output_stream {stream!r} is not a stream; use sys.stdout, sys.stderr, a "
+                             "logging function or 'file://path'.")
+        with open(stream[len("file://"):], "a", encoding="utf-8") as handle:
+            handle.write(text)
+        return
+    if hasattr(stream, "write"):
+        stream.write(text)
+        return
+    if callable(stream):  # logging.info and friends
+        stream(text.rstrip("\n"))
+        return
+    raise ValueError(f"tf.print: unsupported output_stream {stream!r}.")

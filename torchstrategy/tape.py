@@ -96,7 +96,8 @@ class GradientTape:
                                        [g for t, g in zip(targets, grads_out) if t.requires_grad],
                                        retain_graph=self._persistent)
             for index, grad in zip(wanted, grads):
-                results[index] = grad
+                # gradients of EagerTensor targets come back as plain tensors (optimizers run at full speed)
+                results[index] = grad if grad is None or type(grad) is torch.Tensor else grad.as_subclass(torch.Tensor)
         if str(unconnected_gradients).lower().endswith("zero"):
             results = [torch.zeros_like(s) if r is None else r for s, r in zip(flat_sources, results)]
         if isinstance(sources, torch.Tensor):
@@ -104,9 +105,14 @@ class GradientTape:
         return pack_sequence_as(sources, results)
 
 
-def function(func: Optional[Callable] = None, *, input_signature: Any = None, jit_compile: Optional[bool] = None,
-             reduce_retracing: bool = False, autograph: bool = True, **kwargs: Any) -> Any:
-    """`@tf.function`: runs the Python function as is; `jit_compile=True` compiles it with torch.compile.
+def function(func: Optional[Callable] = None, input_signature: Any = None, autograph: bool = True,
+             jit_compile: Optional[bool] = None, reduce_retracing: bool = False, experimental_implements: Any = None,
+             experimental_autograph_options: Any = None, experimental_attributes: Any = None,
+             experimental_relax_shapes: Any = None, experimental_compile: Optional[bool] = None,
+             experimental_follow_type_hints: Any = None) -> Any:
+    """`@tf.function`: runs the Python function as is (eager, which TF's tracing only speeds up);
+    `jit_compile=True` (or the older `experimental_compile=True`) compiles it with torch.compile. The
+    tracing options (autograph, reduce_retracing, experimental_*) change nothing when running eagerly.
 
     >>> @function
     ... def double(x):
@@ -114,6 +120,10 @@ def function(func: Optional[Callable] = None, *, input_signature: Any = None, ji
     >>> int(double(torch.tensor(2)))
     4
     """
+    if jit_compile is None:
+        jit_compile = experimental_compile
+    if func is not None and not callable(func):
+        raise TypeError(f"tf.function decorates a callable; got {type(func).__name__}.")
 
     def decorate(fn: Callable) -> Callable:
         if not jit_compile:

@@ -1,15 +1,19 @@
 """`tf.Variable`: a real torch tensor (an `nn.Parameter` subclass) with TF's in-place `assign*`,
-`numpy()`, `read_value()`, `name` and `trainable`; arithmetic on it gives plain tensors."""
+`numpy()`, `read_value()`, `name` and `trainable`; arithmetic on it gives tensors that convert to NumPy."""
 from __future__ import annotations
 
 import copy
+import enum
 from typing import Any, Callable, Optional
 
 import numpy as np
 import torch
 from torch import nn
 
-from torchstrategy import ops
+from torchstrategy import _context, ops
+from torchstrategy._machinery.eager import NUMPY_OPERATORS, eager_outputs
+
+_DATA_GET = torch.Tensor.data.__get__  # type: ignore[attr-defined]
 
 
 def _initial_tensor(initial_value: Any, dtype: Any, shape: Any) -> torch.Tensor:
@@ -40,6 +44,35 @@ def assignable(value: Any, variable: torch.Tensor, op: str, label: str) -> torch
     return tensor.to(device=variable.device, dtype=variable.dtype)
 
 
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable's copies agree (tf.VariableSynchronization): AUTO and ON_WRITE keep one
+    value in sync on every write (mirrored), NONE keeps one copy, ON_READ keeps one copy per replica and
+    combines them by the variable's aggregation when read outside `strategy.run` (Keras metrics' totals)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How replicas' values of a variable combine (tf.VariableAggregation)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+def _as_enum(kind: Any, value: Any, label: str) -> Any:
+    if isinstance(value, kind):
+        return value
+    if isinstance(value, enum.Enum) and value.name in kind.__members__:  # another module's copy of the enum
+        return kind[value.name]
+    raise ValueError(f"tf.Variable: {label} must be a {kind.__name__} (e.g. {kind.__name__}."
+                     f"{list(kind.__members__)[0]}), got {value!r}.")
+
+
 class Variable(nn.Parameter):
     """A mutable tensor, as `tf.Variable`: usable wherever a torch tensor is (arithmetic, torch ops,
     `nn.Module` attributes, torch optimizers when trainable), updated in place by `assign*`.
@@ -65,26 +98,45 @@ class Variable(nn.Parameter):
         dtype: Any = None,
         import_scope: Any = None,
         constraint: Optional[Callable[[torch.Tensor], torch.Tensor]] = None,
-        synchronization: Any = None,
-        aggregation: Any = None,
+        synchronization: Any = VariableSynchronization.AUTO,
+        aggregation: Any = VariableAggregation.NONE,
         shape: Any = None,
-        **kwargs: Any,
+        experimental_enable_variable_lifting: bool = True,
     ) -> "Variable":
-        if kwargs.keys() - {"experimental_enable_variable_lifting"}:
-            raise TypeError(f"tf.Variable got unexpected keyword arguments: {sorted(kwargs)}")
         if constraint is not None and not callable(constraint):
             raise ValueError(f"The `constraint` argument must be a callable; got {constraint!r}.")
+        synchronization = _as_enum(VariableSynchronization, synchronization, "synchronization")
+        aggregation = _as_enum(VariableAggregation, aggregation, "aggregation")
+        on_read = synchronization is VariableSynchronization.ON_READ
+        if on_read and trainable:
+            raise ValueError("tf.Variable: synchronization=VariableSynchronization.ON_READ is only for "
+                             "non-trainable variables; pass trainable=False (the default for ON_READ).")
         value = _initial_tensor(initial_value, dtype, None if not validate_shape else shape)
-        trainable = True if trainable is None else bool(trainable)
+        trainable = (not on_read) if trainable is None else bool(trainable)
         differentiable = trainable and (value.is_floating_point() or value.is_complex())
         variable = torch.Tensor._make_subclass(cls, value, differentiable)
-        variable._variable_name = name or "Variable"
+        scope = _context.current_name_scope()  # tf.name_scope prefixes the name, as in TF
+        variable._variable_name = f"{scope}/{name or 'Variable'}" if scope else (name or "Variable")
         variable._trainable = trainable
         variable._constraint = constraint
+        variable._synchronization, variable._aggregation = synchronization, aggregation
+        variable._on_read = None
+        if on_read:  # one copy per local replica; the variable's own storage is the first replica's
+            strategy = _context.get_strategy()
+            copies = [value.clone() for _ in range(strategy.num_local_replicas - 1)]
+            variable._on_read = (strategy, copies)
         return variable
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # all done in __new__ (nn.Parameter has no __init__)
         pass
+
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        # Results are plain tensors inside replica functions; in user code they are EagerTensors, which
+        # convert to NumPy even when autograd recorded them (as `(v * 2).numpy()` does in TF).
+        with torch._C.DisableTorchFunctionSubclass():
+            out = func(*args, **(kwargs or {}))
+        return out if func is _DATA_GET else eager_outputs(out)
 
     # ----- TF attributes ---------------------------------------------------------------------
     @property
@@ -100,13 +152,69 @@ class Variable(nn.Parameter):
     def constraint(self) -> Optional[Callable]:
         return self._constraint
 
+    @property
+    def synchronization(self) -> VariableSynchronization:
+        return self._synchronization
+
+    @property
+    def aggregation(self) -> VariableAggregation:
+        return self._aggregation
+
     def numpy(self) -> np.ndarray:  # type: ignore[override]
         """A NumPy copy of the current value (later assignments do not change it)."""
-        return self.detach().cpu().numpy().copy()
+        return self._current().detach().cpu().numpy().copy()
 
     def read_value(self) -> torch.Tensor:
-        """The current value as a new plain tensor (differentiable when the variable is)."""
-        return torch.Tensor.clone(self)
+        """The current value as a new plain tensor (differentiable when the variable is); for an ON_READ
+        variable outside `strategy.run`, the replicas' copies combined by its aggregation."""
+        return torch.Tensor.clone(self._current())
+
+    # ----- per-replica copies (synchronization=ON_READ) ---------------------------------------
+    def _replica_slot(self) -> Optional[torch.Tensor]:
+        """The running replica's copy of an ON_READ variable; None in cross-replica context or for others."""
+        replica = _context.current_replica()
+        if self._on_read is None or replica is None:
+            return None
+        strategy, copies = self._on_read
+        index = list(strategy.local_replica_ids).index(replica.replica_id_in_sync_group)
+        return self if index == 0 else copies[index - 1]
+
+    def _slots(self) -> list:
+        return [self] + (self._on_read[1] if self._on_read is not None else [])
+
+    def _current(self) -> torch.Tensor:
+        if self._on_read is None:
+            return self
+        slot = self._replica_slot()
+        if slot is not None:
+            return slot
+        strategy, copies = self._on_read
+        local = [torch.Tensor.detach(self)] + copies
+        if self._aggregation is VariableAggregation.ONLY_FIRST_REPLICA:
+            return local[0]
+        if self._aggregation is VariableAggregation.NONE and len(local) * strategy.num_processes > 1:
+            raise ValueError(f"Cannot read ON_READ variable '{self.name}' outside strategy.run: its aggregation "
+                             "is NONE. Create it with aggregation=tf.VariableAggregation.SUM or MEAN.")
+        total = local[0].clone()
+        for part in local[1:]:
+            total += part
+        if strategy.num_processes > 1:  # strategy.reduce's MEAN divides by num_replicas_in_sync
+            return strategy.reduce(self._aggregation.name, total)
+        return total / len(local) if self._aggregation is VariableAggregation.MEAN else total
+
+    def _targets(self, op: str, value: torch.Tensor) -> list:
+        """(slot, value) pairs an assignment writes: the replica's copy inside strategy.run; outside, every
+        copy of an ON_READ variable (a SUM variable's value split over the copies, as TF does)."""
+        slot = self._replica_slot()
+        if slot is not None or self._on_read is None:
+            return [(self if slot is None else slot, value)]
+        slots = self._slots()
+        if self._aggregation is VariableAggregation.SUM and len(slots) > 1:
+            if op != "assign":
+                raise ValueError(f"Cannot {op} ON_READ variable '{self.name}' with SUM aggregation outside "
+                                 "strategy.run: which replica's copy would change is ambiguous. Use assign.")
+            value = value / len(slots)
+        return [(s, value.to(self.dtype)) for s in slots]
 
     def value(self) -> torch.Tensor:
         """Same as `read_value()`."""
@@ -130,7 +238,8 @@ class Variable(nn.Parameter):
         """Sets the value in place (same shape; cast to this dtype); returns the variable."""
         new = self._coerce(value, "assign")
         with torch.no_grad():
-            torch.Tensor.copy_(self, new)
+            for slot, part in self._targets("assign", new):
+                torch.Tensor.copy_(slot, part)
         return self._finish(read_value)
 
     def assign_add(self, delta: Any, use_locking: bool = False, name: Optional[str] = None,
@@ -138,7 +247,8 @@ class Variable(nn.Parameter):
         """Adds `delta` in place; returns the variable."""
         step = self._coerce(delta, "assign_add")
         with torch.no_grad():
-            torch.Tensor.add_(self, step)
+            for slot, part in self._targets("assign_add", step):
+                torch.Tensor.add_(slot, part)
         return self._finish(read_value)
 
     def assign_sub(self, delta: Any, use_locking: bool = False, name: Optional[str] = None,
@@ -146,13 +256,14 @@ class Variable(nn.Parameter):
         """Subtracts `delta` in place; returns the variable."""
         step = self._coerce(delta, "assign_sub")
         with torch.no_grad():
-            torch.Tensor.sub_(self, step)
+            for slot, part in self._targets("assign_sub", step):
+                torch.Tensor.sub_(slot, part)
         return self._finish(read_value)
 
     # ----- Python protocol -------------------------------------------------------------------
     def __repr__(self) -> str:  # type: ignore[override]
         value = self.numpy()
-        shown = np.array2string(value, separator=", ") if value.ndim else repr(value.item())
+        shown = np.array2string(value, separator=", ") if value.ndim else str(value)
         dtype = str(self.dtype).replace("torch.", "")
         return f"<tf.Variable '{self.name}' shape={tuple(self.shape)} dtype={dtype}, numpy={shown}>"
 
@@ -164,10 +275,10 @@ class Variable(nn.Parameter):
         return format(str(self), format_spec)
 
     def __float__(self) -> float:
-        return float(self.detach())
+        return float(self._current().detach())
 
     def __int__(self) -> int:
-        return int(self.detach())
+        return int(self._current().detach())
 
     def __deepcopy__(self, memo: dict) -> "Variable":
         if id(self) in memo:
@@ -179,6 +290,10 @@ class Variable(nn.Parameter):
 
     def __reduce_ex__(self, protocol: int) -> tuple:
         return (_rebuild_variable, (self.detach().clone(), self._trainable, self._variable_name))
+
+
+for _name, _method in NUMPY_OPERATORS.items():  # `np_array - v` gives a tensor, as in TF
+    setattr(Variable, _name, _method)
 
 
 def _rebuild_variable(value: torch.Tensor, trainable: bool, name: str) -> Variable:

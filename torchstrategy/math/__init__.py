@@ -22,6 +22,10 @@ from torchstrategy.math._reduce import (  # noqa: F401
 from torchstrategy.math._segment import (  # noqa: F401
     bincount, segment_sum, unsorted_segment_sum,
 )
+from torchstrategy.math._trig import (  # noqa: F401
+    acos, acosh, asin, asinh, atan, atan2, atanh, complex, cosh, realdiv, saturate_cast, scalar_mul, sinh, tan,
+    truncatediv, truncatemod,
+)
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "mod", "floormod", "pow", "negative", "abs",
@@ -33,3 +37,5 @@ __all__ = [
     "add_n", "count_nonzero", "is_nan", "is_inf", "is_finite", "segment_sum", "unsorted_segment_sum", "bincount",
     "reciprocal", "squared_difference", "sin", "cos",
 ]
+__all__ += ["tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "realdiv",
+            "truncatediv", "truncatemod", "complex", "scalar_mul", "saturate_cast"]

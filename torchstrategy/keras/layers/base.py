@@ -12,6 +12,7 @@ import torch
 from torch import nn
 
 from torchstrategy import _context
+from torchstrategy._machinery.eager import eager_outputs
 from torchstrategy.keras import dtype_policies as precision
 from torchstrategy.nest import flatten, map_structure
 from torchstrategy.keras import backend
@@ -399,6 +400,7 @@ class Layer(nn.Module):
             from torchstrategy.keras.functional import call_symbolic
 
             return call_symbolic(self, inputs, args, dict(kwargs, training=training))
+        outermost = not _context.inside_layer_call()
         inputs = self._cast_inputs(inputs)
         self._maybe_build(inputs)
         self._check_input(inputs)
@@ -421,7 +423,7 @@ class Layer(nn.Module):
                 outputs = super().__call__(inputs, *args, **kwargs)
         if self.supports_masking:
             _attach_masks(outputs, self.compute_mask(inputs, previous_mask))
-        return outputs
+        return eager_outputs(outputs) if outermost else outputs  # user code: outputs convert to NumPy as in TF
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None).

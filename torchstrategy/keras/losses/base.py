@@ -7,6 +7,7 @@ from typing import Any, Callable, Optional
 
 import torch
 
+from torchstrategy._machinery.eager import eager_outputs
 from torchstrategy.keras import backend
 
 
@@ -121,7 +122,7 @@ class Loss:
             keras_mask = _mask_like(keras_mask, losses)
             valid_mask = keras_mask if valid_mask is None else valid_mask & keras_mask
         loss = compute_weighted_loss(losses, sample_weight, self.reduction, valid_mask)
-        return loss if self._loss_dtype is None else loss.to(self._loss_dtype)
+        return eager_outputs(loss if self._loss_dtype is None else loss.to(self._loss_dtype))
 
     def get_config(self) -> dict:
         return {"reduction": self.reduction, "name": self.name}
