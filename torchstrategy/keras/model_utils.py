@@ -160,8 +160,9 @@ class Config:
     def items(self) -> Any:
         return self._config.items()
 
-    def get(self, key: str, default: Any = None) -> Any:
-        return self._config.get(key, default)
+    def get(self, keyname: str, value: Any = None) -> Any:
+        """The value of `keyname`, or `value` when it is not set (Keras's names)."""
+        return self._config.get(keyname, value)
 
     def update(self, *args: Any, **kwargs: Any) -> None:
         self._check_frozen()

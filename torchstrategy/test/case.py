@@ -126,6 +126,10 @@ class TestCase(AbslAssertions, unittest.TestCase):
                          f"{left.shape}, got {right.shape} with contents {right}.")
         return left, right
 
+    def fail(self, msg: Optional[str] = None, user_msg: Optional[str] = None) -> None:
+        """Fails the test with `msg`, followed by `user_msg` when given (absl's form)."""
+        super().fail(msg if not user_msg else f"{msg} : {user_msg}" if msg else user_msg)
+
     def assertAllClose(self, a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-6, msg: Optional[str] = None) -> None:
         """Asserts a and b (tensors, arrays, numbers or nested dicts/lists/tuples of them) have equal shapes and
         |a - b| <= atol + rtol * |b| element-wise."""

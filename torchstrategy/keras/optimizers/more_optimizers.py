@@ -193,3 +193,12 @@ class Adafactor(Optimizer):
     def _get_hyper_config(self) -> dict:
         return {"beta_2_decay": self.beta_2_decay, "epsilon_1": self.epsilon_1, "epsilon_2": self.epsilon_2,
                 "clip_threshold": self.clip_threshold, "relative_step": self.relative_step}
+
+
+def _build(self: Optimizer, var_list: Any) -> None:
+    """Attaches the variables to update (Keras's optimizer subclasses name the argument `var_list`)."""
+    Optimizer.build(self, var_list)
+
+
+for _optimizer in (Lion, Lamb, Ftrl, Adafactor):
+    _optimizer.build = _build

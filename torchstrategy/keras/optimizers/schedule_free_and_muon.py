@@ -153,3 +153,12 @@ class Muon(Optimizer):
                 "muon_c": self.muon_c, "adam_lr_ratio": self.adam_lr_ratio, "momentum": self.momentum,
                 "ns_steps": self.ns_steps, "nesterov": self.nesterov, "exclude_embeddings": self.exclude_embeddings,
                 "adam_weight_decay": self.adam_weight_decay, "rms_rate": self.rms_rate}
+
+
+def _build(self: Optimizer, var_list: Any) -> None:
+    """Attaches the variables to update (Keras's optimizer subclasses name the argument `var_list`)."""
+    Optimizer.build(self, var_list)
+
+
+for _optimizer in (ScheduleFreeAdamW, Muon):
+    _optimizer.build = _build
