@@ -33,7 +33,7 @@ _context, which imports nothing at import time, is the floor.
     8 distribute.parts
     7 distribute.values
     6 torchstrategy (root facades)
-    5 checkpoint, data
+    5 checkpoint, data, formats
     4 io
     3 tensor_ops
     2 launch, machinery
@@ -92,6 +92,7 @@ LAYERS = {
     "distribute.values": 7,
     "torchstrategy": 6,
     "checkpoint": 5,
+    "formats": 5,
     "data": 5,
     "io": 4,
     "tensor_ops": 3,

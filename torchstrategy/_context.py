@@ -369,3 +369,14 @@ def set_keras_setting(name: str, value: Any) -> None:
 # The names the tests of remat and precision read (kept so the tests stay as they are).
 _current_remat_mode = current_remat_mode
 _autocast_dtype = autocast_dtype
+
+
+# Keras's registered custom objects (keras.saving.register_keras_serializable): 'package>name' -> object, and
+# the reverse (object -> 'package>name'). One registry for the whole process, as in Keras.
+_custom_objects: dict = {}
+_custom_names: dict = {}
+
+
+def custom_object_registry() -> tuple[dict, dict]:
+    """The live ('package>name' -> object, object -> 'package>name') tables of registered custom objects."""
+    return _custom_objects, _custom_names
