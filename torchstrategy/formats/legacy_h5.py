@@ -74,7 +74,10 @@ def read(path: str) -> LegacyH5:
 
 
 def _string_array(values: list[str]) -> np.ndarray:
-    return np.array([v.encode("utf8") for v in values], dtype="S") if values else np.array([], dtype="float64")
+    import h5py
+
+    # Keras 3 writes variable-length strings (an empty list as an empty float array); Keras 2 wrote bytes: both read
+    return np.array(values, dtype=h5py.string_dtype()) if values else np.array([], dtype="float64")
 
 
 def write(handle: BinaryIO, content: LegacyH5) -> None:
