@@ -87,6 +87,110 @@ def subclassed():
     return model, x, np.random.default_rng(4).random((3, 2)).astype("float32")
 
 
+def zoo_image():
+    x = L.Input((8, 8, 3))
+    h = L.Rescaling(1 / 2.0, offset=0.1)(x)
+    h = L.Conv2D(4, 3, padding="same", strides=1, dilation_rate=1, use_bias=False)(h)
+    h = L.ZeroPadding2D(1)(h)
+    h = L.DepthwiseConv2D(3, depth_multiplier=2)(h)
+    h = L.SeparableConv2D(4, 3, padding="same", activation="relu")(h)
+    h = L.Conv2DTranspose(3, 3, strides=2, padding="same")(h)
+    h = L.Cropping2D(((1, 1), (2, 0)))(h)
+    h = L.UpSampling2D(2)(h)
+    h = L.MaxPooling2D(2)(h)
+    h = L.AveragePooling2D(2, padding="same")(h)
+    h = L.BatchNormalization(momentum=0.9)(h)
+    h = L.ReLU(max_value=6.0)(h)
+    out = L.Concatenate()([L.GlobalAveragePooling2D()(h), L.GlobalMaxPooling2D()(h)])
+    model = tf.keras.Model(x, L.Dense(2)(out))
+    model.compile(optimizer=tf.keras.optimizers.Adam(amsgrad=True), loss="mse")
+    rng = np.random.default_rng(6)
+    return model, rng.random((3, 8, 8, 3)).astype("float32"), rng.random((3, 2)).astype("float32")
+
+
+def zoo_sequence():
+    x = L.Input((6,), dtype="int32")
+    h = L.Embedding(10, 4)(x)
+    h = L.Conv1D(4, 2, padding="causal")(h)
+    h = L.Conv1DTranspose(4, 2, strides=2)(h)
+    h = L.Cropping1D((1, 1))(h)
+    h = L.UpSampling1D(2)(h)
+    h = L.MaxPooling1D(2)(h)
+    h = L.AveragePooling1D(2)(h)
+    h = L.SimpleRNN(3, return_sequences=True)(h)
+    h = L.Bidirectional(L.LSTM(2, return_sequences=True), merge_mode="sum")(h)
+    h = L.TimeDistributed(L.Dense(4))(h)
+    h = L.MultiHeadAttention(2, 3)(h, h)
+    h = L.LayerNormalization()(h)
+    h = L.GRU(3, reset_after=False, return_sequences=True)(h)
+    out = L.GlobalMaxPooling1D()(h)
+    model = tf.keras.Model(x, L.Add()([L.Dense(2)(L.GlobalAveragePooling1D()(h)), L.Dense(2)(out)]))
+    model.compile(optimizer=tf.keras.optimizers.RMSprop(momentum=0.5, centered=True), loss="mse")
+    rng = np.random.default_rng(7)
+    return model, rng.integers(0, 10, (3, 6)).astype("int32"), rng.random((3, 2)).astype("float32")
+
+
+def zoo_3d():
+    x = L.Input((4, 4, 4, 2))
+    h = L.Conv3D(3, 2, padding="same")(x)
+    h = L.Conv3DTranspose(2, 2, strides=2)(h)
+    h = L.MaxPooling3D(2)(h)
+    h = L.AveragePooling3D(2)(h)
+    h = L.GlobalAveragePooling3D()(h)
+    g = L.GlobalMaxPooling3D()(x)
+    model = tf.keras.Model(x, L.Dense(2)(L.Concatenate()([h, g])))
+    model.compile(optimizer=tf.keras.optimizers.Adadelta(learning_rate=0.5), loss="mae")
+    rng = np.random.default_rng(8)
+    return model, rng.random((2, 4, 4, 4, 2)).astype("float32"), rng.random((2, 2)).astype("float32")
+
+
+def zoo_merge():
+    a, b = L.Input((4,)), L.Input((4,))
+    da, db = L.Dense(4, activation="elu")(a), L.Dense(4, activation="sigmoid")(b)
+    merged = [L.Add()([da, db]), L.Subtract()([da, db]), L.Multiply()([da, db]), L.Average()([da, db]),
+              L.Maximum()([da, db]), L.Minimum()([da, db])]
+    h = L.Concatenate(axis=-1)(merged + [L.Dot(axes=1)([da, db])])
+    h = L.Dense(6, kernel_regularizer=tf.keras.regularizers.L2(0.01), bias_initializer="ones")(h)
+    h = L.LeakyReLU(negative_slope=0.2)(h)
+    h = L.ELU()(h)
+    h = L.Reshape((3, 2))(h)
+    h = L.Permute((2, 1))(h)
+    h = L.Flatten()(h)
+    h = L.Activation("tanh")(L.Dropout(0.0)(h))
+    model = tf.keras.Model([a, b], L.Softmax()(L.Dense(3)(h)))
+    model.compile(optimizer=tf.keras.optimizers.Nadam(), loss="categorical_crossentropy", metrics=["accuracy"])
+    rng = np.random.default_rng(9)
+    y = np.eye(3, dtype="float32")[[0, 1, 2, 1]]
+    return model, [rng.random((4, 4)).astype("float32"), rng.random((4, 4)).astype("float32")], y
+
+
+def zoo_optimizers():
+    """One Dense model per remaining optimizer (the slot layouts)."""
+    rng = np.random.default_rng(10)
+    x, y = rng.random((4, 3)).astype("float32"), rng.random((4, 2)).astype("float32")
+    for name, optimizer in (("adagrad", tf.keras.optimizers.Adagrad(0.1)), ("adamax", tf.keras.optimizers.Adamax()),
+                            ("adamw", tf.keras.optimizers.AdamW(weight_decay=0.1)),
+                            ("sgd_nesterov", tf.keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True)),
+                            ("adam_amsgrad", tf.keras.optimizers.Adam(0.01, amsgrad=True)),
+                            ("rmsprop_centered", tf.keras.optimizers.RMSprop(0.01, momentum=0.5, centered=True)),
+                            ("adam_ema", tf.keras.optimizers.Adam(0.01, use_ema=True))):
+        model = tf.keras.Sequential([L.Input((3,)), L.Dense(4, activation="relu"), L.Dense(2)])
+        model.compile(optimizer=optimizer, loss="mse")
+        yield f"opt_{name}", model, x, y
+
+
+def _save_zoo(name, model, x, y):
+    model.fit(x, y, epochs=2, verbose=0, batch_size=len(y))
+    model.save(os.path.join(HERE, f"{name}.keras"))
+    arrays = {"x0": x[0], "x1": x[1]} if isinstance(x, list) else {"x": x}
+    arrays["y"] = model.predict(x, verbose=0)
+    arrays["target"] = y
+    arrays["iterations"] = np.asarray(int(model.optimizer.iterations))
+    model.train_on_batch(x, y)  # one more step: the restored optimizer state must give the same one
+    arrays["after_step"] = model.predict(x, verbose=0)
+    np.savez(os.path.join(HERE, f"{name}.npz"), **arrays)
+
+
 def main() -> None:
     os.makedirs(HERE, exist_ok=True)
     keras.utils.set_random_seed(0)
@@ -107,6 +211,11 @@ def main() -> None:
             arrays["y"] = prediction
         arrays["iterations"] = np.asarray(int(model.optimizer.iterations))
         np.savez(os.path.join(HERE, f"{name}.npz"), **arrays)
+    for name, make in (("zoo_image", zoo_image), ("zoo_sequence", zoo_sequence), ("zoo_3d", zoo_3d),
+                       ("zoo_merge", zoo_merge)):
+        _save_zoo(name, *make())
+    for name, model, x, y in zoo_optimizers():
+        _save_zoo(name, model, x, y)
     print("wrote", sorted(os.listdir(HERE)))
 
 
