@@ -84,7 +84,9 @@ def main(out: str) -> None:
     for name, model, x, y in ours():
         model.fit(x, y, epochs=2, verbose=0)
         _write(out, name, model, x)
-    for name in ("cnn", "two_inputs", "lstm", "subclassed"):
+    for name in ("cnn", "two_inputs", "lstm", "subclassed", "zoo_image", "zoo_sequence", "zoo_3d", "zoo_merge",
+                 "opt_adagrad", "opt_adamax", "opt_adamw", "opt_sgd_nesterov", "opt_adam_amsgrad", "opt_rmsprop_centered",
+                 "opt_adam_ema"):
         data = np.load(os.path.join(FIXTURES, f"{name}.npz"))
         x = [data["x0"], data["x1"]] if "x0" in data else data["x"]
         _write(out, f"resaved_{name}", tf.keras.models.load_model(os.path.join(FIXTURES, f"{name}.keras")), x)

@@ -64,9 +64,13 @@ def layer_entry(layer: Any) -> dict:
     else:
         entry = keras_config.object_entry("layers", cls, layer.get_config())
     shape = getattr(layer, "_build_input_shape", None)
-    if layer.built and shape is not None and cls is not models.Functional:
+    if layer.built and shape is not None and cls is not models.Functional and cls.__name__ not in _BUILT_BY_CALL:
         entry["build_config"] = {"input_shape": keras_config.plain(shape)}
     return entry
+
+
+# Keras layers whose build takes several shapes (no `input_shape` build_config): their graph call builds them
+_BUILT_BY_CALL = {"MultiHeadAttention"}
 
 
 def _input_layer_config(config: dict) -> dict:

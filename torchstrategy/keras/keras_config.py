@@ -13,6 +13,8 @@ _NESTED_MODULES = (("_initializer", "keras.initializers"), ("_regularizer", "ker
 # our value -> Keras's, per argument (ours accepts both)
 _VALUE_TO_KERAS = {("reduction", "auto"): "sum_over_batch_size"}
 _NESTED_LAYER_KEYS = ("layer", "backward_layer", "cell")
+# our argument names that Keras 3 renamed: (class, ours) -> Keras's (ours accepts both)
+_KEY_TO_KERAS = {("LeakyReLU", "alpha"): "negative_slope"}
 
 
 def dtype_policy_config(name: str) -> dict:
@@ -101,6 +103,7 @@ def config_to_keras(kind: str, class_name: str, config: dict, cls: Optional[type
         return out
     keras_defaults, own = table["config"], (_own_defaults(cls) if cls is not None else {})
     for key, value in config.items():
+        key = _KEY_TO_KERAS.get((class_name, key), key)
         if key in keras_defaults or key in table["required"]:
             out[key] = _keras_entry_value(key, _VALUE_TO_KERAS.get((key, value), value) if isinstance(value, str) else value)
         elif value is not None and key in own and value != own[key]:
