@@ -27,16 +27,9 @@ def _h5py() -> Any:
 
 def is_keras_h5(head: bytes, path: str) -> bool:
     """An HDF5 file in Keras 3's layout (not a legacy Keras 2 `.h5`, which has `model_weights`/`layer_names`)."""
-    return head.startswith(HDF5_MAGIC) and not _is_legacy(path)
+    from torchstrategy.formats.legacy_h5 import is_legacy_h5
 
-
-def _is_legacy(path: str) -> bool:
-    h5py = _h5py()
-    try:
-        with h5py.File(path, "r") as handle:
-            return "layer_names" in handle.attrs or "model_weights" in handle
-    except OSError:
-        return False
+    return head.startswith(HDF5_MAGIC) and not is_legacy_h5(head, path)
 
 
 def read_tree(source: Union[str, BinaryIO]) -> dict:

@@ -6,7 +6,7 @@ import io
 import json
 import zipfile
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from torchstrategy.formats import keras_h5
 from torchstrategy.formats.base import ZIP_MAGIC, FileFormat, FormatError

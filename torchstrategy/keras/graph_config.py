@@ -211,8 +211,7 @@ def functional_from_config(config: dict, custom_objects: Optional[dict] = None) 
         progressed = False
         for item in list(pending):
             layer_name, node = item
-            if next(n for n, _ in pending if n == layer_name) is not layer_name or \
-                    next(entry for entry in pending if entry[0] == layer_name) is not item:
+            if next(entry for entry in pending if entry[0] == layer_name) is not item:
                 continue  # a layer's calls run in their order, so node indices match
             if isinstance(node, dict):
                 if not resolve(node.get("args", []), True) or not resolve(node.get("kwargs", {}), True):
