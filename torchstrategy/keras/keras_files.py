@@ -157,12 +157,18 @@ def apply_weights_tree(model: Any, tree: dict, where: str, skip_mismatch: bool =
     return plan
 
 
-def apply_optimizer_state(model: Any, group: VarGroup, where: str) -> None:
-    """Loads Keras's optimizer variables into the model's optimizer (built here); a layout that does not fit
-    warns and leaves the optimizer fresh, as Keras does."""
+def apply_optimizer_state(model: Any, group: VarGroup, where: str, build: bool = True) -> None:
+    """Loads Keras's optimizer variables into the model's optimizer (built here when `build`, as load_model does;
+    load_weights leaves an unbuilt optimizer alone, as Keras); a layout that does not fit warns and leaves the
+    optimizer as it was, as Keras does."""
     optimizer = model.optimizer
     inner = getattr(optimizer, "inner_optimizer", None) or optimizer
     if not inner.built:
+        if not build:
+            warnings.warn(f"'{where}' holds optimizer variables, but the optimizer of this model is not built yet: "
+                          f"they are not loaded (as in Keras). Build it first (optimizer.build(model.trainable_variables)) "
+                          f"to load them.", stacklevel=3)
+            return
         inner.build(list(model.trainable_weights))
     slots = weight_paths.optimizer_variables(optimizer, list(model.trainable_weights))
     expected = len(slots) + (1 if type(inner).__name__ == "Nadam" else 0)
