@@ -155,7 +155,7 @@ def test_save_format_h5_writes_a_legacy_file(tmp_path):
         np.testing.assert_allclose(got, want, atol=1e-6)
 
 
-ZOO = ["zoo_image", "zoo_sequence", "zoo_3d", "zoo_merge"]
+ZOO = ["zoo_image", "zoo_sequence", "zoo_3d", "zoo_merge", "zoo_preprocessing"]
 OPTIMIZERS = ["opt_adagrad", "opt_adamax", "opt_adamw", "opt_sgd_nesterov", "opt_adam_amsgrad", "opt_rmsprop_centered",
               "opt_adam_ema"]
 

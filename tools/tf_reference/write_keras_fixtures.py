@@ -164,6 +164,28 @@ def zoo_merge():
     return model, [rng.random((4, 4)).astype("float32"), rng.random((4, 4)).astype("float32")], y
 
 
+def zoo_preprocessing():
+    x = L.Input((8, 8, 3))
+    h = L.Normalization(mean=[0.5, 0.4, 0.3], variance=[0.1, 0.2, 0.3])(x)
+    h = L.Resizing(6, 6)(h)
+    h = L.RandomFlip()(h)
+    h = L.RandomRotation(0.1)(h)
+    h = L.RandomZoom(0.1)(h)
+    h = L.RandomTranslation(0.1, 0.1)(h)
+    h = L.RandomContrast(0.1)(h)
+    h = L.RandomBrightness(0.1, value_range=(-5, 5))(h)
+    h = L.RandomCrop(5, 5)(h)
+    h = L.CenterCrop(4, 4)(h)
+    seq = L.Input((5, 3))
+    s = L.LSTM(2)(L.Masking(mask_value=0.0)(seq))
+    model = tf.keras.Model([x, seq], L.Concatenate()([L.Dense(2)(L.Flatten()(h)), s]))
+    model.compile(optimizer="sgd", loss="mse")
+    rng = np.random.default_rng(11)
+    sequences = rng.random((2, 5, 3)).astype("float32")
+    sequences[0, 3:] = 0.0  # masked steps
+    return model, [rng.random((2, 8, 8, 3)).astype("float32"), sequences], rng.random((2, 4)).astype("float32")
+
+
 def zoo_optimizers():
     """One Dense model per remaining optimizer (the slot layouts)."""
     rng = np.random.default_rng(10)
@@ -212,7 +234,7 @@ def main() -> None:
         arrays["iterations"] = np.asarray(int(model.optimizer.iterations))
         np.savez(os.path.join(HERE, f"{name}.npz"), **arrays)
     for name, make in (("zoo_image", zoo_image), ("zoo_sequence", zoo_sequence), ("zoo_3d", zoo_3d),
-                       ("zoo_merge", zoo_merge)):
+                       ("zoo_merge", zoo_merge), ("zoo_preprocessing", zoo_preprocessing)):
         _save_zoo(name, *make())
     for name, model, x, y in zoo_optimizers():
         _save_zoo(name, model, x, y)

@@ -8,6 +8,7 @@ from typing import Any, Optional
 import torch
 
 from torchstrategy.keras import keras_config
+from torchstrategy.keras.layers.base import Layer, _snake_case
 from torchstrategy.keras.layers.input_layer import InputLayer, KerasTensor
 from torchstrategy.nest import flatten as flatten_structure, map_structure
 
@@ -46,11 +47,38 @@ def _builtin(cls: type) -> bool:
     return cls.__module__.startswith("torchstrategy.keras.")
 
 
+# ----- Keras operations in a graph (keras.ops applied to KerasTensors: `x != 0`, a Masking layer's mask) ---------
+class KerasOperation(Layer):
+    """A node of a Keras graph that applies one `keras.ops` function (Keras's Operation): built from a config whose
+    module is `keras.src.ops.*`, called with the node's arguments plus the operation's own config."""
+
+    def __init__(self, op_class: str, module: str, op_config: Optional[dict] = None, **kwargs: Any) -> None:
+        op_config = dict(op_config or {})
+        super().__init__(name=op_config.pop("name", None), **kwargs)
+        from torchstrategy.keras import ops
+
+        self.op_class, self.module, self.op_config = op_class, module, op_config
+        function = getattr(ops, _snake_case(op_class), None)
+        if function is None:
+            raise NotImplementedError(f"The model's graph applies keras.ops operation {op_class} ({module}), which "
+                                      f"keras.ops here does not have yet.")
+        self._function = function
+
+    def call(self, *args: Any) -> Any:
+        return self._function(*args, **self.op_config)
+
+    def get_config(self) -> dict:
+        return {"name": self.name, **self.op_config}
+
+
 # ----- one layer ------------------------------------------------------------------------------------------------
 def layer_entry(layer: Any) -> dict:
     """A layer or model as Keras serializes it (with `build_config` when its input shape is known)."""
     from torchstrategy.keras import models
 
+    if isinstance(layer, KerasOperation):
+        return {"module": layer.module, "class_name": layer.op_class, "config": layer.get_config(),
+                "registered_name": layer.op_class}
     if isinstance(layer, InputLayer):
         config = {"batch_shape": list(layer._batch_input_shape), "dtype": layer.dtype, "sparse": False,
                   "ragged": False, "name": layer.name, "optional": False}
@@ -90,6 +118,8 @@ def layer_from_entry(entry: dict, custom_objects: Optional[dict] = None) -> Any:
     if not isinstance(entry, dict) or "class_name" not in entry:
         raise ValueError(f"A layer config must be a dict with 'class_name' and 'config'; got {entry!r:.200}.")
     name = entry["class_name"]
+    if str(entry.get("module") or "").startswith("keras.src.ops"):
+        return KerasOperation(name, entry["module"], entry.get("config"))
     cls = layer_class(name, custom_objects, entry.get("registered_name"))
     config = dict(entry.get("config") or {})
     what = f"layer '{config.get('name', name)}'"
