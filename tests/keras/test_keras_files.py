@@ -34,7 +34,8 @@ def _predict(model, x):
 def test_tf_written_keras_file_loads_and_predicts_tf_outputs(name):
     x, expected, iterations = _fixture(name)
     model = tf.keras.models.load_model(os.path.join(FIXTURES, f"{name}.keras"))
-    for got, want in zip(_predict(model, x), expected):
+    for got, want in zip(_predict(model, x), expected, strict=True):
+        assert got.shape == want.shape
         np.testing.assert_allclose(got, want, atol=1e-6)
     assert int(model.optimizer.iterations) == iterations  # the optimizer state came along
 
@@ -170,7 +171,9 @@ def _zoo(name):
 def test_tf_written_models_of_every_layer_kind_load_and_predict_tf_outputs(name):
     x, data = _zoo(name)
     model = tf.keras.models.load_model(os.path.join(FIXTURES, f"{name}.keras"))
-    np.testing.assert_allclose(model.predict(x, verbose=0), data["y"], atol=1e-6)
+    got = model.predict(x, verbose=0)
+    assert got.shape == data["y"].shape
+    np.testing.assert_allclose(got, data["y"], atol=1e-6)
     assert int(model.optimizer.iterations) == int(data["iterations"])
 
 

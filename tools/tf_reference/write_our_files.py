@@ -84,7 +84,7 @@ def main(out: str) -> None:
     for name, model, x, y in ours():
         model.fit(x, y, epochs=2, verbose=0)
         _write(out, name, model, x)
-    for name in ("cnn", "two_inputs", "lstm", "subclassed", "zoo_image", "zoo_sequence", "zoo_3d", "zoo_merge",
+    for name in ("cnn", "two_inputs", "lstm", "subclassed", "zoo_image", "zoo_sequence", "zoo_3d", "zoo_merge", "zoo_preprocessing",
                  "opt_adagrad", "opt_adamax", "opt_adamw", "opt_sgd_nesterov", "opt_adam_amsgrad", "opt_rmsprop_centered",
                  "opt_adam_ema"):
         data = np.load(os.path.join(FIXTURES, f"{name}.npz"))

@@ -6,7 +6,7 @@ import inspect
 import warnings
 from typing import Any, Optional
 
-from torchstrategy.keras.keras_config_defaults import KERAS_DEFAULTS
+from torchstrategy.keras._keras_config_defaults import KERAS_DEFAULTS
 
 _NESTED_MODULES = (("_initializer", "keras.initializers"), ("_regularizer", "keras.regularizers"),
                    ("_constraint", "keras.constraints"))
