@@ -65,7 +65,8 @@ def ours():
     ha, hb = shared(a), shared(b)
     model = tf.keras.Model([a, b], [L.Dense(1, name="score")(L.Concatenate()([ha, hb])),
                                     L.Dense(2, name="mix")(L.Multiply()([ha, hb]))])
-    model.compile(optimizer=tf.keras.optimizers.SGD(0.05, momentum=0.9), loss=["mse", "mae"])
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.05, momentum=0.9), loss=["mse", "mae"],
+                  metrics=[[tf.keras.metrics.MeanSquaredError()], ["mae"]])
     xs = [rng.random((5, 4)).astype("float32"), rng.random((5, 4)).astype("float32")]
     yield "our_two_inputs", model, xs, [rng.random((5, 1)).astype("float32"), rng.random((5, 2)).astype("float32")]
     rnn = tf.keras.Sequential([L.Input((6, 3)), L.LSTM(5, return_sequences=True), L.Bidirectional(L.GRU(2)),

@@ -92,20 +92,21 @@ def _accepted(cls: type) -> Optional[set]:
 def config_to_keras(kind: str, class_name: str, config: dict, cls: Optional[type] = None) -> dict:
     """Our `get_config()` of a built-in `class_name` as Keras's config: Keras's keys, our extra keys dropped
     (a warning when one is not at its default), the keys we lack filled with Keras's defaults."""
-    table = KERAS_DEFAULTS[kind].get(class_name)
+    table = KERAS_DEFAULTS.get(kind, {}).get(class_name)
     config = dict(config)
     config.pop("batch_input_shape", None)  # Keras 3 layers have no input shape: the InputLayer holds it
     out: dict = {}
     if "name" in config:
         out["name"] = config.pop("name")
     if table is None:  # a class Keras does not have (or a custom one): keep its config as it is
-        out.update({k: _keras_entry_value(k, v) for k, v in config.items()})
+        out.update({k: _keras_entry_value(k, v, kind) for k, v in config.items()})
         return out
     keras_defaults, own = table["config"], (_own_defaults(cls) if cls is not None else {})
     for key, value in config.items():
         key = _KEY_TO_KERAS.get((class_name, key), key)
         if key in keras_defaults or key in table["required"]:
-            out[key] = _keras_entry_value(key, _VALUE_TO_KERAS.get((key, value), value) if isinstance(value, str) else value)
+            value = _VALUE_TO_KERAS.get((key, value), value) if isinstance(value, str) else value
+            out[key] = _keras_entry_value(key, value, kind)
         elif value is not None and key in own and value != own[key]:
             warnings.warn(f"{class_name}: '{key}={value!r}' has no Keras 3 equivalent; the saved config leaves it "
                           f"out, so Keras will not reproduce it.", stacklevel=3)
@@ -115,8 +116,8 @@ def config_to_keras(kind: str, class_name: str, config: dict, cls: Optional[type
     return out
 
 
-def _keras_entry_value(key: str, value: Any) -> Any:
-    if key == "dtype" and isinstance(value, str):
+def _keras_entry_value(key: str, value: Any, kind: str = "layers") -> Any:
+    if key == "dtype" and isinstance(value, str) and kind == "layers":  # metrics keep a plain dtype name
         return dtype_policy_config(value)
     if key in _NESTED_LAYER_KEYS and isinstance(value, dict) and "class_name" in value:
         return layer_entry_to_keras(value)
@@ -140,7 +141,7 @@ def object_entry(kind: str, cls: type, config: dict) -> dict:
     if registered is not None:
         return {"module": None, "class_name": name, "config": config_to_keras(kind, "", config),
                 "registered_name": registered}
-    if name in KERAS_DEFAULTS[kind]:
+    if name in KERAS_DEFAULTS.get(kind, {}):
         module = KERAS_DEFAULTS[kind][name]["module"]
         return {"module": module, "class_name": name, "config": config_to_keras(kind, name, config, cls),
                 "registered_name": None}
@@ -169,7 +170,7 @@ def config_from_keras(kind: str, class_name: str, cls: type, config: dict, what:
     """Keras's config of `class_name` as keyword arguments of our `cls`: a key we do not take is dropped when it
     holds Keras's default, else NotImplementedError names it."""
     accepted = _accepted(cls)
-    table = KERAS_DEFAULTS[kind].get(class_name, {"config": {}})["config"]
+    table = KERAS_DEFAULTS.get(kind, {}).get(class_name, {"config": {}})["config"]
     out: dict = {}
     for key, value in config.items():
         if key == "dtype":
