@@ -1,6 +1,8 @@
 """Writes the Keras files of tests/formats/fixtures/ with TF 2.21 / Keras 3.15.1: four small models (the seed CIFAR
 CNN at small width, a functional two-input model with a shared layer, an LSTM model, a subclassed model with a custom
-layer), each as `.keras`, `.weights.h5` and legacy `.h5`, plus an input batch and TF's predictions (`<name>.npz`).
+layer), each as `.keras`, `.weights.h5` and legacy `.h5`, plus an input batch and TF's predictions (`<name>.npz`);
+then `zoo_*.keras` (every layer kind torchstrategy has, in five small functional models) and `opt_*.keras` (one small
+model per optimizer slot layout), each with TF's predictions, its target and TF's predictions after one more step.
 
     /work/tf-venv/bin/python tools/tf_reference/write_keras_fixtures.py
 """
