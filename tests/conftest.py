@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+import h5py  # noqa: F401  (its first import runs `ldconfig -p` through cuda.pathfinder: before the child-process check)
 import pytest
 import torch
 

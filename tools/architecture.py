@@ -33,7 +33,7 @@ _context, which imports nothing at import time, is the floor.
     8 distribute.parts
     7 distribute.values
     6 torchstrategy (root facades), summary (tf.summary: uses tf.profiler, tf.image, tf.audio), test (tf.test)
-    5 checkpoint, data
+    5 checkpoint, data, formats
     4 io
     3 tensor_ops
     2 launch, machinery
@@ -94,9 +94,9 @@ LAYERS = {
     "summary": 6,
     "test": 6,
     "checkpoint": 5,
+    "formats": 5,
     "data": 5,
     "io": 4,
-    "formats": 4,
     "tensor_ops": 3,
     "launch": 2,
     "machinery": 2,

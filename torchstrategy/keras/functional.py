@@ -104,10 +104,12 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
             deferred[second] = node
             continue
         kwargs = map_structure(lookup, node.kwargs)
-        kwargs.setdefault("training", training)
+        if training is not None:  # as Keras: the model's training flag overrides the one recorded at the call
+            kwargs["training"] = training
+        kwargs.setdefault("training", None)
         first = deferred.pop(index, None)
         if first is not None:
-            first_training = first.kwargs.get("training", training)
+            first_training = training if training is not None else first.kwargs.get("training")
             result = fusion.pool_then_relu(first.layer, node.layer, lookup(first.inputs), first_training)
         else:
             result = node.layer(map_structure(lookup, node.inputs), *map_structure(lookup, node.args), **kwargs)

@@ -247,7 +247,8 @@ class Model(Layer):
         """Writes architecture, weights, compile settings and optimizer state to one file."""
         from torchstrategy.keras import saving
 
-        saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer)
+        saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer,
+                          save_format=kwargs.pop("save_format", None))
 
     def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
                input_signature: Any = None, **kwargs: Any) -> None:
@@ -264,7 +265,7 @@ class Model(Layer):
     def load_weights(self, filepath: str, skip_mismatch: bool = False, by_name: bool = False, **kwargs: Any) -> None:
         from torchstrategy.keras import saving
 
-        saving.load_weights(self, filepath)
+        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, by_name=by_name)
 
     def summary(self, line_length: Optional[int] = None, positions: Any = None, print_fn: Any = None,
                 expand_nested: bool = False, show_trainable: bool = False, **kwargs: Any) -> None:
@@ -380,16 +381,27 @@ class Sequential(Model):
     def get_config(self) -> dict:
         from torchstrategy.keras import saving
 
+        from torchstrategy.keras import keras_config
+
         entries = [saving.serialize_layer(self._input_layer)] if self._input_layer is not None else []
         entries += [saving.serialize_layer(layer) for layer in self._stack]
-        return {"name": self.name, "layers": entries}
+        config = {"name": self.name, "trainable": self.trainable,
+                  "dtype": keras_config.dtype_policy_config(self.dtype_policy.name), "layers": entries}
+        if self._build_input_shape is not None:
+            config["build_input_shape"] = keras_config.plain(self._build_input_shape)
+        return config
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Sequential":
         from torchstrategy.keras import saving
 
         layers = [saving.deserialize_layer(entry, custom_objects) for entry in config["layers"]]
-        return cls(layers, name=config.get("name"))
+        model = cls(layers, name=config.get("name"))
+        if not model.built and config.get("build_input_shape") is not None:
+            from torchstrategy.keras import graph_config
+
+            model.build(graph_config.as_shape(config["build_input_shape"]))
+        return model
 
 
 class Functional(Model):

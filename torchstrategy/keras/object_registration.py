@@ -88,3 +88,8 @@ class CustomObjectScope:
 
 
 custom_object_scope = CustomObjectScope
+
+
+def registered_name_of(obj: Any) -> Optional[str]:
+    """'package>name' of a registered object, or None when it is not registered."""
+    return _context.custom_names.get(obj)

@@ -1,114 +1,59 @@
-"""Model files: layer and graph configs, `model.save` / `keras.models.load_model` (architecture,
-weights, compile settings, optimizer state in one file) and `save_weights` / `load_weights`."""
+"""Model files: `model.save` / `keras.models.load_model` and `save_weights` / `load_weights` in the format the
+path or the file's header names (formats/: `.keras`, `.weights.h5`, legacy `.h5`; else torchstrategy's own)."""
 from __future__ import annotations
 
 import os
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import torch
 
-from torchstrategy import _context
-from torchstrategy.checkpoint import load_state, save_state
-from torchstrategy.nest import flatten as flatten_structure, map_structure
+from torchstrategy import formats
+from torchstrategy.checkpoint import load_state, save_state, write_atomically
+from torchstrategy.keras import graph_config, keras_files, legacy_files
 from torchstrategy.keras.object_registration import (  # noqa: F401  (keras.saving's registration API)
     CustomObjectScope, custom_object_scope, get_custom_objects, get_registered_name, get_registered_object,
     register_keras_serializable,
 )
 from torchstrategy.keras.serialization_lib import deserialize_keras_object, serialize_keras_object  # noqa: F401
+from torchstrategy.nest import map_structure
 
 _MODEL_FORMAT = "torchstrategy.keras.model"
 _WEIGHTS_FORMAT = "torchstrategy.keras.weights"
 
 
-# ----- layer configs ---------------------------------------------------------------------------
+# ----- layer configs (Keras 3's form; graph_config.py) ---------------------------------------------------------
 def serialize_layer(layer: Any) -> dict:
-    """{'class_name', 'config'} for a layer or model (Keras's serialize)."""
-    return {"class_name": type(layer).__name__, "config": layer.get_config()}
+    """{'module', 'class_name', 'config', 'registered_name'[, 'build_config']} of a layer or model (Keras's)."""
+    return graph_config.layer_entry(layer)
 
 
-def _registry(custom_objects: Optional[dict]) -> dict:
-    from torchstrategy.keras import functional, layers, models
-
-    table = {name: getattr(layers, name) for name in dir(layers) if isinstance(getattr(layers, name), type)}
-    table.update(InputLayer=functional.InputLayer, Sequential=models.Sequential, Functional=models.Functional,
-                 Model=models.Functional)
-    for registered, obj in {**get_custom_objects(), **_context.scoped_custom_objects()}.items():
-        table.setdefault(registered.split(">")[-1], obj)  # configs name a registered class by its class name
-        table[registered] = obj
-    table.update(custom_objects or {})
-    return table
+def layer_class(name: str, custom_objects: Optional[dict] = None) -> type:
+    """The layer class a config's class_name names (custom_objects, registered objects, built-ins)."""
+    return graph_config.layer_class(name, custom_objects)
 
 
 
 def deserialize_layer(entry: dict, custom_objects: Optional[dict] = None) -> Any:
-    """Rebuilds a layer or model from `serialize_layer`'s output."""
-    table = _registry(custom_objects)
-    name = entry["class_name"]
-    if name not in table:
-        raise ValueError(f"Unknown layer class '{name}'. If it is your own class, pass it in "
-                         f"custom_objects={{'{name}': {name}}}.")
-    cls = table[name]
-    config = dict(entry["config"])
-    if hasattr(cls, "from_config") and "custom_objects" in cls.from_config.__code__.co_varnames:
-        return cls.from_config(config, custom_objects=custom_objects)
-    return cls.from_config(config)
+    """Rebuilds a layer or model from its config entry (Keras 3's, Keras 2's, or ours)."""
+    return graph_config.layer_from_entry(entry, custom_objects)
 
 
 def model_from_config(entry: dict, custom_objects: Optional[dict] = None) -> Any:
+    """keras.models.model_from_config."""
     return deserialize_layer(entry, custom_objects)
 
 
-# ----- functional graphs -----------------------------------------------------------------------
 def functional_config(model: Any) -> dict:
-    """The graph as JSON-able data: layers by name, then each call with references to tensors."""
-    refs: dict[int, list] = {}
-    for index, tensor in enumerate(model._inputs):
-        refs[id(tensor)] = ["input", index, 0]
-    node_entries = []
-    for node_index, node in enumerate(model._nodes):
-        to_ref = lambda item: {"__ref__": refs[id(item)]} if id(item) in refs else item  # noqa: E731
-        node_entries.append({
-            "layer": node.layer.name,
-            "inputs": map_structure(to_ref, node.inputs),
-            "args": map_structure(to_ref, list(node.args)),
-            "kwargs": map_structure(to_ref, node.kwargs),
-        })
-        for out_index, tensor in enumerate(flatten_structure(node.outputs)):
-            refs[id(tensor)] = ["node", node_index, out_index]
-    return {
-        "name": model.name,
-        "layers": [serialize_layer(layer) for layer in model.layers],
-        "inputs": [layer.name for layer in model._input_layers],
-        "nodes": node_entries,
-        "outputs": map_structure(lambda t: {"__ref__": refs[id(t)]}, model._outputs),
-    }
+    """A functional model's config (Keras's `layers` with `inbound_nodes`, `input_layers`, `output_layers`)."""
+    return graph_config.functional_config(model)
 
 
 def functional_from_config(config: dict, custom_objects: Optional[dict] = None) -> Any:
-    from torchstrategy.keras import models
-
-    by_name = {entry["config"]["name"]: deserialize_layer(entry, custom_objects) for entry in config["layers"]}
-    inputs = [by_name[name].output for name in config["inputs"]]
-    node_outputs: list[list] = []
-
-    def resolve(item: Any) -> Any:
-        if isinstance(item, dict) and "__ref__" in item:
-            kind, a, b = item["__ref__"]
-            return inputs[a] if kind == "input" else node_outputs[a][b]
-        if isinstance(item, dict):
-            return {k: resolve(v) for k, v in item.items()}
-        if isinstance(item, (list, tuple)):
-            return type(item)(resolve(v) for v in item)
-        return item
-
-    for entry in config["nodes"]:
-        kwargs = resolve(entry["kwargs"])
-        out = by_name[entry["layer"]](resolve(entry["inputs"]), *resolve(entry["args"]), **kwargs)
-        node_outputs.append(flatten_structure(out))
-    return models.Functional(inputs, resolve(config["outputs"]), name=config["name"])
+    """Rebuilds a functional model from its config."""
+    return graph_config.functional_from_config(config, custom_objects)
 
 
-# ----- files -----------------------------------------------------------------------------------
+# ----- writing -------------------------------------------------------------------------------------------------
 def _check_overwrite(filepath: str, overwrite: bool) -> None:
     if not overwrite and os.path.exists(filepath):
         raise FileExistsError(f"'{filepath}' exists and overwrite=False. Pass overwrite=True or another path.")
@@ -133,28 +78,6 @@ def _full_state(value: Any) -> Any:
     return value
 
 
-def save_model(model: Any, filepath: str, overwrite: bool = True, include_optimizer: bool = True) -> None:
-    """Writes the whole model to `filepath` (atomically)."""
-    from torchstrategy.keras import optimizers
-
-    if not model.built:
-        raise ValueError("This model has not been built yet, so it has no weights to save. Call it on data, "
-                         "give the first layer input_shape=, or call model.build(input_shape) first.")
-    _check_overwrite(filepath, overwrite)
-    payload: dict = {
-        "format": _MODEL_FORMAT,
-        "version": 1,
-        "model": serialize_layer(model),
-        "build_input_shape": _plain_shape(model),
-        "weights": _weights_payload(model),
-        "compile": model.get_compile_config(),
-    }
-    if include_optimizer and model.optimizer is not None:
-        payload["optimizer"] = optimizers.serialize(model.optimizer)
-        payload["optimizer_state"] = _full_state(model.optimizer.state_dict()) if _optimizer_built(model.optimizer) else None
-    _write(model, payload, filepath)
-
-
 def holds_shards(model: Any) -> bool:
     """True when some weight is sharded (a DTensor): saving it gathers, so every replica must call."""
     from torch.distributed.tensor import DTensor
@@ -162,15 +85,67 @@ def holds_shards(model: Any) -> bool:
     return any(isinstance(w, DTensor) for w in model.weights)
 
 
+def _write_file(model: Any, filepath: str, write: Callable[[Any], Any]) -> None:
+    """Writes a file atomically. A sharded model was gathered by every replica (each had to call): the chief
+    writes and all return once the file is complete. Otherwise whoever calls writes."""
+    if not holds_shards(model):
+        write_atomically(filepath, write)
+        return
+    from torchstrategy.checkpoint.sharded import run_on_chief
+
+    run_on_chief(lambda: write_atomically(filepath, write), model.distribute_strategy)
+
+
 def _write(model: Any, payload: dict, filepath: str) -> None:
-    """Writes a Keras file. A sharded model was gathered by every replica (each had to call): the chief writes
-    and all return once the file is complete. Otherwise whoever calls writes (as before: often the chief alone)."""
     if not holds_shards(model):
         save_state(payload, filepath)
         return
     from torchstrategy.checkpoint.sharded import run_on_chief
 
     run_on_chief(lambda: save_state(payload, filepath), model.distribute_strategy)
+
+
+def _require_built(model: Any) -> None:
+    if not model.built:
+        raise ValueError("This model has not been built yet, so it has no weights to save. Call it on data, "
+                         "give the first layer input_shape=, or call model.build(input_shape) first.")
+
+
+def _format_to_write(filepath: str, save_format: Optional[str]) -> Optional[formats.FileFormat]:
+    if save_format is None:
+        return formats.for_path(filepath)
+    chosen = {"keras": formats.KERAS_ZIP, "h5": formats.LEGACY_H5, "torchstrategy": None}
+    if save_format not in chosen:
+        raise ValueError(f"Unknown save_format={save_format!r}: use 'keras' (the .keras zip), 'h5' (Keras 2's HDF5) "
+                         f"or leave it None to follow the path's suffix.")
+    return chosen[save_format]
+
+
+def save_model(model: Any, filepath: str, overwrite: bool = True, include_optimizer: bool = True,
+               save_format: Optional[str] = None) -> None:
+    """Writes the whole model (architecture, weights, compile config, optimizer state) to `filepath`, atomically:
+    a Keras 3 zip for `.keras`, Keras 2's HDF5 for `.h5`/`.hdf5` (or save_format='h5'), else our own format."""
+    from torchstrategy.keras import optimizers
+
+    _require_built(model)
+    _check_overwrite(filepath, overwrite)
+    fmt = _format_to_write(filepath, save_format)
+    if fmt is formats.KERAS_ZIP:
+        archive = keras_files.build_archive(model, include_optimizer)
+        _write_file(model, filepath, lambda handle: formats.KERAS_ZIP.write(handle, archive))
+        return
+    if fmt is formats.LEGACY_H5:
+        content = legacy_files.build_content(model, include_model=True, include_optimizer=include_optimizer)
+        _write_file(model, filepath, lambda handle: formats.LEGACY_H5.write(handle, content))
+        return
+    payload: dict = {
+        "format": _MODEL_FORMAT, "version": 1, "model": serialize_layer(model), "build_input_shape": _plain_shape(model),
+        "weights": _weights_payload(model), "compile": model.get_compile_config(),
+    }
+    if include_optimizer and model.optimizer is not None:
+        payload["optimizer"] = optimizers.serialize(model.optimizer)
+        payload["optimizer_state"] = _full_state(model.optimizer.state_dict()) if _optimizer_built(model.optimizer) else None
+    _write(model, payload, filepath)
 
 
 def _optimizer_built(optimizer: Any) -> bool:
@@ -184,17 +159,56 @@ def _plain_shape(model: Any) -> Any:
     return None if shape is None else map_structure(lambda d: d, shape)
 
 
-def load_model(filepath: str, custom_objects: Optional[dict] = None, compile: bool = True, **kwargs: Any) -> Any:
-    """Rebuilds a model saved by `model.save` (keras.models.load_model)."""
+def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
+    """Writes the model's weights (and optimizer variables, as Keras) to `filepath`, atomically: Keras 3's layout for
+    `.weights.h5`, Keras 2's for `.h5`/`.hdf5`, else our own format."""
+    _require_built(model)
+    _check_overwrite(filepath, overwrite)
+    fmt = formats.for_path(filepath)
+    if fmt is formats.KERAS_H5:
+        tree = keras_files.weights_tree(model)
+        _write_file(model, filepath, lambda handle: formats.KERAS_H5.write(handle, tree))
+    elif fmt is formats.LEGACY_H5:
+        content = legacy_files.build_content(model, include_model=False)
+        _write_file(model, filepath, lambda handle: formats.LEGACY_H5.write(handle, content))
+    elif fmt is formats.KERAS_ZIP:
+        raise ValueError(f"save_weights writes weights only: use a '.weights.h5' path, not '{filepath}' "
+                         f"(model.save('{filepath}') writes the whole model).")
+    else:
+        _write(model, {"format": _WEIGHTS_FORMAT, "version": 1, "weights": _weights_payload(model),
+                       "build_input_shape": _plain_shape(model)}, filepath)
+
+
+# ----- reading -------------------------------------------------------------------------------------------------
+def _own_payload(filepath: str, what: str) -> dict:
+    head = formats.read_header(filepath, 8)
+    if not (head.startswith(formats.OWN_MAGIC) or head.startswith(formats.ZIP_MAGIC)):
+        raise ValueError(f"'{filepath}' is not a Keras file (.keras zip, .weights.h5 or .h5) nor a torchstrategy "
+                         f"{what} file; its first bytes are {head!r}.")
+    return load_state(filepath)
+
+
+def load_model(filepath: str, custom_objects: Optional[dict] = None, compile: bool = True, safe_mode: bool = True,
+               **kwargs: Any) -> Any:
+    """Rebuilds a saved model (keras.models.load_model) from a `.keras` zip, a legacy `.h5` or our own format,
+    whichever the file's header shows."""
     from torchstrategy.keras import optimizers
 
-    payload = load_state(filepath)
+    fmt = formats.of_file(filepath)
+    if fmt is formats.KERAS_ZIP:
+        return keras_files.model_from_archive(formats.KERAS_ZIP.read(filepath), filepath, custom_objects, compile)
+    if fmt is formats.LEGACY_H5:
+        return legacy_files.model_from_content(formats.LEGACY_H5.read(filepath), filepath, custom_objects, compile)
+    if fmt is formats.KERAS_H5:
+        raise ValueError(f"'{filepath}' is a weights file (.weights.h5), not a model: build the model and call "
+                         f"model.load_weights('{filepath}').")
+    payload = _own_payload(filepath, "model")
     if not isinstance(payload, dict) or payload.get("format") != _MODEL_FORMAT:
         raise ValueError(f"'{filepath}' is not a model file written by model.save(); for weights-only files "
                          f"use model.load_weights().")
     model = deserialize_layer(payload["model"], custom_objects)
     if not model.built and payload.get("build_input_shape") is not None:
-        model.build(_as_shape(payload["build_input_shape"]))
+        model.build(graph_config.as_shape(payload["build_input_shape"]))
     model.set_weights(payload["weights"])
     if compile and payload.get("compile") is not None:
         config = payload["compile"]
@@ -207,26 +221,29 @@ def load_model(filepath: str, custom_objects: Optional[dict] = None, compile: bo
     return model
 
 
-def _as_shape(shape: Any) -> Any:
-    if isinstance(shape, list) and shape and all(isinstance(s, (list, tuple)) for s in shape):
-        return [tuple(s) for s in shape] if len(shape) > 1 else tuple(shape[0])
-    return tuple(shape)
-
-
-def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
-    """Writes the model's weights, in Keras order, to `filepath` (atomically)."""
-    if not model.built:
-        raise ValueError("This model has not been built yet, so it has no weights to save.")
-    _check_overwrite(filepath, overwrite)
-    _write(model, {"format": _WEIGHTS_FORMAT, "version": 1, "weights": _weights_payload(model),
-                   "build_input_shape": _plain_shape(model)}, filepath)
-
-
-def load_weights(model: Any, filepath: str) -> None:
-    """Loads weights written by `save_weights` or `save` into an architecture-compatible model."""
-    payload = load_state(filepath)
+def load_weights(model: Any, filepath: str, skip_mismatch: bool = False, by_name: bool = False) -> None:
+    """Loads weights written by `save_weights` or `save` (Keras 3, Keras 2 or our format) into a model of the same
+    architecture; every layer is checked before any weight is assigned."""
+    fmt = formats.of_file(filepath)
+    if fmt is formats.LEGACY_H5:
+        content = formats.LEGACY_H5.read(filepath)
+        if not model.built:
+            raise ValueError(f"Build the model before loading '{filepath}' into it (call it on data or model.build).")
+        legacy_files.apply_weights(model, content, filepath, by_name=by_name, skip_mismatch=skip_mismatch)
+        return
+    if by_name:
+        raise ValueError("by_name=True is only supported for legacy Keras 2 '.h5' weights files (as in Keras).")
+    if fmt in (formats.KERAS_H5, formats.KERAS_ZIP):
+        if not model.built:
+            raise ValueError(f"Build the model before loading '{filepath}' into it (call it on data or model.build).")
+        tree = formats.KERAS_H5.read(filepath) if fmt is formats.KERAS_H5 else formats.KERAS_ZIP.read(filepath).weights
+        keras_files.apply_weights_tree(model, tree, filepath, skip_mismatch=skip_mismatch)
+        if "optimizer" in tree and getattr(model, "optimizer", None) is not None:
+            keras_files.apply_optimizer_state(model, tree["optimizer"], filepath, build=False)
+        return
+    payload = _own_payload(filepath, "weights")
     if not isinstance(payload, dict) or payload.get("format") not in (_WEIGHTS_FORMAT, _MODEL_FORMAT):
         raise ValueError(f"'{filepath}' is not a weights file written by save_weights() or save().")
     if not model.built and payload.get("build_input_shape") is not None:
-        model.build(_as_shape(payload["build_input_shape"]))
+        model.build(graph_config.as_shape(payload["build_input_shape"]))
     model.set_weights(payload["weights"])

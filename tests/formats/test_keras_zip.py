@@ -1,0 +1,51 @@
+"""The `.keras` zip as TF 2.21 / Keras 3.15.1 writes it (tests/formats/fixtures, tools/tf_reference): members,
+config and metadata JSON, weights tree; damaged zips are refused with the file named."""
+from __future__ import annotations
+
+import io
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+from torchstrategy import formats
+from torchstrategy.formats import keras_zip
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+
+
+def test_reads_a_tf_written_archive():
+    archive = keras_zip.read(os.path.join(FIXTURES, "cnn.keras"))
+    assert archive.metadata["keras_version"] == "3.15.1"
+    assert archive.config["class_name"] == "Sequential"
+    assert archive.config["compile_config"]["optimizer"]["class_name"] == "Adam"
+    assert archive.weights["layers/conv2d"].name == "conv2d"
+    assert [v.shape for v in archive.weights["layers/conv2d"].values] == [(3, 3, 3, 4), (4,)]  # HWIO, bias
+    assert archive.weights["optimizer"].values[0].dtype == np.int64  # iteration first, as Keras
+
+
+def test_write_then_read_keeps_everything_in_keras_member_order():
+    archive = formats.KerasArchive({"class_name": "X", "config": {}}, {"keras_version": "3.15.1"},
+                                   {"layers/dense": formats.VarGroup("dense", [np.ones((2, 3), "float32")])},
+                                   {"vocab.txt": b"a\nb"})
+    buffer = io.BytesIO()
+    keras_zip.write(buffer, archive)
+    assert zipfile.ZipFile(io.BytesIO(buffer.getvalue())).namelist() == [
+        "metadata.json", "config.json", "model.weights.h5", "assets/vocab.txt"]
+
+
+def test_a_truncated_archive_is_refused_with_its_name(tmp_path):
+    whole = open(os.path.join(FIXTURES, "lstm.keras"), "rb").read()
+    broken = tmp_path / "broken.keras"
+    broken.write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(formats.FormatError, match="broken.keras.*truncated"):
+        keras_zip.read(str(broken))
+
+
+def test_a_zip_without_keras_members_is_not_a_model(tmp_path):
+    other = tmp_path / "other.keras"
+    with zipfile.ZipFile(other, "w") as out:
+        out.writestr("readme.txt", "hello")
+    with pytest.raises(formats.FormatError, match="not a Keras model file.*config.json"):
+        keras_zip.read(str(other))
