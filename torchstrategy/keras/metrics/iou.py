@@ -32,7 +32,7 @@ class IoU(Metric):
         self.sparse_y_true = sparse_y_true
         self.sparse_y_pred = sparse_y_pred
         self.axis = axis
-        self.add_weight("total_confusion_matrix", (num_classes, num_classes))
+        self.add_weight(name="total_confusion_matrix", shape=(num_classes, num_classes))
 
     def _predicted_classes(self, y_pred: torch.Tensor) -> torch.Tensor:
         return y_pred if self.sparse_y_pred else y_pred.argmax(dim=self.axis)

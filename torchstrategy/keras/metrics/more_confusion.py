@@ -27,7 +27,7 @@ class _ConditionCount(Metric):
         self.thresholds = values
         self._evenly = _is_evenly_distributed(values)
         self._threshold_tensor = torch.tensor(values, dtype=self._dtype)
-        self.add_weight("accumulator", (len(values),))
+        self.add_weight(name="accumulator", shape=(len(values),))
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         device = self._follow_device(_device_of(y_pred, y_true))
@@ -92,7 +92,7 @@ class _AtConstraint(Metric):
             self._evenly = True
         self._threshold_tensor = torch.tensor(self.thresholds, dtype=self._dtype)
         for state in ("true_positives", "false_positives", "true_negatives", "false_negatives"):
-            self.add_weight(state, (len(self.thresholds),))
+            self.add_weight(name=state, shape=(len(self.thresholds),))
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         device = self._follow_device(_device_of(y_pred, y_true))
@@ -210,7 +210,7 @@ class FBetaScore(Metric):
     def _build(self, classes: int) -> None:
         shape = () if self.average == "micro" else (classes,)
         for state in self._STATES:
-            self.add_weight(state, shape)
+            self.add_weight(name=state, shape=shape)
         self._built = True
 
     def _build_like(self, shapes: Sequence[tuple]) -> None:

@@ -112,9 +112,9 @@ class R2Score(Metric):
         self._built = False
 
     def _build(self, columns: int) -> None:
-        self.add_weight("num_samples")
+        self.add_weight(name="num_samples")
         for state in self._STATES:
-            self.add_weight(state, (columns,))
+            self.add_weight(name=state, shape=(columns,))
         self._built = True
 
     def _build_like(self, shapes: Sequence[tuple]) -> None:
