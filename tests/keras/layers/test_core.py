@@ -81,9 +81,9 @@ def test_dense_regularizers_and_activity_regularizer():
     x = RNG.normal(size=(4, 5)).astype(np.float32)
     out = dense(_t(x)).detach().numpy()
     kernel = dense.get_weights()[0]
-    kernel_loss, activity_loss = [float(v.detach()) for v in dense.losses]
+    activity_loss, kernel_loss = [float(v.detach()) for v in dense.losses]  # Keras 3: added losses first
     np.testing.assert_allclose(kernel_loss, 0.01 * np.square(kernel).sum(), rtol=1e-5)
-    np.testing.assert_allclose(activity_loss, 0.01 * np.abs(out).sum() / 4, rtol=1e-5)  # Keras 2: / batch size
+    np.testing.assert_allclose(activity_loss, 0.01 * np.abs(out).sum() / 4, rtol=1e-5)  # Keras 3: / batch size
 
 
 def test_dense_config_round_trip():

@@ -43,11 +43,8 @@ def _normalize_padding(padding: str, allowed: Sequence[str] = ("valid", "same"))
 
 
 def _record_activity(layer: Layer, outputs: torch.Tensor) -> None:
-    """Keras 2 activity regularization: penalty(outputs) / batch size, kept until the next call."""
-    regularizer = getattr(layer, "activity_regularizer", None)
-    if regularizer is not None:
-        batch = outputs.shape[0] if outputs.dim() else 1
-        layer._activity_losses = [regularizer(outputs) / batch]
+    """Kept for the layer files that call it: the base Layer's `__call__` now adds every layer's activity
+    penalty (Keras 3: penalty(output) / batch size, through `add_loss`)."""
 
 
 def _require_defined(layer: Layer, input_shape: Any, axis: int, what: str) -> int:
