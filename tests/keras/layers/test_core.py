@@ -200,3 +200,23 @@ def test_lambda_layer_with_arguments_and_training():
     probe = layers.Lambda(lambda x, training=None: seen.append(training) or x)
     probe(torch.ones(1), training=True)
     assert seen == [True]
+
+
+# ----- PReLU (Keras 3.15 numbers frozen in keras_layers_reference.json) -------------------------------------------
+from tests.keras.layers._keras_reference import cases_of, check_case  # noqa: E402
+
+
+@pytest.mark.parametrize("case_id", cases_of("PReLU"))
+def test_prelu_matches_keras(case_id):
+    check_case(case_id)
+
+
+def test_prelu_shared_axes_and_errors():
+    layer = layers.PReLU(shared_axes=[1, 2])
+    layer(torch.ones(2, 3, 4, 5))
+    assert tuple(layer.alpha.shape) == (1, 1, 5)
+    with pytest.raises(ValueError, match="shared_axes holds 4"):
+        layers.PReLU(shared_axes=4)(torch.ones(2, 3, 4))
+    config = layers.PReLU(alpha_initializer="ones", shared_axes=2).get_config()
+    assert config["shared_axes"] == [2]
+    assert layers.PReLU.from_config(config).get_config()["shared_axes"] == [2]

@@ -33,6 +33,17 @@ from torchstrategy.keras.layers.preprocessing_text import IntegerLookup, StringL
 from torchstrategy.keras.layers.recurrent import GRU, LSTM, Bidirectional, Masking, SimpleRNN, TimeDistributed
 from torchstrategy.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell
 
+from torchstrategy.keras.layers.core import PReLU
+from torchstrategy.keras.layers.noise import (
+    ActivityRegularization, AlphaDropout, GaussianDropout, GaussianNoise, SpatialDropout1D, SpatialDropout2D,
+    SpatialDropout3D,
+)
+from torchstrategy.keras.layers.normalization import GroupNormalization, RMSNormalization, UnitNormalization
+from torchstrategy.keras.layers.reshaping import (
+    Cropping3D, Identity, RepeatVector, UpSampling3D, ZeroPadding1D, ZeroPadding3D,
+)
+from torchstrategy.keras.layers.score_attention import AdditiveAttention, Attention
+
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
 
@@ -58,6 +69,10 @@ __all__ = [
     "add", "subtract", "multiply", "average", "maximum", "minimum", "concatenate", "dot",
     "Rescaling", "Normalization", "Resizing",
     "TFSMLayer",
+    "PReLU", "ActivityRegularization", "AlphaDropout", "GaussianDropout", "GaussianNoise", "SpatialDropout1D",
+    "SpatialDropout2D", "SpatialDropout3D", "GroupNormalization", "RMSNormalization", "UnitNormalization",
+    "Cropping3D", "Identity", "RepeatVector", "UpSampling3D", "ZeroPadding1D", "ZeroPadding3D",
+    "AdditiveAttention", "Attention",
 ]
 
 

@@ -1,0 +1,109 @@
+"""Freezes Keras 3 outputs of the layers in torchstrategy/keras/layers/ added for issue 22 into
+tests/keras/layers/keras_layers_reference.json: each case holds the constructor kwargs, a deterministic input,
+the layer's weights (set by hand), Keras's output and its get_config. Run under /work/tf-venv (TF 2.21, Keras 3.15):
+
+    /work/tf-venv/bin/python tools/tf_reference/keras_layers_reference.py
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import numpy as np
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+import keras  # noqa: E402
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "keras", "layers", "keras_layers_reference.json")
+
+
+def pattern(shape, offset=0.0, scale=1.0):
+    """Deterministic values in about [-1, 1]: sin of the flat index."""
+    n = int(np.prod(shape)) if shape else 1
+    return (scale * np.sin(np.arange(n, dtype=np.float64) * 0.731 + 0.37 + offset)).reshape(shape).astype(np.float32)
+
+
+# (case id, class name, kwargs, input shape(s) or ("int", shape, high), call kwargs)
+CASES = [
+    ("group_norm", "GroupNormalization", {"groups": 2}, [(2, 3, 4)], {}),
+    ("group_norm_axis1", "GroupNormalization", {"groups": 3, "axis": 1, "epsilon": 0.01}, [(2, 6, 2, 2)], {}),
+    ("group_norm_instance", "GroupNormalization", {"groups": -1, "center": False}, [(2, 5, 3)], {}),
+    ("unit_norm", "UnitNormalization", {}, [(3, 4)], {}),
+    ("unit_norm_axes", "UnitNormalization", {"axis": [1, 2]}, [(2, 3, 4)], {}),
+    ("rms_norm", "RMSNormalization", {"epsilon": 1e-3}, [(2, 3, 5)], {}),
+    ("prelu", "PReLU", {}, [(2, 3, 4)], {}),
+    ("prelu_shared", "PReLU", {"shared_axes": [1]}, [(2, 3, 4)], {}),
+    ("attention_dot", "Attention", {}, [(2, 3, 4), (2, 5, 4)], {}),
+    ("attention_scale_key", "Attention", {"use_scale": True}, [(2, 3, 4), (2, 5, 4), (2, 5, 4)], {}),
+    ("attention_concat", "Attention", {"score_mode": "concat", "use_scale": True}, [(2, 3, 4), (2, 5, 4)], {}),
+    ("attention_causal", "Attention", {}, [(2, 4, 3), (2, 4, 3)], {"use_causal_mask": True}),
+    ("additive_attention", "AdditiveAttention", {}, [(2, 3, 4), (2, 5, 4)], {}),
+    ("additive_attention_noscale", "AdditiveAttention", {"use_scale": False}, [(2, 3, 4), (2, 5, 4)], {}),
+    ("repeat_vector", "RepeatVector", {"n": 3}, [(2, 4)], {}),
+    ("zero_padding1d", "ZeroPadding1D", {"padding": (1, 2)}, [(2, 3, 2)], {}),
+    ("zero_padding3d", "ZeroPadding3D", {"padding": ((1, 0), (0, 2), (1, 1))}, [(1, 2, 2, 2, 1)], {}),
+    ("cropping3d", "Cropping3D", {"cropping": ((1, 0), (0, 1), (1, 1))}, [(1, 3, 3, 4, 2)], {}),
+    ("upsampling3d", "UpSampling3D", {"size": (2, 1, 3)}, [(1, 2, 2, 2, 1)], {}),
+    ("identity", "Identity", {}, [(2, 3)], {}),
+]
+
+
+def make_inputs(specs):
+    out = []
+    for i, spec in enumerate(specs):
+        if spec and spec[0] == "int":
+            _, shape, high = spec
+            out.append((np.arange(int(np.prod(shape))) * 7 % high).reshape(shape).astype(np.int64))
+        elif spec and spec[0] == "str":
+            out.append(np.array(spec[1]))
+        else:
+            out.append(pattern(spec, offset=float(i)))
+    return out
+
+
+def to_list(value):
+    if isinstance(value, (list, tuple)):
+        return [to_list(v) for v in value]
+    return np.asarray(keras.ops.convert_to_numpy(value)).tolist()
+
+
+def jsonable(config):
+    return json.loads(json.dumps(config, default=lambda o: repr(o)))
+
+
+def run_case(case_id, class_name, kwargs, input_specs, call_kwargs):
+    layer = getattr(keras.layers, class_name)(**kwargs)
+    inputs = make_inputs(input_specs)
+    arg = inputs if len(inputs) > 1 else inputs[0]
+    layer(arg, **call_kwargs)  # builds
+    weights = [pattern(w.shape, offset=10.0 + k, scale=0.5) for k, w in enumerate(layer.get_weights())]
+    layer.set_weights(weights)
+    output = layer(arg, **call_kwargs)
+    return {
+        "class": class_name, "kwargs": kwargs, "call_kwargs": call_kwargs,
+        "inputs": [x.tolist() for x in inputs], "input_dtypes": [str(x.dtype) for x in inputs],
+        "weights": [w.tolist() for w in weights], "output": to_list(output),
+        "config": jsonable(layer.get_config()),
+    }
+
+
+def main() -> None:
+    only = set(sys.argv[1:])
+    data = {"keras_version": keras.__version__, "cases": {}}
+    if os.path.exists(OUT) and only:
+        with open(OUT) as f:
+            data["cases"] = json.load(f)["cases"]
+    for case in CASES:
+        if only and case[0] not in only:
+            continue
+        data["cases"][case[0]] = run_case(*case)
+    tmp = OUT + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(data, f, separators=(",", ":"))
+    os.replace(tmp, OUT)
+    print(f"wrote {len(data['cases'])} cases to {OUT}")
+
+
+if __name__ == "__main__":
+    main()
