@@ -46,7 +46,38 @@ CASES = [
     ("cropping3d", "Cropping3D", {"cropping": ((1, 0), (0, 1), (1, 1))}, [(1, 3, 3, 4, 2)], {}),
     ("upsampling3d", "UpSampling3D", {"size": (2, 1, 3)}, [(1, 2, 2, 2, 1)], {}),
     ("identity", "Identity", {}, [(2, 3)], {}),
+    ("einsum_dense_2d", "EinsumDense", {"equation": "ab,bc->ac", "output_shape": 4, "bias_axes": "c"}, [(2, 3)], {}),
+    ("einsum_dense_3d", "EinsumDense", {"equation": "abc,cde->abde", "output_shape": [None, 2, 3],
+                                        "bias_axes": "de", "activation": "relu"}, [(2, 3, 4)], {}),
+    ("einsum_dense_left_ellipsis", "EinsumDense", {"equation": "...b,bc->...c", "output_shape": 3},
+     [(2, 3, 4)], {}),
+    ("einsum_dense_right_ellipsis", "EinsumDense", {"equation": "ab...,bc->ac...", "output_shape": 5,
+                                                    "bias_axes": "c"}, [(2, 3, 4)], {}),
+    ("rnn_lstm_cell", "RNN", {"cell": ["LSTMCell", {"units": 3}], "return_sequences": True}, [(2, 4, 5)], {}),
+    ("rnn_gru_cell_backwards", "RNN", {"cell": ["GRUCell", {"units": 3}], "go_backwards": True,
+                                       "return_state": True}, [(2, 4, 5)], {}),
+    ("rnn_stacked", "RNN", {"cell": [["SimpleRNNCell", {"units": 3}], ["LSTMCell", {"units": 2}]],
+                            "return_state": True}, [(2, 4, 5)], {}),
+    ("stacked_cells_rnn_seq", "RNN", {"cell": ["StackedRNNCells", [["GRUCell", {"units": 2, "reset_after": False}],
+                                                                   ["SimpleRNNCell", {"units": 3}]]],
+                                      "return_sequences": True}, [(2, 3, 4)], {}),
 ]
+
+
+def build_kwargs(kwargs, module):
+    """Turns a case's JSON kwargs into constructor kwargs: a "cell" entry [class, kwargs] (or a list of them,
+    or ["StackedRNNCells", [...]]) becomes cell objects of `module` (keras.layers, or ours in the tests)."""
+    def cell(spec):
+        if spec[0] == "StackedRNNCells":
+            return module.StackedRNNCells([cell(c) for c in spec[1]])
+        if isinstance(spec[0], list):
+            return [cell(c) for c in spec]
+        return getattr(module, spec[0])(**spec[1])
+
+    out = dict(kwargs)
+    if "cell" in out:
+        out["cell"] = cell(out["cell"])
+    return out
 
 
 def make_inputs(specs):
@@ -73,7 +104,7 @@ def jsonable(config):
 
 
 def run_case(case_id, class_name, kwargs, input_specs, call_kwargs):
-    layer = getattr(keras.layers, class_name)(**kwargs)
+    layer = getattr(keras.layers, class_name)(**build_kwargs(kwargs, keras.layers))
     inputs = make_inputs(input_specs)
     arg = inputs if len(inputs) > 1 else inputs[0]
     layer(arg, **call_kwargs)  # builds

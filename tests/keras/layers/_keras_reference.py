@@ -37,8 +37,19 @@ def _tensor(values, dtype):
 
 
 def _kwargs(kwargs: dict) -> dict:
-    # JSON turned tuples into lists; Keras accepts either, and so must we
-    return dict(kwargs)
+    """JSON kwargs -> constructor kwargs: a "cell" entry [class, kwargs] (a list of them, or
+    ["StackedRNNCells", [...]]) becomes our cell objects, as the generating script built Keras's."""
+    def cell(spec):
+        if spec[0] == "StackedRNNCells":
+            return layers.StackedRNNCells([cell(c) for c in spec[1]])
+        if isinstance(spec[0], list):
+            return [cell(c) for c in spec]
+        return getattr(layers, spec[0])(**spec[1])
+
+    out = dict(kwargs)
+    if "cell" in out:
+        out["cell"] = cell(out["cell"])
+    return out
 
 
 def run_case(case_id: str):
@@ -75,7 +86,7 @@ def check_config(layer, keras_config: dict) -> None:
     missing = sorted(set(keras_config) - set(ours) - {"name", "dtype", "trainable"})
     assert not missing, f"{type(layer).__name__}.get_config() lacks Keras's keys {missing}"
     for key, value in keras_config.items():
-        if key in ("name", "dtype", "trainable") or isinstance(value, dict) or isinstance(value, str) and value.startswith("<"):
+        if key in ("name", "dtype", "trainable", "cell", "cells") or isinstance(value, dict) or isinstance(value, str) and value.startswith("<"):
             continue
         assert _plain(ours[key]) == value, (type(layer).__name__, key, ours[key], value)
     clone = type(layer).from_config(ours)

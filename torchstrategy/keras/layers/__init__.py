@@ -43,6 +43,8 @@ from torchstrategy.keras.layers.reshaping import (
     Cropping3D, Identity, RepeatVector, UpSampling3D, ZeroPadding1D, ZeroPadding3D,
 )
 from torchstrategy.keras.layers.score_attention import AdditiveAttention, Attention
+from torchstrategy.keras.layers.einsum_dense import EinsumDense
+from torchstrategy.keras.layers.rnn import RNN, StackedRNNCells
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -72,7 +74,7 @@ __all__ = [
     "PReLU", "ActivityRegularization", "AlphaDropout", "GaussianDropout", "GaussianNoise", "SpatialDropout1D",
     "SpatialDropout2D", "SpatialDropout3D", "GroupNormalization", "RMSNormalization", "UnitNormalization",
     "Cropping3D", "Identity", "RepeatVector", "UpSampling3D", "ZeroPadding1D", "ZeroPadding3D",
-    "AdditiveAttention", "Attention",
+    "AdditiveAttention", "Attention", "EinsumDense", "RNN", "StackedRNNCells",
 ]
 
 
