@@ -61,6 +61,14 @@ CASES = [
     ("stacked_cells_rnn_seq", "RNN", {"cell": ["StackedRNNCells", [["GRUCell", {"units": 2, "reset_after": False}],
                                                                    ["SimpleRNNCell", {"units": 3}]]],
                                       "return_sequences": True}, [(2, 3, 4)], {}),
+    ("conv_lstm1d", "ConvLSTM1D", {"filters": 2, "kernel_size": 3}, [(2, 3, 6, 2)], {}),
+    ("conv_lstm1d_same_seq", "ConvLSTM1D", {"filters": 2, "kernel_size": 2, "padding": "same", "strides": 2,
+                                            "return_sequences": True}, [(1, 3, 5, 2)], {}),
+    ("conv_lstm2d_states", "ConvLSTM2D", {"filters": 2, "kernel_size": (2, 3), "padding": "same",
+                                          "return_state": True, "dilation_rate": (1, 2)}, [(1, 3, 4, 5, 2)], {}),
+    ("conv_lstm2d_channels_first", "ConvLSTM2D", {"filters": 3, "kernel_size": 2, "data_format": "channels_first",
+                                                  "go_backwards": True}, [(1, 2, 2, 4, 4)], {}),
+    ("conv_lstm3d", "ConvLSTM3D", {"filters": 2, "kernel_size": 2, "use_bias": False}, [(1, 2, 3, 3, 3, 1)], {}),
 ]
 
 

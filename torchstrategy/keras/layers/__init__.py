@@ -45,6 +45,7 @@ from torchstrategy.keras.layers.reshaping import (
 from torchstrategy.keras.layers.score_attention import AdditiveAttention, Attention
 from torchstrategy.keras.layers.einsum_dense import EinsumDense
 from torchstrategy.keras.layers.rnn import RNN, StackedRNNCells
+from torchstrategy.keras.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -75,6 +76,7 @@ __all__ = [
     "SpatialDropout2D", "SpatialDropout3D", "GroupNormalization", "RMSNormalization", "UnitNormalization",
     "Cropping3D", "Identity", "RepeatVector", "UpSampling3D", "ZeroPadding1D", "ZeroPadding3D",
     "AdditiveAttention", "Attention", "EinsumDense", "RNN", "StackedRNNCells",
+    "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D",
 ]
 
 
