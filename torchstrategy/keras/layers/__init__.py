@@ -46,6 +46,8 @@ from torchstrategy.keras.layers.score_attention import AdditiveAttention, Attent
 from torchstrategy.keras.layers.einsum_dense import EinsumDense
 from torchstrategy.keras.layers.rnn import RNN, StackedRNNCells
 from torchstrategy.keras.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
+from torchstrategy.keras.layers.categorical import CategoryEncoding, Discretization
+from torchstrategy.keras.layers.hashing import HashedCrossing, Hashing
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -76,7 +78,7 @@ __all__ = [
     "SpatialDropout2D", "SpatialDropout3D", "GroupNormalization", "RMSNormalization", "UnitNormalization",
     "Cropping3D", "Identity", "RepeatVector", "UpSampling3D", "ZeroPadding1D", "ZeroPadding3D",
     "AdditiveAttention", "Attention", "EinsumDense", "RNN", "StackedRNNCells",
-    "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D",
+    "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "CategoryEncoding", "Discretization", "HashedCrossing", "Hashing",
 ]
 
 
