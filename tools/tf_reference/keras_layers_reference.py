@@ -89,6 +89,17 @@ CASES = [
     ("discretization_multi_hot", "Discretization", {"bin_boundaries": [-0.2, 0.3], "output_mode": "multi_hot"},
      [(2, 3)], {}),
     ("discretization_count", "Discretization", {"bin_boundaries": [0.1], "output_mode": "count"}, [(5,)], {}),
+    ("depthwise_conv1d", "DepthwiseConv1D", {"kernel_size": 3, "depth_multiplier": 2}, [(2, 6, 3)], {}),
+    ("depthwise_conv1d_same", "DepthwiseConv1D", {"kernel_size": 2, "strides": 2, "padding": "same",
+                                                  "activation": "relu"}, [(1, 5, 2)], {}),
+    ("depthwise_conv1d_cf", "DepthwiseConv1D", {"kernel_size": 2, "data_format": "channels_first",
+                                                "dilation_rate": 2}, [(1, 3, 6)], {}),
+    ("separable_conv1d", "SeparableConv1D", {"filters": 4, "kernel_size": 3, "depth_multiplier": 2},
+     [(2, 6, 3)], {}),
+    ("separable_conv1d_same", "SeparableConv1D", {"filters": 2, "kernel_size": 3, "padding": "same",
+                                                  "use_bias": False}, [(1, 5, 3)], {}),
+    ("conv1d_transpose_alias", "Convolution1DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2},
+     [(1, 4, 3)], {}),
 ]
 
 

@@ -48,6 +48,8 @@ from torchstrategy.keras.layers.rnn import RNN, StackedRNNCells
 from torchstrategy.keras.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from torchstrategy.keras.layers.categorical import CategoryEncoding, Discretization
 from torchstrategy.keras.layers.hashing import HashedCrossing, Hashing
+from torchstrategy.keras.layers.conv_depthwise import DepthwiseConv1D, SeparableConv1D, SeparableConvolution1D
+from torchstrategy.keras.layers.conv_transpose import Conv1DTranspose as Convolution1DTranspose
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -79,6 +81,7 @@ __all__ = [
     "Cropping3D", "Identity", "RepeatVector", "UpSampling3D", "ZeroPadding1D", "ZeroPadding3D",
     "AdditiveAttention", "Attention", "EinsumDense", "RNN", "StackedRNNCells",
     "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "CategoryEncoding", "Discretization", "HashedCrossing", "Hashing",
+    "DepthwiseConv1D", "SeparableConv1D", "SeparableConvolution1D", "Convolution1DTranspose",
 ]
 
 
