@@ -98,6 +98,13 @@ CASES = [
      [(2, 6, 3)], {}),
     ("separable_conv1d_same", "SeparableConv1D", {"filters": 2, "kernel_size": 3, "padding": "same",
                                                   "use_bias": False}, [(1, 5, 3)], {}),
+    ("adaptive_avg1d", "AdaptiveAveragePooling1D", {"output_size": 3}, [(2, 7, 2)], {}),
+    ("adaptive_max1d", "AdaptiveMaxPooling1D", {"output_size": 4}, [(2, 7, 2)], {}),
+    ("adaptive_avg2d", "AdaptiveAveragePooling2D", {"output_size": (2, 3)}, [(1, 5, 7, 2)], {}),
+    ("adaptive_max2d_cf", "AdaptiveMaxPooling2D", {"output_size": 3, "data_format": "channels_first"},
+     [(1, 2, 5, 4)], {}),
+    ("adaptive_avg3d", "AdaptiveAveragePooling3D", {"output_size": (2, 2, 3)}, [(1, 3, 5, 4, 1)], {}),
+    ("adaptive_max3d", "AdaptiveMaxPooling3D", {"output_size": 2}, [(1, 3, 3, 5, 2)], {}),
     ("conv1d_transpose_alias", "Convolution1DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2},
      [(1, 4, 3)], {}),
 ]

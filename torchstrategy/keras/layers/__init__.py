@@ -50,6 +50,10 @@ from torchstrategy.keras.layers.categorical import CategoryEncoding, Discretizat
 from torchstrategy.keras.layers.hashing import HashedCrossing, Hashing
 from torchstrategy.keras.layers.conv_depthwise import DepthwiseConv1D, SeparableConv1D, SeparableConvolution1D
 from torchstrategy.keras.layers.conv_transpose import Conv1DTranspose as Convolution1DTranspose
+from torchstrategy.keras.layers.adaptive_pooling import (
+    AdaptiveAveragePooling1D, AdaptiveAveragePooling2D, AdaptiveAveragePooling3D, AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D, AdaptiveMaxPooling3D,
+)
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -82,6 +86,8 @@ __all__ = [
     "AdditiveAttention", "Attention", "EinsumDense", "RNN", "StackedRNNCells",
     "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "CategoryEncoding", "Discretization", "HashedCrossing", "Hashing",
     "DepthwiseConv1D", "SeparableConv1D", "SeparableConvolution1D", "Convolution1DTranspose",
+    "AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D", "AdaptiveMaxPooling1D",
+    "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D",
 ]
 
 
