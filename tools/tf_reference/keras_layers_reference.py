@@ -105,6 +105,10 @@ CASES = [
      [(1, 2, 5, 4)], {}),
     ("adaptive_avg3d", "AdaptiveAveragePooling3D", {"output_size": (2, 2, 3)}, [(1, 3, 5, 4, 1)], {}),
     ("adaptive_max3d", "AdaptiveMaxPooling3D", {"output_size": 2}, [(1, 3, 3, 5, 2)], {}),
+    ("spectral_norm_dense", "SpectralNormalization", {"layer": ["Dense", {"units": 3}], "power_iterations": 2},
+     [(2, 4)], {"training": True}),
+    ("spectral_norm_conv", "SpectralNormalization", {"layer": ["Conv1D", {"filters": 2, "kernel_size": 2}]},
+     [(1, 4, 3)], {"training": True}),
     ("conv1d_transpose_alias", "Convolution1DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2},
      [(1, 4, 3)], {}),
 ]
@@ -123,6 +127,8 @@ def build_kwargs(kwargs, module):
     out = dict(kwargs)
     if "cell" in out:
         out["cell"] = cell(out["cell"])
+    if "layer" in out:
+        out["layer"] = getattr(module, out["layer"][0])(**out["layer"][1])
     return out
 
 

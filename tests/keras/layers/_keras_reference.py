@@ -49,6 +49,8 @@ def _kwargs(kwargs: dict) -> dict:
     out = dict(kwargs)
     if "cell" in out:
         out["cell"] = cell(out["cell"])
+    if "layer" in out:
+        out["layer"] = getattr(layers, out["layer"][0])(**out["layer"][1])
     return out
 
 
@@ -86,7 +88,7 @@ def check_config(layer, keras_config: dict) -> None:
     missing = sorted(set(keras_config) - set(ours) - {"name", "dtype", "trainable"})
     assert not missing, f"{type(layer).__name__}.get_config() lacks Keras's keys {missing}"
     for key, value in keras_config.items():
-        if key in ("name", "dtype", "trainable", "cell", "cells") or isinstance(value, dict) or isinstance(value, str) and value.startswith("<"):
+        if key in ("name", "dtype", "trainable", "cell", "cells", "layer") or isinstance(value, dict) or isinstance(value, str) and value.startswith("<"):
             continue
         assert _plain(ours[key]) == value, (type(layer).__name__, key, ours[key], value)
     clone = type(layer).from_config(ours)

@@ -54,6 +54,10 @@ from torchstrategy.keras.layers.adaptive_pooling import (
     AdaptiveAveragePooling1D, AdaptiveAveragePooling2D, AdaptiveAveragePooling3D, AdaptiveMaxPooling1D,
     AdaptiveMaxPooling2D, AdaptiveMaxPooling3D,
 )
+from torchstrategy.keras.layers.wrappers import (
+    FlaxLayer, JaxLayer, SpectralNormalization, TorchModuleWrapper, Wrapper,
+)
+from torchstrategy.keras.layers.serialization import deserialize, serialize
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -88,6 +92,7 @@ __all__ = [
     "DepthwiseConv1D", "SeparableConv1D", "SeparableConvolution1D", "Convolution1DTranspose",
     "AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D", "AdaptiveMaxPooling1D",
     "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D",
+    "FlaxLayer", "JaxLayer", "SpectralNormalization", "TorchModuleWrapper", "Wrapper", "deserialize", "serialize",
 ]
 
 
