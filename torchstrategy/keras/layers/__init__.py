@@ -58,6 +58,10 @@ from torchstrategy.keras.layers.wrappers import (
     FlaxLayer, JaxLayer, SpectralNormalization, TorchModuleWrapper, Wrapper,
 )
 from torchstrategy.keras.layers.serialization import deserialize, serialize
+from torchstrategy.keras.layers.preprocessing_color import (
+    AutoContrast, RandomColorDegeneration, RandomGrayscale, RandomInvert, RandomPosterization, RandomSharpness,
+    Solarization,
+)
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -93,6 +97,8 @@ __all__ = [
     "AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D", "AdaptiveMaxPooling1D",
     "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D",
     "FlaxLayer", "JaxLayer", "SpectralNormalization", "TorchModuleWrapper", "Wrapper", "deserialize", "serialize",
+    "AutoContrast", "RandomColorDegeneration", "RandomGrayscale", "RandomInvert", "RandomPosterization",
+    "RandomSharpness", "Solarization",
 ]
 
 
