@@ -122,6 +122,11 @@ CASES = [
      {"training": True}),
     ("random_sharpness_cf", "RandomSharpness", {"factor": (0.9, 0.9), "value_range": (-1, 1),
                                                 "data_format": "channels_first"}, [(1, 3, 4, 4)], {"training": True}),
+    ("reversible_embedding", "ReversibleEmbedding", {"input_dim": 6, "output_dim": 3}, [("int", (2, 3), 6)], {}),
+    ("reversible_embedding_reverse", "ReversibleEmbedding", {"input_dim": 6, "output_dim": 3, "tie_weights": False,
+                                                             "logit_soft_cap": 0.5}, [(2, 3)], {"reverse": True}),
+    ("reversible_embedding_reverse_tied", "ReversibleEmbedding", {"input_dim": 5, "output_dim": 4},
+     [(2, 4)], {"reverse": True}),
     ("conv1d_transpose_alias", "Convolution1DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2},
      [(1, 4, 3)], {}),
 ]

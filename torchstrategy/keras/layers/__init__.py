@@ -62,6 +62,8 @@ from torchstrategy.keras.layers.preprocessing_color import (
     AutoContrast, RandomColorDegeneration, RandomGrayscale, RandomInvert, RandomPosterization, RandomSharpness,
     Solarization,
 )
+from torchstrategy.keras.layers.reversible_embedding import ReversibleEmbedding
+from torchstrategy.keras.layers.pipeline import Pipeline
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -98,7 +100,7 @@ __all__ = [
     "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D",
     "FlaxLayer", "JaxLayer", "SpectralNormalization", "TorchModuleWrapper", "Wrapper", "deserialize", "serialize",
     "AutoContrast", "RandomColorDegeneration", "RandomGrayscale", "RandomInvert", "RandomPosterization",
-    "RandomSharpness", "Solarization",
+    "RandomSharpness", "Solarization", "ReversibleEmbedding", "Pipeline",
 ]
 
 
