@@ -127,6 +127,17 @@ CASES = [
                                                              "logit_soft_cap": 0.5}, [(2, 3)], {"reverse": True}),
     ("reversible_embedding_reverse_tied", "ReversibleEmbedding", {"input_dim": 5, "output_dim": 4},
      [(2, 4)], {"reverse": True}),
+    ("gqa_self", "GroupQueryAttention", {"head_dim": 3, "num_query_heads": 4, "num_key_value_heads": 2},
+     [(2, 3, 5), (2, 3, 5)], {}),
+    ("gqa_cross_key_scores", "GroupQueryAttention", {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1,
+                                                     "use_bias": False}, [(1, 3, 4), (1, 5, 4), (1, 5, 4)],
+     {"return_attention_scores": True}),
+    ("gqa_causal_gate_window", "GroupQueryAttention", {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 2,
+                                                       "use_gate": True, "sliding_window": 2}, [(1, 4, 3), (1, 4, 3)],
+     {"use_causal_mask": True}),
+    ("gqa_masks", "GroupQueryAttention", {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1},
+     [(2, 3, 4), (2, 4, 4)], {"query_mask": [[1, 1, 0], [1, 1, 1]], "value_mask": [[1, 0, 1, 1], [1, 1, 1, 0]],
+                              "return_attention_scores": True}),
     ("conv1d_transpose_alias", "Convolution1DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2},
      [(1, 4, 3)], {}),
 ]
@@ -148,6 +159,9 @@ def build_kwargs(kwargs, module):
     if "layer" in out:
         out["layer"] = getattr(module, out["layer"][0])(**out["layer"][1])
     return out
+
+
+POSITIONAL = ("GroupQueryAttention",)  # called as layer(query, value, key) rather than on a list
 
 
 def make_inputs(specs):
@@ -177,10 +191,12 @@ def run_case(case_id, class_name, kwargs, input_specs, call_kwargs):
     layer = getattr(keras.layers, class_name)(**build_kwargs(kwargs, keras.layers))
     inputs = make_inputs(input_specs)
     arg = inputs if len(inputs) > 1 else inputs[0]
-    layer(arg, **call_kwargs)  # builds
+    kwargs_call = {k: (np.array(v, bool) if k.endswith("_mask") else v) for k, v in call_kwargs.items()}
+    call = (lambda: layer(*inputs, **kwargs_call)) if class_name in POSITIONAL else (lambda: layer(arg, **kwargs_call))
+    call()  # builds
     weights = [pattern(w.shape, offset=10.0 + k, scale=0.5) for k, w in enumerate(layer.get_weights())]
     layer.set_weights(weights)
-    output = layer(arg, **call_kwargs)
+    output = call()
     return {
         "class": class_name, "kwargs": kwargs, "call_kwargs": call_kwargs,
         "inputs": [x.tolist() for x in inputs], "input_dtypes": [str(x.dtype) for x in inputs],

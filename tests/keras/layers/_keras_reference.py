@@ -60,10 +60,14 @@ def run_case(case_id: str):
     layer = getattr(layers, case["class"])(**_kwargs(case["kwargs"]))
     inputs = [_tensor(x, d) for x, d in zip(case["inputs"], case["input_dtypes"])]
     arg = inputs if len(inputs) > 1 else inputs[0]
-    layer(arg, **case["call_kwargs"])
+    call_kwargs = {k: (torch.tensor(v, dtype=torch.bool) if k.endswith("_mask") else v)
+                   for k, v in case["call_kwargs"].items()}
+    positional = case["class"] in ("GroupQueryAttention",)  # called as layer(query, value, key)
+    call = (lambda: layer(*inputs, **call_kwargs)) if positional else (lambda: layer(arg, **call_kwargs))
+    call()
     layer.set_weights([np.array(w, dtype=np.float32) for w in case["weights"]])
     with torch.no_grad():
-        out = layer(arg, **case["call_kwargs"])
+        out = call()
     return layer, out, case
 
 

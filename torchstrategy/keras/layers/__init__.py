@@ -64,6 +64,7 @@ from torchstrategy.keras.layers.preprocessing_color import (
 )
 from torchstrategy.keras.layers.reversible_embedding import ReversibleEmbedding
 from torchstrategy.keras.layers.pipeline import Pipeline
+from torchstrategy.keras.layers.grouped_query_attention import GroupQueryAttention
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -100,7 +101,7 @@ __all__ = [
     "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D",
     "FlaxLayer", "JaxLayer", "SpectralNormalization", "TorchModuleWrapper", "Wrapper", "deserialize", "serialize",
     "AutoContrast", "RandomColorDegeneration", "RandomGrayscale", "RandomInvert", "RandomPosterization",
-    "RandomSharpness", "Solarization", "ReversibleEmbedding", "Pipeline",
+    "RandomSharpness", "Solarization", "ReversibleEmbedding", "Pipeline", "GroupQueryAttention",
 ]
 
 
