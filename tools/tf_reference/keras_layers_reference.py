@@ -138,6 +138,11 @@ CASES = [
     ("gqa_masks", "GroupQueryAttention", {"head_dim": 2, "num_query_heads": 2, "num_key_value_heads": 1},
      [(2, 3, 4), (2, 4, 4)], {"query_mask": [[1, 1, 0], [1, 1, 1]], "value_mask": [[1, 0, 1, 1], [1, 1, 1, 0]],
                               "return_attention_scores": True}),
+    ("random_saturation_fixed", "RandomSaturation", {"factor": (0.7, 0.7), "value_range": (0, 1)},
+     [("rgb", (2, 3, 4, 3))], {"training": True}),
+    ("random_saturation_gray", "RandomSaturation", {"factor": (0.0, 0.0), "value_range": (0, 1),
+                                                    "data_format": "channels_first"},
+     [("rgb_cf", (1, 3, 3, 2))], {"training": True}),
     ("conv1d_transpose_alias", "Convolution1DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2},
      [(1, 4, 3)], {}),
 ]
@@ -170,6 +175,8 @@ def make_inputs(specs):
         if spec and spec[0] == "int":
             _, shape, high = spec
             out.append((np.arange(int(np.prod(shape))) * 7 % high).reshape(shape).astype(np.int64))
+        elif spec and spec[0] in ("rgb", "rgb_cf"):  # colours in [0, 1]
+            out.append((pattern(spec[1], offset=float(i)) + 1.0) / 2.0)
         elif spec and spec[0] == "str":
             out.append(np.array(spec[1]))
         else:

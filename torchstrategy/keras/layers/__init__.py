@@ -65,6 +65,8 @@ from torchstrategy.keras.layers.preprocessing_color import (
 from torchstrategy.keras.layers.reversible_embedding import ReversibleEmbedding
 from torchstrategy.keras.layers.pipeline import Pipeline
 from torchstrategy.keras.layers.grouped_query_attention import GroupQueryAttention
+from torchstrategy.keras.layers.preprocessing_hsv import RandomHue, RandomSaturation
+from torchstrategy.keras.layers.preprocessing_mixing import MixUp
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -102,6 +104,7 @@ __all__ = [
     "FlaxLayer", "JaxLayer", "SpectralNormalization", "TorchModuleWrapper", "Wrapper", "deserialize", "serialize",
     "AutoContrast", "RandomColorDegeneration", "RandomGrayscale", "RandomInvert", "RandomPosterization",
     "RandomSharpness", "Solarization", "ReversibleEmbedding", "Pipeline", "GroupQueryAttention",
+    "RandomHue", "RandomSaturation", "MixUp",
 ]
 
 
