@@ -67,6 +67,12 @@ from torchstrategy.keras.layers.pipeline import Pipeline
 from torchstrategy.keras.layers.grouped_query_attention import GroupQueryAttention
 from torchstrategy.keras.layers.preprocessing_hsv import RandomHue, RandomSaturation
 from torchstrategy.keras.layers.preprocessing_mixing import MixUp
+from torchstrategy.keras.layers.preprocessing_jitter import RandomColorJitter
+from torchstrategy.keras.layers.unsupported import (
+    AugMix, ContrastLimitedAdaptiveHistogramEqualization, CutMix, Equalization, MaxNumBoundingBoxes, MelSpectrogram,
+    RandAugment, RandomElasticTransform, RandomErasing, RandomGaussianBlur, RandomPerspective, RandomShear,
+    STFTSpectrogram,
+)
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
@@ -105,6 +111,9 @@ __all__ = [
     "AutoContrast", "RandomColorDegeneration", "RandomGrayscale", "RandomInvert", "RandomPosterization",
     "RandomSharpness", "Solarization", "ReversibleEmbedding", "Pipeline", "GroupQueryAttention",
     "RandomHue", "RandomSaturation", "MixUp",
+    "AugMix", "ContrastLimitedAdaptiveHistogramEqualization", "CutMix", "Equalization", "MaxNumBoundingBoxes",
+    "MelSpectrogram", "RandAugment", "RandomElasticTransform", "RandomErasing", "RandomGaussianBlur",
+    "RandomPerspective", "RandomShear", "STFTSpectrogram", "RandomColorJitter",
 ]
 
 
