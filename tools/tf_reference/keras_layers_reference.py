@@ -143,6 +143,11 @@ CASES = [
     ("random_saturation_gray", "RandomSaturation", {"factor": (0.0, 0.0), "value_range": (0, 1),
                                                     "data_format": "channels_first"},
      [("rgb_cf", (1, 3, 3, 2))], {"training": True}),
+    ("equalization", "Equalization", {}, [("u8", (2, 4, 5, 3))], {"training": True}),
+    ("equalization_bins_range", "Equalization", {"bins": 16, "value_range": (-1, 1)}, [(1, 6, 6, 2)],
+     {"training": True}),
+    ("equalization_cf", "Equalization", {"data_format": "channels_first"}, [("u8", (1, 2, 4, 4))],
+     {"training": True}),
     ("conv1d_transpose_alias", "Convolution1DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2},
      [(1, 4, 3)], {}),
 ]
@@ -175,6 +180,8 @@ def make_inputs(specs):
         if spec and spec[0] == "int":
             _, shape, high = spec
             out.append((np.arange(int(np.prod(shape))) * 7 % high).reshape(shape).astype(np.int64))
+        elif spec and spec[0] == "u8":  # pixel values 0..255 as floats, unevenly spread
+            out.append(np.round(127.5 + 127.5 * pattern(spec[1], offset=float(i)) ** 3).astype(np.float32))
         elif spec and spec[0] in ("rgb", "rgb_cf"):  # colours in [0, 1]
             out.append((pattern(spec[1], offset=float(i)) + 1.0) / 2.0)
         elif spec and spec[0] == "str":

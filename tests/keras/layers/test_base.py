@@ -66,6 +66,6 @@ def test_added_losses_come_before_weight_penalties_and_join_fit_loss():
     out = X.sum(1, keepdims=True).repeat(2, 1)
     activity, kernel = 0.2 * np.abs(out).sum() / 8, 0.1 * 6.0
     np.testing.assert_allclose(loss, np.mean(out ** 2) + activity + kernel, rtol=1e-5)
-    np.testing.assert_allclose([float(v) for v in model.losses], [activity, kernel], rtol=1e-5)
+    np.testing.assert_allclose([float(v.detach()) for v in model.losses], [activity, kernel], rtol=1e-5)
     history = model.fit(X, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
     np.testing.assert_allclose(history.history["loss"][0], loss, rtol=1e-5)

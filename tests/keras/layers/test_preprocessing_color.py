@@ -1,5 +1,5 @@
 """AutoContrast, Solarization, RandomInvert, RandomGrayscale, RandomPosterization, RandomColorDegeneration,
-RandomSharpness against Keras 3.15 outputs frozen in keras_layers_reference.json (factors fixed so Keras's draw
+RandomSharpness, Equalization against Keras 3.15 outputs frozen in keras_layers_reference.json (factors fixed so Keras's draw
 is certain); inference identity, probabilities, configs and bad factors."""
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from tests.keras.layers._keras_reference import cases_of, check_case
 from torchstrategy.keras import layers
 
 NAMES = ("AutoContrast", "Solarization", "RandomInvert", "RandomGrayscale", "RandomPosterization",
-         "RandomColorDegeneration", "RandomSharpness")
+         "RandomColorDegeneration", "RandomSharpness", "Equalization")
 
 
 @pytest.mark.parametrize("case_id", cases_of(*NAMES))
@@ -52,7 +52,7 @@ def test_bad_arguments(make, message):
 
 
 def test_config_round_trip():
-    for layer in (layers.AutoContrast((0, 1)), layers.Solarization(0.1, 0.2, seed=3),
+    for layer in (layers.Equalization(bins=64), layers.AutoContrast((0, 1)), layers.Solarization(0.1, 0.2, seed=3),
                   layers.RandomPosterization((2, 5)), layers.RandomSharpness(0.4, data_format="channels_first")):
         config = layer.get_config()
         assert type(layer).from_config(config).get_config() == config

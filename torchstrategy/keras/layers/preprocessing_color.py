@@ -1,5 +1,5 @@
-"""Keras 3's per-pixel color augmentation layers: AutoContrast, Solarization, RandomInvert, RandomGrayscale,
-RandomPosterization, RandomColorDegeneration, RandomSharpness (random ones act only in training)."""
+"""Keras 3's color augmentation layers: AutoContrast, Solarization, RandomInvert, RandomGrayscale,
+RandomPosterization, RandomColorDegeneration, RandomSharpness (random ones act only in training), Equalization."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
@@ -269,3 +269,39 @@ class RandomSharpness(_ColorLayer):
 
     def get_config(self) -> dict:
         return {**super().get_config(), "factor": self.factor, "value_range": self.value_range}
+
+
+class Equalization(_ColorLayer):
+    """Histogram equalization of each channel (its histogram taken over the whole batch, `bins` bins on the
+    0..255 scale of `value_range`), applied in training calls as Keras 3 does."""
+
+    def __init__(self, value_range: Sequence[float] = (0, 255), bins: int = 256, data_format: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        super().__init__(data_format=data_format, **kwargs)
+        self.bins = bins
+        self.value_range = _value_range("Equalization", value_range)
+
+    def _equalize(self, channel: torch.Tensor) -> torch.Tensor:
+        x = _rescale(channel, self.value_range, (0, 255))
+        bins = self.bins
+        indices = ((x.float() * (bins - 1)) / 255.0).to(torch.int32).clamp(0, bins - 1)
+        hist = torch.bincount(indices.reshape(-1).long(), minlength=bins)
+        if int((hist != 0).sum()) <= 1:
+            return channel
+        cdf = hist.cumsum(0).to(torch.float64)
+        cdf_min = cdf[torch.nonzero(cdf)[0][0]]
+        denominator = cdf[-1] - cdf_min
+        denominator = torch.where(denominator == 0, torch.ones_like(denominator), denominator)
+        table = torch.round((cdf - cdf_min) * 255 / denominator).clamp(0, 255).to(x.dtype)
+        lookup = ((x / 255.0) * (bins - 1)).clamp(0, bins - 1).to(torch.int64)
+        return _rescale(table[lookup], (0, 255), self.value_range)
+
+    def _transform(self, images: torch.Tensor, training: bool) -> torch.Tensor:
+        if not training:
+            return images
+        return torch.stack([self._equalize(images[..., i]) for i in range(images.shape[-1])], dim=-1)
+
+    def get_config(self) -> dict:
+        config = super().get_config()
+        config.pop("seed")
+        return {**config, "bins": self.bins, "value_range": self.value_range}

@@ -42,16 +42,6 @@ class CutMix(_NotProvided):
         self._refuse()
 
 
-class Equalization(_NotProvided):
-    """Keras's histogram Equalization (not provided: raises NotImplementedError; AutoContrast is)."""
-
-    _instead = "use keras.layers.AutoContrast, or equalize histograms in a tf.data map function"
-
-    def __init__(self, value_range: Any = (0, 255), bins: int = 256, data_format: Optional[str] = None,
-                 **kwargs: Any) -> None:
-        self._refuse()
-
-
 class MaxNumBoundingBoxes(_NotProvided):
     """Keras's bounding-box padding layer (not provided: raises NotImplementedError)."""
 
