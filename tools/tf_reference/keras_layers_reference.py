@@ -148,6 +148,11 @@ CASES = [
      {"training": True}),
     ("equalization_cf", "Equalization", {"data_format": "channels_first"}, [("u8", (1, 2, 4, 4))],
      {"training": True}),
+    ("gaussian_blur", "RandomGaussianBlur", {"factor": (1.0, 1.0), "sigma": (0.6, 0.6), "value_range": (-1, 1)},
+     [(2, 5, 5, 2)], {"training": True}),
+    ("gaussian_blur_5", "RandomGaussianBlur", {"factor": (1.0, 1.0), "kernel_size": 5, "sigma": (0.9, 0.9),
+                                               "value_range": (-1, 1), "data_format": "channels_first"},
+     [(1, 2, 6, 6)], {"training": True}),
     ("conv1d_transpose_alias", "Convolution1DTranspose", {"filters": 2, "kernel_size": 3, "strides": 2},
      [(1, 4, 3)], {}),
 ]

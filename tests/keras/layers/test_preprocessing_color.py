@@ -10,7 +10,7 @@ from tests.keras.layers._keras_reference import cases_of, check_case
 from torchstrategy.keras import layers
 
 NAMES = ("AutoContrast", "Solarization", "RandomInvert", "RandomGrayscale", "RandomPosterization",
-         "RandomColorDegeneration", "RandomSharpness", "Equalization")
+         "RandomColorDegeneration", "RandomSharpness", "Equalization", "RandomGaussianBlur")
 
 
 @pytest.mark.parametrize("case_id", cases_of(*NAMES))
@@ -21,6 +21,7 @@ def test_matches_keras(case_id):
 @pytest.mark.parametrize("layer", [
     layers.Solarization(0.5, 0.5), layers.RandomInvert(), layers.RandomGrayscale(1.0),
     layers.RandomPosterization(2), layers.RandomColorDegeneration(0.5), layers.RandomSharpness(0.5),
+    layers.RandomGaussianBlur(), layers.Equalization(),
 ])
 def test_identity_at_inference(layer):
     images = torch.rand(2, 4, 4, 3) * 255
@@ -45,6 +46,7 @@ def test_probabilities():
     (lambda: layers.Solarization(addition_factor=1.5), "addition_factor"),
     (lambda: layers.AutoContrast(value_range=(0,)), "value_range"),
     (lambda: layers.RandomSharpness(0.5)(torch.ones(2, 3)), "rank 3 or 4"),
+    (lambda: layers.RandomGaussianBlur(kernel_size=4), "odd number"),
 ])
 def test_bad_arguments(make, message):
     with pytest.raises(ValueError, match=message):

@@ -68,10 +68,10 @@ from torchstrategy.keras.layers.grouped_query_attention import GroupQueryAttenti
 from torchstrategy.keras.layers.preprocessing_hsv import RandomHue, RandomSaturation
 from torchstrategy.keras.layers.preprocessing_mixing import MixUp
 from torchstrategy.keras.layers.preprocessing_jitter import RandomColorJitter
-from torchstrategy.keras.layers.preprocessing_color import Equalization
+from torchstrategy.keras.layers.preprocessing_color import Equalization, RandomGaussianBlur
 from torchstrategy.keras.layers.unsupported import (
     AugMix, ContrastLimitedAdaptiveHistogramEqualization, CutMix, MaxNumBoundingBoxes, MelSpectrogram,
-    RandAugment, RandomElasticTransform, RandomErasing, RandomGaussianBlur, RandomPerspective, RandomShear,
+    RandAugment, RandomElasticTransform, RandomErasing, RandomPerspective, RandomShear,
     STFTSpectrogram,
 )
 

@@ -1,5 +1,5 @@
 """Keras 3's color augmentation layers: AutoContrast, Solarization, RandomInvert, RandomGrayscale,
-RandomPosterization, RandomColorDegeneration, RandomSharpness (random ones act only in training), Equalization."""
+RandomPosterization, RandomColorDegeneration, RandomSharpness, RandomGaussianBlur (random ones act only in training), Equalization."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
@@ -305,3 +305,52 @@ class Equalization(_ColorLayer):
         config = super().get_config()
         config.pop("seed")
         return {**config, "bins": self.bins, "value_range": self.value_range}
+
+
+def _odd_pair(value: Any) -> tuple:
+    message = f"kernel_size must be an odd number. Received: kernel_size={value}"
+    pair = tuple(value) if isinstance(value, (tuple, list)) else (value, value)
+    if len(pair) != 2 or any(not isinstance(v, (int, float)) or v % 2 == 0 for v in pair):
+        raise ValueError(message)
+    return pair
+
+
+class RandomGaussianBlur(_ColorLayer):
+    """In training, blurs each image with probability drawn from `factor` by a Gaussian kernel of `kernel_size`
+    ('same' zero padding) whose sigma (one per axis, shared by the batch) is drawn from `sigma`."""
+
+    def __init__(self, factor: Any = 1.0, kernel_size: Any = 3, sigma: Any = 1.0, value_range: Sequence[float] = (0, 255),
+                 data_format: Optional[str] = None, seed: Optional[int] = None, **kwargs: Any) -> None:
+        super().__init__(seed=seed, data_format=data_format, **kwargs)
+        self.factor = _factor("RandomGaussianBlur", factor, (0, 1))
+        self.kernel_size = _odd_pair(kernel_size)
+        self.sigma = _factor("RandomGaussianBlur", sigma, (0, 1))
+        self.value_range = value_range
+
+    @staticmethod
+    def _kernel1d(size: int, sigma: torch.Tensor) -> torch.Tensor:
+        x = torch.arange(size, dtype=sigma.dtype) - (size - 1) / 2
+        k = torch.exp(-0.5 * (x / sigma) ** 2)
+        return k / k.sum()
+
+    def _transform(self, images: torch.Tensor, training: bool) -> torch.Tensor:
+        if not training:
+            return images
+        n, channels = images.shape[0], images.shape[-1]
+        probability = self._uniform(n, self.factor[0], self.factor[1], images.device)
+        apply = self._uniform(n, 0.0, 1.0, images.device) < probability
+        sigma = self._uniform(2, self.sigma[0], self.sigma[1], images.device).to(images.dtype) + 1e-6
+        kx = self._kernel1d(int(self.kernel_size[0]), sigma[0].cpu())
+        ky = self._kernel1d(int(self.kernel_size[1]), sigma[1].cpu())
+        kernel = torch.outer(ky, kx).reshape(int(self.kernel_size[0]), int(self.kernel_size[1])).to(images.device)
+        kh, kw = kernel.shape
+        x = images.movedim(-1, 1)
+        top, left = (kh - 1) // 2, (kw - 1) // 2
+        x = F.pad(x, (left, kw - 1 - left, top, kh - 1 - top))
+        blurred = F.conv2d(x, kernel.expand(channels, 1, kh, kw), groups=channels).movedim(1, -1)
+        out = torch.where(apply.reshape(n, 1, 1, 1), blurred, images)
+        return out.clamp(self.value_range[0], self.value_range[1])
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "factor": self.factor, "kernel_size": self.kernel_size, "sigma": self.sigma,
+                "value_range": self.value_range}

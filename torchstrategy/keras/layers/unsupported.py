@@ -104,14 +104,6 @@ class RandomErasing(_NotProvided):
         self._refuse()
 
 
-class RandomGaussianBlur(_NotProvided):
-    """Keras's RandomGaussianBlur (not provided: raises NotImplementedError)."""
-
-    def __init__(self, factor: float = 1.0, kernel_size: int = 3, sigma: float = 1.0, value_range: Any = (0, 255),
-                 data_format: Optional[str] = None, seed: Optional[int] = None, **kwargs: Any) -> None:
-        self._refuse()
-
-
 class RandomPerspective(_NotProvided):
     """Keras's RandomPerspective (not provided: raises NotImplementedError)."""
 
