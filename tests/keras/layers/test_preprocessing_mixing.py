@@ -39,3 +39,31 @@ def test_beta_weight_statistics_and_seed():
     assert torch.equal(a, b)
     config = layers.MixUp(alpha=0.3, seed=1).get_config()
     assert layers.MixUp.from_config(config).get_config() == config
+
+
+def test_cutmix_pastes_one_box_and_mixes_labels_by_its_area():
+    n, size = 32, 8
+    ids = torch.arange(n, dtype=torch.float32)
+    images = ids.reshape(n, 1, 1, 1).expand(n, size, size, 2).clone()
+    labels = torch.nn.functional.one_hot(torch.arange(n), n).float()
+    out = layers.CutMix(seed=5)({"images": images, "labels": labels}, training=True)
+    mixed, mixed_labels = out["images"], out["labels"]
+    for i in range(n):
+        values = torch.unique(mixed[i])
+        assert len(values) <= 2 and float(ids[i]) in values.tolist() or len(values) == 1
+        pasted = (mixed[i, :, :, 0] != ids[i]).float()
+        if pasted.sum() > 0:  # the pasted pixels form one rectangle
+            rows, cols = pasted.any(1), pasted.any(0)
+            assert float(pasted.sum()) == float(rows.sum() * cols.sum())
+    np.testing.assert_allclose(mixed_labels.sum(1).numpy(), 1.0, rtol=1e-6)
+    assert torch.equal(layers.CutMix()(images, training=False), images)
+
+
+def test_cutmix_config_and_errors():
+    import pytest
+
+    config = layers.CutMix(factor=0.5, seed=2, data_format="channels_first").get_config()
+    assert config["factor"] == (0, 0.5) and config["data_format"] == "channels_first"
+    assert layers.CutMix.from_config(config).get_config() == config
+    with pytest.raises(ValueError, match="factor"):
+        layers.CutMix(factor=2.0)

@@ -66,11 +66,11 @@ from torchstrategy.keras.layers.reversible_embedding import ReversibleEmbedding
 from torchstrategy.keras.layers.pipeline import Pipeline
 from torchstrategy.keras.layers.grouped_query_attention import GroupQueryAttention
 from torchstrategy.keras.layers.preprocessing_hsv import RandomHue, RandomSaturation
-from torchstrategy.keras.layers.preprocessing_mixing import MixUp
+from torchstrategy.keras.layers.preprocessing_mixing import CutMix, MixUp
 from torchstrategy.keras.layers.preprocessing_jitter import RandomColorJitter
 from torchstrategy.keras.layers.preprocessing_color import Equalization, RandomGaussianBlur
 from torchstrategy.keras.layers.unsupported import (
-    AugMix, ContrastLimitedAdaptiveHistogramEqualization, CutMix, MaxNumBoundingBoxes, MelSpectrogram,
+    AugMix, ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes, MelSpectrogram,
     RandAugment, RandomElasticTransform, RandomErasing, RandomPerspective, RandomShear,
     STFTSpectrogram,
 )

@@ -32,16 +32,6 @@ class ContrastLimitedAdaptiveHistogramEqualization(_NotProvided):
         self._refuse()
 
 
-class CutMix(_NotProvided):
-    """Keras's CutMix (not provided: raises NotImplementedError; MixUp is)."""
-
-    _instead = "use keras.layers.MixUp, or cut and paste patches in a tf.data map function"
-
-    def __init__(self, factor: float = 1.0, seed: Optional[int] = None, data_format: Optional[str] = None,
-                 **kwargs: Any) -> None:
-        self._refuse()
-
-
 class MaxNumBoundingBoxes(_NotProvided):
     """Keras's bounding-box padding layer (not provided: raises NotImplementedError)."""
 
