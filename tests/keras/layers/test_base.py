@@ -69,3 +69,14 @@ def test_added_losses_come_before_weight_penalties_and_join_fit_loss():
     np.testing.assert_allclose([float(v.detach()) for v in model.losses], [activity, kernel], rtol=1e-5)
     history = model.fit(X, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
     np.testing.assert_allclose(history.history["loss"][0], loss, rtol=1e-5)
+
+
+def test_attention_layers_regularize_activity_where_keras_does():
+    # Keras 3.15: MultiHeadAttention penalizes its 4 projections only; GroupQueryAttention also its own output
+    x = torch.ones(1, 3, 4)
+    mha = layers.MultiHeadAttention(2, 2, activity_regularizer="l2")
+    mha(x, x)
+    assert len(mha.losses) == 4
+    gqa = layers.GroupQueryAttention(2, 2, 1, activity_regularizer="l2")
+    gqa(x, x)
+    assert len(gqa.losses) == 5

@@ -48,7 +48,9 @@ class GroupQueryAttention(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
+        # Keras 3 regularizes both the projections' activity and this layer's own output
         self.sublayer_activity_regularizer = regularizers.get(activity_regularizer)
+        self.activity_regularizer = self.sublayer_activity_regularizer
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         self._inverse_sqrt_head_dim = 1.0 / math.sqrt(float(head_dim))
 
