@@ -5,8 +5,8 @@ optimizer on both sides, interleaved rounds on this machine.
     python benchmarks/vs_tensorflow.py [--rounds 7] [--steps 20] [--configs fp32,bf16,mirrored,bn_cnn,mlp]
                                        [--tf-venv DIR]
 
-TensorFlow (tensorflow-cpu==2.21.0) lives in a venv of its own, never in the package's: /work/tfref when it has
-it, else --tf-venv (made there on first use, about 2 minutes). Each side of a config is one long-lived worker
+TensorFlow (tensorflow-cpu==2.21.0) lives in a venv of its own, never in the package's: --tf-venv, else
+$TORCHSTRATEGY_TF_VENV, else ~/.cache/torchstrategy/tf-2.21.0 (made there on first use, about 2 minutes). Each side of a config is one long-lived worker
 process (the torchstrategy MirroredStrategy side relaunches itself as 2 gloo processes); the driver hands each
 worker numbered command files in its own folder ('run', 'final', 'quit') and reads back one JSON answer per
 command, so neither side's import, model build or first (warm-up) fit is timed. Data and initial weights come
@@ -27,7 +27,6 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TF_VERSION = "2.21.0"
-REFERENCE_TF_VENV = "/work/tfref"
 DEFAULT_TF_VENV = os.path.join(os.path.expanduser("~"), ".cache", "torchstrategy", f"tf-{TF_VERSION}")
 CONFIGS = ("fp32", "bf16", "mirrored", "bn_cnn", "mlp")
 CONFIG_LABELS = {"fp32": "a. float32, one process",
@@ -163,12 +162,10 @@ def worker(side: str, config: str, threads: int, folder: str, batch: int) -> Non
 
 # ----- the driver -------------------------------------------------------------------------------------------
 def tf_python(venv: str) -> str:
-    """The python of a venv with tensorflow-cpu==2.21.0: /work/tfref if it has it, else `venv` (made if missing)."""
-    for candidate in (REFERENCE_TF_VENV, venv):
-        python = os.path.join(candidate, "bin", "python")
-        if os.path.exists(python) and _tf_version(python) == TF_VERSION:
-            return python
+    """The python of `venv`, a venv with tensorflow-cpu==2.21.0 (made there if missing)."""
     python = os.path.join(venv, "bin", "python")
+    if os.path.exists(python) and _tf_version(python) == TF_VERSION:
+        return python
     found = _tf_version(python) if os.path.exists(python) else ""
     if found:  # another version: replacing it is the owner's call, not this script's
         raise SystemExit(f"{venv} has tensorflow-cpu {found}, this benchmark needs {TF_VERSION}: run "
@@ -347,9 +344,9 @@ def main() -> None:
     parser.add_argument("--batch-size", type=int, default=256, help="global batch size")
     parser.add_argument("--threads", type=int, default=2, help="intra-op threads of each one-process worker")
     parser.add_argument("--configs", default=",".join(CONFIGS), help=f"comma-separated subset of {','.join(CONFIGS)}")
-    parser.add_argument("--tf-venv", default=DEFAULT_TF_VENV,
-                        help=f"venv with tensorflow-cpu=={TF_VERSION}, made if missing ({REFERENCE_TF_VENV} is "
-                             f"used first when it has it)")
+    parser.add_argument("--tf-venv", default=os.environ.get("TORCHSTRATEGY_TF_VENV") or DEFAULT_TF_VENV,
+                        help=f"venv with tensorflow-cpu=={TF_VERSION}, made if missing (default: "
+                             f"$TORCHSTRATEGY_TF_VENV, else {DEFAULT_TF_VENV})")
     parser.add_argument("--timeout", type=float, default=600, help="seconds a worker may take for one answer")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave RESULTS.md alone")
     parser.add_argument("--role", choices=SIDES, help=argparse.SUPPRESS)

@@ -71,3 +71,23 @@ def test_command_line_prints_json(capsys):
 
     data = json.loads(capsys.readouterr().out)
     assert data["summary"]["cross_package_private_uses"] == len(data["cross_package_private"])
+
+
+# Concepts TF shows under several namespaces have one home; the other namespaces are facades (imports and
+# names only): tf.tpu (home: cluster/tpu.py; TPUStrategy in distribute/tpu.py, one strategy per file),
+# tf.train (homes: checkpoint/, cluster/spec.py, io/example.py), tf.keras.mixed_precision (home:
+# keras/dtype_policies.py; LossScaleOptimizer in keras/optimizers/loss_scale.py).
+FACADES = {"tpu.py", "train.py", "keras/mixed_precision.py", "distribute/cluster_resolver.py"}
+
+# A public class name defined in two modules: only Keras's own pairs of a loss and a metric of one name
+# (keras.losses.MeanSquaredError and keras.metrics.MeanSquaredError, ...).
+
+
+def test_namespaces_that_show_a_concept_living_elsewhere_are_facades(report):
+    assert FACADES <= set(report.facades), f"not facades: {FACADES - set(report.facades)}"
+
+
+def test_each_public_class_has_one_home(report):
+    for name, homes in report.duplicate_classes.items():
+        packages = sorted(home.split("/")[1] if home.startswith("keras/") else home for home in homes)
+        assert packages == ["losses", "metrics"], f"class {name} is defined in {homes}: give it one home"

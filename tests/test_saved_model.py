@@ -181,6 +181,20 @@ def test_load_of_a_non_saved_model_directory_is_a_clear_oserror(tmp_path):
     assert not tf.saved_model.contains_saved_model(str(tmp_path / "tfwritten"))
 
 
+@pytest.mark.parametrize("damage", ["truncated", "missing"])
+def test_a_damaged_or_missing_program_file_is_named(tmp_path, damage):
+    tf.saved_model.save(_sequential(), str(tmp_path / "served"))
+    program = tmp_path / "served" / "serving_default.pt2"
+    if damage == "truncated":
+        program.write_bytes(program.read_bytes()[:200])
+        expected = r"program file '.*serving_default\.pt2' is damaged .*export the model again"
+    else:
+        program.unlink()
+        expected = r"lists the program file 'serving_default\.pt2', which is missing"
+    with pytest.raises(OSError, match=expected):
+        tf.saved_model.load(str(tmp_path / "served"))
+
+
 def test_save_of_an_untraceable_object_says_what_to_do(tmp_path):
     unbuilt = tf.keras.Sequential([tf.keras.layers.Dense(3)])
     with pytest.raises(ValueError, match="input shape is unknown.*signatures=.*build the model"):

@@ -32,7 +32,7 @@ _context, which imports nothing at import time, is the floor.
     9 distribute
     8 distribute.parts
     7 distribute.values
-    6 torchstrategy (root facades)
+    6 torchstrategy (root facades), summary (tf.summary: uses tf.profiler, tf.image, tf.audio), test (tf.test)
     5 checkpoint, data
     4 io
     3 tensor_ops
@@ -76,7 +76,7 @@ MACHINERY = {"_machinery"}
 #: Private root modules of the tensor ops (TF's conversion and dtype rules, raising tf.errors): unit tensor_ops
 TENSOR_SUPPORT = {"_tensor_convert"}
 #: Subpackages that are tensor-level TF namespaces (tf.math): unit tensor_ops, like the root ones
-TENSOR_PACKAGES = {"math"}
+TENSOR_PACKAGES = {"math", "image"}
 #: Private root modules that any package may import (their underscore names stay private).
 SHARED_PRIVATE_MODULES = {"_context"} | MACHINERY | TENSOR_SUPPORT
 
@@ -91,9 +91,12 @@ LAYERS = {
     "distribute.parts": 8,
     "distribute.values": 7,
     "torchstrategy": 6,
+    "summary": 6,
+    "test": 6,
     "checkpoint": 5,
     "data": 5,
     "io": 4,
+    "formats": 4,
     "tensor_ops": 3,
     "launch": 2,
     "machinery": 2,
@@ -148,6 +151,10 @@ class Report:
     upward: list = field(default_factory=list)
     probes: list = field(default_factory=list)
     private: list = field(default_factory=list)
+    # Namespace facades: modules that only name what lives elsewhere (no def or class of their own)
+    facades: list = field(default_factory=list)
+    # Public class name -> the modules defining it, for names defined in more than one module
+    duplicate_classes: dict = field(default_factory=dict)
 
     def cross_package_private(self) -> list:
         """The cross-package private uses, one per (file, name)."""
@@ -431,6 +438,7 @@ def analyze(root: Optional[str] = None) -> Report:
     modules = _module_table(root)
     report = Report()
     counts: dict = {}
+    class_homes: dict = {}
     for module, path in sorted(modules.items()):
         rel = os.path.relpath(path, root).replace(os.sep, "/")
         with open(path, encoding="utf-8") as handle:
@@ -440,6 +448,13 @@ def analyze(root: Optional[str] = None) -> Report:
         visitor.visit(ast.parse(source, filename=path))
         report.probes.extend(visitor.probes)
         report.private.extend(visitor.private)
+        tree_body = ast.parse(source, filename=path).body
+        defined = [node for node in tree_body if isinstance(node, (ast.FunctionDef, ast.ClassDef))]
+        if not defined and not rel.endswith("__init__.py"):
+            report.facades.append(rel)
+        for node in defined:
+            if isinstance(node, ast.ClassDef) and node.name[:1].isupper():  # lowercase ones hold namespaces
+                class_homes.setdefault(node.name, []).append(rel)
         src_unit = unit_of(module)
         for line, target, deferred, type_only in visitor.imports:
             dst_unit = unit_of(target)
@@ -453,6 +468,7 @@ def analyze(root: Optional[str] = None) -> Report:
             if LAYERS.get(dst_unit, -1) > LAYERS.get(src_unit, -1):
                 report.upward.append(edge)
     report.import_map = dict(sorted(counts.items()))
+    report.duplicate_classes = {name: homes for name, homes in sorted(class_homes.items()) if len(homes) > 1}
     report.cycles = find_cycles(report.edges)
     return report
 

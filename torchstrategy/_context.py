@@ -160,6 +160,23 @@ def set_distribution(distribution: Any, strategy: Any) -> None:
     _distribution, _distribution_strategy = distribution, strategy
 
 
+# The strategy whose replicas span this process and others (a process group joined by a Mirrored, MultiWorker,
+# FSDP or tensor-parallel strategy, or a keras.distribution mesh): a model of the default strategy trained here
+# would be trained apart on every process. None in a lone process.
+_job_strategy: Any = None
+
+
+def job_strategy() -> Any:
+    """The multi-process strategy this process has joined, or None."""
+    return _job_strategy
+
+
+def set_job_strategy(strategy: Any) -> None:
+    """Records the multi-process strategy this process joined (the latest one wins)."""
+    global _job_strategy
+    _job_strategy = strategy
+
+
 # Keras-style default names ("dense", "dense_1", ...) count per prefix for the process.
 _name_counts: dict[str, int] = {}
 _name_lock = threading.Lock()
@@ -366,6 +383,67 @@ def set_keras_setting(name: str, value: Any) -> None:
     keras_config[name] = value
 
 
+# ----- tf.summary ---------------------------------------------------------------------------------
+class _SummaryState(threading.local):
+    def __init__(self) -> None:
+        self.writer: Any = None  # the default tf.summary writer of this thread (None: summaries are not written)
+        self.step: Any = None  # tf.summary.experimental's default step (an int, tensor or Variable)
+        self.condition: Any = True  # tf.summary.record_if's condition (a bool, tensor or callable)
+        self.scopes: list[str] = []  # tf.summary.experimental.summary_scope names, outermost first
+        self.trace: Any = None  # tf.summary.trace_on's settings while a trace is on
+
+
+_summary = _SummaryState()
+
+
+def summary_state() -> _SummaryState:
+    """This thread's tf.summary state: `writer`, `step`, `condition` and `scopes` (read and set by tf.summary)."""
+    return _summary
+
+
+# ----- tf.debugging ---------------------------------------------------------------------------------
+# tf.debugging's process settings: 'check_numerics', 'log_device_placement', 'traceback_filtering' and the
+# torch function mode that carries the first two ('torch_function_mode').
+_debug_modes: dict = {}
+
+
+def debug_mode(key: str) -> Any:
+    """One tf.debugging setting (None when unset)."""
+    return _debug_modes.get(key)
+
+
+def set_debug_mode(key: str, value: Any) -> None:
+    """Sets (None: clears) one tf.debugging setting."""
+    if value is None:
+        _debug_modes.pop(key, None)
+    else:
+        _debug_modes[key] = value
+
+
 # The names the tests of remat and precision read (kept so the tests stay as they are).
 _current_remat_mode = current_remat_mode
 _autocast_dtype = autocast_dtype
+
+
+# ----- keras.saving object registration --------------------------------------------------------------
+# Process-wide, as in Keras: registered name ('Package>Name') -> object, object -> registered name.
+custom_objects: dict = {}
+custom_names: dict = {}
+
+
+class _CustomObjectScopes(threading.local):
+    def __init__(self) -> None:
+        self.objects: dict = {}  # what the custom_object_scope()s entered on this thread make visible
+
+
+_custom_object_scopes = _CustomObjectScopes()
+
+
+def scoped_custom_objects() -> dict:
+    """The objects made visible by the `custom_object_scope`s entered on this thread (name -> object)."""
+    return _custom_object_scopes.objects
+
+
+def set_scoped_custom_objects(objects: dict) -> None:
+    """Replaces this thread's scoped custom objects (a scope sets them on entry and restores them on exit)."""
+    _custom_object_scopes.objects = objects

@@ -15,6 +15,7 @@ import torch
 from torch.profiler import ProfilerActivity
 
 from torchstrategy import _context
+from torchstrategy.cluster.environment import is_chief_process
 
 __all__ = ["AlreadyExistsError", "UnavailableError", "ProfilerOptions", "start", "stop", "Profile", "Trace",
            "experimental"]
@@ -90,16 +91,6 @@ def _checked_logdir(logdir: Any) -> str:
     return path
 
 
-def _is_chief_process() -> bool:
-    """Rank 0 of the job: the entered strategy's `is_chief`, else the torch process group's rank."""
-    if _context.has_strategy():
-        return bool(_context.get_strategy().is_chief)
-    distributed = torch.distributed
-    if distributed.is_available() and distributed.is_initialized():
-        return distributed.get_rank() == 0
-    return True
-
-
 class _Session:
     """One profiling session: a running torch profiler, or nothing on a process that does not record."""
 
@@ -155,7 +146,7 @@ def start(logdir: _PathLike, options: Optional[ProfilerOptions] = None, *, all_r
         raise TypeError("options must be a tf.profiler.experimental.ProfilerOptions (or None), got "
                         f"{type(options).__name__}: {options!r}.")
     profile = _torch_profile(options)
-    recording = all_replicas or _is_chief_process()
+    recording = all_replicas or is_chief_process()
     with _context.profiler_lock():
         if _context.profiler_session() is not None:
             raise AlreadyExistsError("Another profiler is running. Call tf.profiler.experimental.stop() before "

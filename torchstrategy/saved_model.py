@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import tempfile
+import zipfile
 from typing import Any, Callable, Mapping, Optional
 
 import numpy as np
@@ -478,6 +479,19 @@ def _not_ours(export_dir: str) -> OSError:
     return OSError(f"{where}: {held}. Pass a directory written by tf.saved_model.save or model.export.")
 
 
+def _load_program(export_dir: str, name: str) -> Any:
+    """One function's torch.export program; a missing or cut-short file is named, with what to do."""
+    path = os.path.join(export_dir, name)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"SavedModel '{export_dir}' lists the program file '{name}', which is missing. "
+                                "Copy the whole export directory again, or export the model again.")
+    try:
+        return torch.export.load(path)
+    except (zipfile.BadZipFile, EOFError, RuntimeError) as error:
+        raise OSError(f"SavedModel program file '{path}' is damaged (cut short or overwritten: {error}). Copy the "
+                      "whole export directory again, or export the model again.") from error
+
+
 def load(export_dir: str, tags: Any = None, options: Optional[LoadOptions] = None) -> LoadedSavedModel:
     """Loads a directory written by `save` or `model.export`; needs none of the original Python classes.
 
@@ -498,8 +512,7 @@ def load(export_dir: str, tags: Any = None, options: Optional[LoadOptions] = Non
 
     functions = {}
     for key, entry in manifest["functions"].items():
-        program = torch.export.load(os.path.join(export_dir, entry["program"]))
-        functions[key] = _ConcreteFunction(key, entry, program, device)
+        functions[key] = _ConcreteFunction(key, entry, _load_program(export_dir, entry["program"]), device)
     signatures = {name: _Signature(functions[key]) for name, key in manifest["signatures"].items()}
     endpoints = {name: _Endpoint(functions[key]) for name, key in manifest["endpoints"].items()}
     return LoadedSavedModel(export_dir, signatures, endpoints)

@@ -12,7 +12,77 @@ import numpy as np
 import pytest
 
 from tests import _multiprocess as mp
-from tests.distribute.test_mirrored import TRAIN
+
+# The two-node script: argv = mode, output folder, replica count. Each replica writes what it
+# saw; the chief writes the final weights. The 1-replica run is the single-process reference.
+TRAIN = r'''
+import json, os, sys
+import numpy as np, torch
+import torchstrategy as tf
+
+mode, out, replicas = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if len(sys.argv) > 4 and sys.argv[4] == "multi_worker":
+    strategy = tf.distribute.MultiWorkerMirroredStrategy()
+else:
+    strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(replicas)])
+rng = np.random.default_rng(0)
+n = 512
+x = rng.random((n, 6, 6, 3)).astype(np.float32)
+x[:, 0, 0, 0] = np.arange(n)  # sample id, read back by the model to count visits
+y = rng.integers(0, 4, (n, 1)).astype(np.uint8)
+seen = []
+
+class Counting(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.body = tf.keras.Sequential([
+            tf.keras.layers.Conv2D(4, 3, activation="relu"), tf.keras.layers.Flatten(), tf.keras.layers.Dense(4)])
+
+    def call(self, inputs, training=False):
+        if training:
+            seen.extend(int(v) for v in inputs[:, 0, 0, 0].tolist())
+        return self.body(inputs * 0.01)
+
+tf.random.set_seed(0)
+with strategy.scope():
+    model = Counting()
+    model.build((None, 6, 6, 3))
+    optimizer = tf.keras.optimizers.Adam(1e-2)
+    model.compile(optimizer=optimizer, loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+
+dataset = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(512, seed=3).batch(256)
+if mode == "fit":
+    history = model.fit(dataset, epochs=2, verbose=0)
+    logs = history.history
+else:
+    loss_object = tf.keras.losses.SparseCategoricalCrossentropy(
+        from_logits=True, reduction=tf.keras.losses.Reduction.NONE)
+
+    def step(inputs):
+        images, labels = inputs
+        with tf.GradientTape() as tape:
+            loss = tf.nn.compute_average_loss(loss_object(labels, model(images, training=True)),
+                                              global_batch_size=256)
+        grads = tape.gradient(loss, model.trainable_variables)
+        optimizer.apply_gradients(zip(grads, model.trainable_variables))
+        return loss
+
+    logs = {"loss": []}
+    for epoch in range(2):
+        for batch in strategy.experimental_distribute_dataset(dataset):
+            total = strategy.reduce(tf.distribute.ReduceOp.SUM, strategy.run(step, args=(batch,)), axis=None)
+            logs["loss"].append(float(total))
+
+rank = strategy.run(lambda: tf.distribute.get_replica_context().replica_id_in_sync_group)
+with open(os.path.join(out, f"seen_{rank}.json"), "w") as f:
+    json.dump({"seen": seen, "logs": logs, "replicas": strategy.num_replicas_in_sync,
+               "threads": torch.get_num_threads(), "master_addr": os.environ.get("MASTER_ADDR")}, f)
+if strategy.extended.should_checkpoint:
+    np.savez(os.path.join(out, "weights.npz"), *model.get_weights())
+print("done rank", rank, flush=True)
+'''
+
 
 SEED_SCRIPT = r'''
 import json, os, sys

@@ -10,20 +10,17 @@ import pytest
 
 from tests._multiprocess import clean_env, free_port, read_json, run_python, start_python, wait_until, write_script
 
-# A cluster of in-process servers (TF's create_in_process_cluster shape): each Server runs in a child process.
+# The scripts' preamble: the conformance battery's cluster helper (TF's create_in_process_cluster shape, each
+# Server a child process) on the ports the test chose, so a second script can start the same cluster again.
 CLUSTER = '''
 import json, os, sys, time
 import numpy as np
 import torch
 import torchstrategy as tf
+from tests.distribute.conformance._battery import start_cluster as _start_cluster
 
 def start_cluster(workers, ps, partitioner=None):
-    cluster = tf.train.ClusterSpec({"worker": ["127.0.0.1:%d" % p for p in PORTS[:workers]],
-                                    "ps": ["127.0.0.1:%d" % p for p in PORTS[workers:workers + ps]]})
-    servers = [tf.distribute.Server(cluster, job_name=job, task_index=i, protocol="grpc")
-               for job, count in (("worker", workers), ("ps", ps)) for i in range(count)]
-    resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(cluster, rpc_layer="grpc")
-    return tf.distribute.ParameterServerStrategy(resolver, variable_partitioner=partitioner), servers
+    return _start_cluster(workers, ps, ports=PORTS, partitioner=partitioner)
 
 def report(value):
     with open(sys.argv[1] + ".tmp", "w") as f:

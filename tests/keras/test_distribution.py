@@ -210,3 +210,29 @@ def test_data_parallel_equals_mirrored(tmp_path):
         for ours, expected in zip(weights[rank], mirrored_weights[0]):
             np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-6)
         assert reports[rank]["history"] == mirrored[0]["history"]
+
+
+LATE = r'''
+import numpy as np
+import torchstrategy as tf
+
+dist = tf.keras.distribution
+model = tf.keras.Sequential([tf.keras.Input((6,)), tf.keras.layers.Dense(4)])
+model.compile(optimizer="adam", loss="mse")
+model.fit(np.ones((8, 6), np.float32), np.ones((8, 4), np.float32), epochs=1, verbose=0)  # set up on one device
+layout_map = dist.LayoutMap(dist.DeviceMesh((1, 2), ["batch", "model"], ["cpu:0", "cpu:1"]))
+layout_map["dense.*kernel"] = (None, "model")
+dist.set_distribution(dist.ModelParallel(layout_map=layout_map, batch_dim_name="batch"))
+model.fit(np.ones((8, 6), np.float32), np.ones((8, 4), np.float32), epochs=1, verbose=0)
+print("trained", flush=True)
+'''
+
+
+@pytest.mark.slow
+def test_a_distribution_set_after_the_model_was_trained_is_refused_saying_to_set_it_first(tmp_path):
+    script = mp.write_script(tmp_path, LATE, name="late.py")
+    result = mp.run_python([script], timeout=120)
+    assert result.returncode != 0 and "trained" not in result.stdout
+    assert "was already set up (trained, or its optimizer built) under DefaultStrategy and is now used under " \
+           "TensorParallelStrategy (2 processes)" in result.stderr, result.stderr[-3000:]
+    assert "Call `keras.distribution.set_distribution(...)`" in result.stderr

@@ -23,7 +23,8 @@ EXPECTED = {
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_policy_name_gives_its_compute_and_variable_dtypes(name):
     policy = precision.parse_policy(name)
-    assert (policy.compute_dtype, policy.variable_dtype) == EXPECTED[name]
+    assert (policy.torch_compute_dtype, policy.torch_variable_dtype) == EXPECTED[name]
+    assert (policy.compute_dtype, policy.variable_dtype) == tuple(precision.dtype_name(d) for d in EXPECTED[name])
     assert policy.name == name and policy.is_floating
     assert policy.is_mixed == name.startswith("mixed_")
     assert policy.is_low_precision == (EXPECTED[name][0] in (torch.float16, torch.bfloat16))
@@ -35,7 +36,7 @@ def test_dtypes_and_integer_names_parse_and_integers_are_not_floating():
     assert precision.parse_policy(np.float32).name == "float32"
     assert precision.parse_policy("half").name == "float16"
     ints = precision.parse_policy("int32")
-    assert ints.compute_dtype == ints.variable_dtype == torch.int32 and not ints.is_floating
+    assert ints.torch_compute_dtype == ints.torch_variable_dtype == torch.int32 and not ints.is_floating
 
 
 @pytest.mark.parametrize("bad", ["mixed_float32", "foo", "complex64", None, 5])
@@ -104,3 +105,19 @@ def test_the_scope_is_per_thread():
 def test_cpu_supports_both_low_precision_policies():
     for name in ("mixed_float16", "mixed_bfloat16"):
         assert precision.check_device_support(precision.parse_policy(name), "cpu") is None
+
+
+def test_one_policy_class_behind_keras_dtype_policies_and_mixed_precision():
+    from torchstrategy import keras
+
+    assert keras.mixed_precision.Policy is keras.mixed_precision.DTypePolicy is keras.dtype_policies.DTypePolicy
+    assert keras.DTypePolicy is precision.DTypePolicy is precision.FloatDTypePolicy
+    policy = keras.dtype_policies.get("mixed_bfloat16")
+    assert (policy.compute_dtype, policy.variable_dtype, policy.quantization_mode) == ("bfloat16", "float32", None)
+    # Keras 3.15 (TF 2.21) serializes a policy as this dict
+    assert keras.dtype_policies.serialize(policy) == {
+        "module": "keras", "class_name": "DTypePolicy", "config": {"name": "mixed_bfloat16"}, "registered_name": None}
+    assert keras.dtype_policies.deserialize(keras.dtype_policies.serialize(policy)) == policy
+    assert keras.dtype_policies.get(None) == keras.mixed_precision.global_policy()
+    layer = keras.layers.Dense(2, dtype=keras.dtype_policies.serialize(policy))
+    assert layer.dtype_policy == policy and layer.compute_dtype == "bfloat16"

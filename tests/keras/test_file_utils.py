@@ -172,3 +172,20 @@ def test_zip_member_escaping_the_folder_is_skipped(tmp_path):
 def test_bad_arguments(kwargs, error, match):
     with pytest.raises(error, match=match):
         file_utils.get_file(**kwargs)
+
+
+def test_a_cached_file_with_another_hash_offline_says_the_hash_does_not_match(keras_home, monkeypatch):
+    import hashlib
+
+    cached = keras_home / "datasets" / "a.txt"
+    cached.parent.mkdir(parents=True)
+    cached.write_bytes(b"an older copy\n")
+    expected = hashlib.sha256(PAYLOAD).hexdigest()
+    monkeypatch.setenv("TORCHSTRATEGY_OFFLINE", "1")
+    with pytest.raises(file_utils.DownloadFailedError) as info:
+        file_utils.get_file("a.txt", origin="https://example.com/a.txt", file_hash=expected)
+    message = str(info.value)
+    found = hashlib.sha256(b"an older copy\n").hexdigest()
+    assert f"the cached copy at {cached} has sha256 hash {found}, not the expected {expected}" in message
+    assert "not in the cache" not in message and "file_hash" in message
+    assert cached.read_bytes() == b"an older copy\n"  # left as it was

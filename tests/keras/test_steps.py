@@ -156,3 +156,30 @@ def test_compute_loss_is_scaled_for_distribution_like_keras():
             assert float(share) == pytest.approx(float(full) / 2, rel=1e-6)
     finally:
         strategy.teardown()
+
+
+class ForgotReturn(tf.keras.Model):
+    """A custom step without its `return` (the logs would be None)."""
+
+    def train_step(self, data):
+        x, y = data
+        with tf.GradientTape() as tape:
+            loss = self.compute_loss(y=y, y_pred=self(x, training=True))
+        self.optimizer.apply_gradients(zip(tape.gradient(loss, self.trainable_variables), self.trainable_variables))
+
+    def test_step(self, data):
+        self.compute_loss(y=data[1], y_pred=self(data[0]))
+
+
+@pytest.mark.parametrize("call", ["fit", "evaluate", "train_on_batch", "test_on_batch"])
+def test_a_custom_step_that_returns_none_is_refused_instead_of_logging_a_made_up_loss(call):
+    x, y = _data(32)
+    inputs = tf.keras.Input((6,))
+    model = ForgotReturn(inputs, tf.keras.layers.Dense(1)(inputs))
+    model.compile(optimizer="sgd", loss="mse")
+    step = "train_step" if call in ("fit", "train_on_batch") else "test_step"
+    with pytest.raises(ValueError, match=rf"ForgotReturn\.{step}\(\) returned None.*must return its logs"):
+        if call in ("fit", "evaluate"):
+            getattr(model, call)(x, y, batch_size=16, verbose=0)
+        else:
+            getattr(model, call)(x[:16], y[:16])

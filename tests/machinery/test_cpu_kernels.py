@@ -106,11 +106,30 @@ def _probe(env_changes, tmp_path):
 @needs_kernels
 def test_the_build_is_cached_per_machine_and_reused(tmp_path):
     assert _probe({}, tmp_path) == ["True", "True"]
-    built = list((tmp_path / "cache" / "kernels").iterdir())
-    assert len(built) == 1 and built[0].suffix == ".so"       # no temp files left behind
-    stamp = built[0].stat().st_mtime_ns
+    built = sorted((tmp_path / "cache" / "kernels").iterdir(), key=lambda p: p.suffix)
+    # the library and the record of its size and checksum; no temp files left behind
+    assert [p.suffix for p in built] == [".sha256", ".so"] and built[0].name == built[1].name + ".sha256"
+    stamps = [p.stat().st_mtime_ns for p in built]
     assert _probe({}, tmp_path) == ["True", "True"]
-    assert [p.stat().st_mtime_ns for p in (tmp_path / "cache" / "kernels").iterdir()] == [stamp]
+    assert [p.stat().st_mtime_ns for p in sorted((tmp_path / "cache" / "kernels").iterdir(),
+                                                 key=lambda p: p.suffix)] == stamps
+
+
+@pytest.mark.slow
+@needs_kernels
+def test_a_damaged_library_in_the_cache_is_built_again_not_loaded(tmp_path):
+    assert _probe({}, tmp_path) == ["True", "True"]
+    (library,) = (tmp_path / "cache" / "kernels").glob("*.so")
+    intact = library.read_bytes()
+    library.write_bytes(intact[:len(intact) // 3])  # an interrupted copy: loading it would SIGBUS
+    env = dict(os.environ, TORCHSTRATEGY_CACHE_DIR=str(tmp_path / "cache"))
+    code = ("import warnings; warnings.simplefilter('always'); from torchstrategy._machinery import cpu_kernels as k; "
+            "import torch; print(k.library() is not None, k.max_pool_nhwc(torch.ones(1, 2, 2, 1), (2, 2)) is not None)")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
+    assert "was damaged (cut short or overwritten); building it again" in done.stderr
+    assert len(library.read_bytes()) > len(intact) // 3  # rebuilt whole
 
 
 @pytest.mark.slow

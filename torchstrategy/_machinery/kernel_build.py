@@ -70,9 +70,28 @@ def _warn_no_compiler() -> None:
         warnings.warn(NO_COMPILER_MESSAGE, RuntimeWarning, stacklevel=4)
 
 
+def _record_path(target: Path) -> Path:
+    return target.with_name(target.name + ".sha256")
+
+
+def _fingerprint(path: str) -> str:
+    """'<size> <sha256>' of a file: what a library must still be when it is loaded."""
+    data = Path(path).read_bytes()
+    return f"{len(data)} {hashlib.sha256(data).hexdigest()}"
+
+
+def _intact(target: Path) -> bool:
+    """Whether `target` is the library its build recorded (a truncated or overwritten .so would crash the
+    process with SIGBUS when loaded); False for a missing library or record."""
+    try:
+        return _record_path(target).read_text().strip() == _fingerprint(str(target))
+    except OSError:
+        return False
+
+
 def _build(compiler: str, target: Path) -> bool:
-    """Compiles the kernels to `target` (a temp file, then a rename: a reader never sees half a library).
-    False if no flag set compiles."""
+    """Compiles the kernels to `target` (a temp file, then a rename: a reader never sees half a library), after
+    recording its size and checksum beside it. False if no flag set compiles."""
     _log.info("cpu kernels: building %s with %s", target, compiler)
     for flags in _FLAG_SETS:
         fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".build-", suffix=".so")
@@ -81,6 +100,9 @@ def _build(compiler: str, target: Path) -> bool:
             done = subprocess.run([compiler, *flags, "-shared", "-fPIC", "-o", temp, str(SOURCE)],
                                   capture_output=True, text=True, timeout=120)
             if done.returncode == 0:
+                record = f"{temp}.sha256"
+                Path(record).write_text(_fingerprint(temp) + "\n")
+                os.replace(record, _record_path(target))
                 os.replace(temp, target)
                 return True
             _log.debug("cpu kernels: %s %s failed: %s", compiler, " ".join(flags), done.stderr[-2000:])
@@ -103,7 +125,19 @@ def _build_once(compiler: str, target: Path) -> bool:
     with open(lock_path, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            return target.exists() or _build(compiler, target)
+            if _intact(target):
+                return True
+            if target.exists() and not _record_path(target).exists():  # built before checksums were recorded
+                _log.info("cpu kernels: %s has no checksum record; building it again", target)
+            elif target.exists():
+                _log.warning("cpu kernels: %s is damaged (its size or checksum is not what its build recorded); "
+                             "building it again", target)
+                warnings.warn(f"torchstrategy: the CPU kernel library {target} was damaged (cut short or "
+                              "overwritten); building it again.", RuntimeWarning, stacklevel=5)
+                for stale in (target, _record_path(target)):
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(stale)
+            return _build(compiler, target)
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(lock_path)
@@ -123,7 +157,7 @@ def _load() -> Optional[ctypes.CDLL]:
                                      platform.machine().encode(), _cpu_flags().encode()])).hexdigest()[:16]
     target = Path(environment.cache_dir()) / "kernels" / f"cpu_kernels-{key}.so"
     try:
-        if not target.exists() and not _build_once(compiler, target):
+        if not _intact(target) and not _build_once(compiler, target):
             _log.warning("cpu kernels: %s could not compile %s; using torch's own ops", compiler, SOURCE)
             return None
         lib = ctypes.CDLL(str(target))

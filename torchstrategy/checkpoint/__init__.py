@@ -9,6 +9,8 @@ from torchstrategy.checkpoint.checkpoint import (Checkpoint, CheckpointLoadStatu
 from torchstrategy.checkpoint.lock import DirectoryLock, DirectoryLockedError
 from torchstrategy.checkpoint.manager import (CheckpointManager, CheckpointState, get_checkpoint_state,
                                               latest_checkpoint, update_checkpoint_state)
+from torchstrategy.checkpoint.options import CheckpointOptions
+from torchstrategy.checkpoint.reader import CheckpointReader, list_variables, load_checkpoint, load_variable
 from torchstrategy.checkpoint.sharded import (PendingShardedState, ShardedCheckpointReader, is_sharded,
                                               remove_sharded, run_on_chief, write_sharded)
 
@@ -16,4 +18,5 @@ __all__ = ["write_atomically", "save_state", "load_state", "CheckpointCorruptedE
            "Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "checkpoint_metadata", "DirectoryLock",
            "DirectoryLockedError", "CheckpointManager", "CheckpointState", "get_checkpoint_state",
            "latest_checkpoint", "update_checkpoint_state", "PendingShardedState", "ShardedCheckpointReader",
-           "is_sharded", "remove_sharded", "run_on_chief", "write_sharded"]
+           "is_sharded", "remove_sharded", "run_on_chief", "write_sharded", "CheckpointOptions", "CheckpointReader",
+           "load_checkpoint", "list_variables", "load_variable"]

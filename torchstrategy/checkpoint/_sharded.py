@@ -309,17 +309,54 @@ class Structure:
             places.append((container, key, dcp_key))
         if not destinations:  # the same on every rank: all skip the collective together
             return
+        reader = dcp.FileSystemReader(self.path)
+        _check_shard_files(self.path, reader)  # the same verdict on every rank, before any collective
         try:
-            dcp.load(destinations, storage_reader=dcp.FileSystemReader(self.path), no_dist=_single_process())
-        except Exception as error:
+            dcp.load(destinations, storage_reader=reader, no_dist=_single_process())
+        except BaseException as error:  # noqa: BLE001 - DCP's CheckpointException is a BaseException
+            if not isinstance(error, Exception) and not _is_checkpoint_exception(error):
+                raise
             raise CheckpointCorruptedError(f"Could not read the shards of checkpoint '{self.path}': they are missing "
-                                           f"or damaged ({type(error).__name__}: {error}).") from error
+                                           f"or damaged ({_describe_failure(error)}).") from error
         for container, key, dcp_key in places:
             container[key] = destinations[dcp_key]
 
     def load_all(self) -> None:
         """Loads every tensor as a full plain tensor (for a strategy that does not shard)."""
         self.load([(meta, None) for meta in list(self.metas(self.tree))])
+
+
+def _check_shard_files(path: str, reader: Any) -> None:
+    """Every shard file the checkpoint's metadata lists is there and long enough for what it holds; else a
+    CheckpointCorruptedError naming the file and the rank that wrote it (DCP names shards `__<rank>_<n>.distcp`)."""
+    try:
+        storage = reader.read_metadata().storage_data
+    except Exception as error:  # noqa: BLE001 - a missing or unreadable .metadata
+        raise CheckpointCorruptedError(f"Could not read checkpoint '{path}': its shard index (.metadata) is missing "
+                                       f"or damaged ({type(error).__name__}: {error}).") from error
+    needed: dict = {}
+    for info in storage.values():
+        needed[info.relative_path] = max(needed.get(info.relative_path, 0), info.offset + info.length)
+    for name, size in sorted(needed.items()):
+        file = os.path.join(path, name)
+        rank = name[2:].split("_")[0] if name.startswith("__") else "?"
+        if not os.path.isfile(file):
+            raise CheckpointCorruptedError(f"Checkpoint '{path}' is missing the shard file '{name}' written by rank "
+                                           f"{rank}: it was deleted or never copied. Restore it, or use an older "
+                                           "checkpoint (CheckpointManager.restore_or_initialize(fallback_to_previous=True)).")
+        found = os.path.getsize(file)
+        if found < size:
+            raise CheckpointCorruptedError(f"Checkpoint '{path}': the shard file '{name}' written by rank {rank} is cut "
+                                           f"short ({found} bytes, its tensors need {size}). Restore it, or use an older "
+                                           "checkpoint (CheckpointManager.restore_or_initialize(fallback_to_previous=True)).")
+
+
+def _describe_failure(error: BaseException) -> str:
+    """DCP's failure per rank ("rank 1: ..."), or the error itself."""
+    failures = getattr(error, "failures", None)
+    if isinstance(failures, dict) and failures:
+        return "; ".join(f"rank {rank}: {failure}" for rank, failure in sorted(failures.items()))
+    return f"{type(error).__name__}: {error}"
 
 
 def is_placeholder(value: Any) -> bool:

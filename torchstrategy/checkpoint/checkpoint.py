@@ -10,8 +10,9 @@ from typing import Any, Callable, ContextManager, Optional
 import torch
 
 from torchstrategy import _context
-from torchstrategy.checkpoint import _io, _objects, _sharded
+from torchstrategy.checkpoint import _io, _objects, _sharded, _tf_restore, _tf_write, options as _options
 from torchstrategy.checkpoint._sync import Coordinator
+from torchstrategy.formats.tf_bundle import is_bundle
 from torchstrategy.variables import Variable
 
 _FORMAT = "torchstrategy.train.Checkpoint"
@@ -202,11 +203,12 @@ class Checkpoint:
 
             update_checkpoint_state(os.path.dirname(save_path) or ".", save_path, [save_path])
 
-        return self._write(path, after_write=update_index)
+        return self._write(path, after_write=update_index, options=options)
 
     def write(self, file_prefix: str, options: Any = None) -> str:
-        """Writes exactly `file_prefix` (no counter, no index) and returns it."""
-        return self._write(os.fspath(file_prefix))
+        """Writes exactly `file_prefix` (no counter, no index) and returns it. With
+        `options.experimental_write_format = "tf"` (see CheckpointOptions) it writes TF's bundle format."""
+        return self._write(os.fspath(file_prefix), options=options, with_counter=False)
 
     def _payload(self, coordinator: Coordinator) -> dict:
         from torchstrategy.version import TORCHSTRATEGY_VERSION
@@ -236,10 +238,35 @@ class Checkpoint:
         return None
 
     def _write(self, path: str, after_write: Optional[Callable[[str], None]] = None,
-               guard: Optional[Callable[[], ContextManager[Any]]] = None) -> str:
+               guard: Optional[Callable[[], ContextManager[Any]]] = None, options: Any = None,
+               with_counter: bool = True) -> str:
         """Chief: capture, write atomically, then `after_write(path)`, all inside `guard()` if given (e.g. a
         lock); all ranks wait for the result."""
+        chosen = _options.write_format(options)
+        written = self._write_chosen(path, after_write, guard, chosen, with_counter)
+        _options.run_write_callbacks(options, written)
+        return written
+
+    def _write_chosen(self, path: str, after_write: Optional[Callable[[str], None]],
+                      guard: Optional[Callable[[], ContextManager[Any]]], chosen: str, with_counter: bool) -> str:
         coordinator = Coordinator(self._owning_strategy())
+        if chosen == "tf":
+            if coordinator.sharded:
+                raise NotImplementedError("Writing TF's checkpoint format under a strategy with sharded variables "
+                                          "(FSDPStrategy) is not supported; save in this library's format (the "
+                                          "default), which any strategy restores.")
+            if os.path.isdir(path):
+                raise IsADirectoryError(f"Cannot write TF checkpoint '{path}': it is a directory. Pass a file prefix "
+                                        f"such as '{os.path.join(path, 'ckpt')}'.")
+
+            def write_tf() -> None:
+                with guard() if guard is not None else contextlib.nullcontext():
+                    _tf_write.write_tf_checkpoint(self, path, with_counter=with_counter)
+                    if after_write is not None:
+                        after_write(path)
+
+            coordinator.run_on_writer(write_tf)
+            return path
         if coordinator.sharded:  # every rank captures its own shards and writes them
             payload = self._payload(coordinator)
             split = _sharded.TensorSplit()
@@ -265,13 +292,18 @@ class Checkpoint:
         (naming the file), or ValueError (another architecture or an incompatible world size)."""
         if save_path is None:
             return InitializationOnlyStatus()
-        return self._restore(os.fspath(save_path), skip=())
+        return self._restore(os.fspath(save_path), skip=(), options=options)
 
     def read(self, save_path: str, options: Any = None) -> CheckpointLoadStatus:
         """Restores a file made by `write()`: like `restore`, but the save counter is neither read nor expected."""
-        return self._restore(os.fspath(save_path), skip=("save_counter",))
+        return self._restore(os.fspath(save_path), skip=("save_counter",), options=options)
 
-    def _restore(self, save_path: str, skip: tuple) -> CheckpointLoadStatus:
+    def _restore(self, save_path: str, skip: tuple, options: Any = None) -> Any:
+        if is_bundle(save_path) and not os.path.isfile(save_path):  # TF's format: '{prefix}.index' + data shards
+            return self._restore_tf(save_path, skip, options)
+        if getattr(options, "experimental_skip_slot_variables", False):
+            raise NotImplementedError("CheckpointOptions(experimental_skip_slot_variables=True) applies to TF-written "
+                                      "checkpoints only; this library's own checkpoints restore their slots.")
         sharded = _sharded.is_sharded_checkpoint(save_path)
         if not sharded and not os.path.isfile(save_path):
             hint = " It is a directory: pass tf.train.latest_checkpoint(directory)." if os.path.isdir(save_path) else ""
@@ -295,6 +327,18 @@ class Checkpoint:
         deferred = _DeferredRestore(plan, payload["objects"]) if structure is None else None
         object.__setattr__(self, "_deferred_restore", deferred if deferred is not None and deferred.waiting else None)
         return CheckpointLoadStatus(save_path, plan, metadata)
+
+    def _restore_tf(self, save_path: str, skip: tuple, options: Any) -> Any:
+        """Maps a TF-written checkpoint's object graph onto these objects; every shape is checked and every
+        tensor read (CRC-checked) before the first one is copied, so a failure changes nothing."""
+        plan = _tf_restore.TFRestorePlan(save_path, skip=skip,
+                                         skip_slots=bool(getattr(options, "experimental_skip_slot_variables", False)))
+        plan.match_root(self)
+        plan.apply()
+        if plan.unbuilt:  # Keras layers without weights yet get their values when they are built
+            _tf_restore.restore_when_built(plan, self)
+        object.__setattr__(self, "_deferred_restore", None)
+        return _tf_restore.TFCheckpointLoadStatus(plan, self)
 
     def _check_world_size(self, save_path: str, per_replica: list, metadata: dict) -> None:
         """Per-replica state only moves between jobs of the same world size; nothing is changed otherwise."""

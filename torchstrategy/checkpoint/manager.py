@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 from torchstrategy.checkpoint import _io, _sharded
 from torchstrategy.checkpoint._sync import Coordinator
 from torchstrategy.checkpoint.lock import DirectoryLock, DirectoryLockedError
+from torchstrategy.formats.tf_bundle import BundleCorruptedError, is_bundle
 
 _INDEX = "checkpoint"
 _LINE = re.compile(r'^\s*(\w+)\s*:\s*(.+?)\s*$')
@@ -93,9 +94,12 @@ def get_checkpoint_state(checkpoint_dir: str, latest_filename: Optional[str] = N
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: Optional[str] = None) -> Optional[str]:
     """The path of the newest checkpoint named by the directory's index, or None if there is no index or
-    its file (or sharded checkpoint directory) does not exist (tf.train.latest_checkpoint)."""
+    its file (sharded checkpoint directory, or TF bundle's `.index`) does not exist (tf.train.latest_checkpoint)."""
     state = get_checkpoint_state(checkpoint_dir, latest_filename)
-    if state is None or not _sharded.exists(state.model_checkpoint_path):  # a file, or a sharded directory
+    if state is None:
+        return None
+    path = state.model_checkpoint_path
+    if not (_sharded.exists(path) or is_bundle(path)):  # a file, a sharded directory, or TF's '{path}.index'
         return None
     return state.model_checkpoint_path
 
@@ -210,7 +214,7 @@ class CheckpointManager:
             self._record_and_sweep(save_path, on_disk=True)
             wrote.append(save_path)
 
-        self._checkpoint._write(path, after_write=record_on_chief, guard=self._saving)
+        self._checkpoint._write(path, after_write=record_on_chief, guard=self._saving, options=options)
         if not wrote:  # the other ranks keep the same list in memory; only the chief touches files
             self._record_and_sweep(path, on_disk=False)
         return path
@@ -304,7 +308,12 @@ class CheckpointManager:
                 self._last_preserved_timestamp = stamp  # preserved on disk, no longer managed
                 continue
             if on_disk:
-                _sharded.remove_checkpoint(path)  # a file, or a sharded checkpoint's directory
+                if is_bundle(path) and not os.path.exists(path):
+                    from torchstrategy.checkpoint._tf_write import remove_tf_checkpoint
+
+                    remove_tf_checkpoint(path)  # TF's bundle: '.index' and '.data-*' files
+                else:
+                    _sharded.remove_checkpoint(path)  # a file, or a sharded checkpoint's directory
         return removed
 
     def _record_state(self) -> None:
@@ -330,7 +339,7 @@ class CheckpointManager:
         for path in candidates:
             try:
                 self._checkpoint.restore(path)
-            except (CheckpointCorruptedError, FileNotFoundError) as error:
+            except (CheckpointCorruptedError, BundleCorruptedError, FileNotFoundError) as error:
                 if not fallback_to_previous:
                     raise
                 failures.append(path)

@@ -100,3 +100,12 @@ def is_chief_process() -> bool:
     if distributed.is_available() and distributed.is_initialized():
         return distributed.get_rank() == 0
     return launched_rank() in (None, 0)
+
+
+SUMMARIES_EVERY_PROCESS_VARIABLE = "TORCHSTRATEGY_SUMMARIES_EVERY_PROCESS"  # tf.summary writers on every rank
+
+
+def summaries_on_every_process() -> bool:
+    """True when `TORCHSTRATEGY_SUMMARIES_EVERY_PROCESS` is 1/true/yes/on: tf.summary file writers then write on
+    every process of a job (as in TF), not only on the chief."""
+    return os.environ.get(SUMMARIES_EVERY_PROCESS_VARIABLE, "").strip().lower() in _TRUE_WORDS

@@ -53,7 +53,7 @@ class Strategy:
         self._collectives = _parts.check_part("collectives", collectives or _parts.SingleReplicaCollectives())
         local = self._collectives.num_local_replicas
         self._replication = _parts.check_part("replication", replication or _parts.LocalReplication(self._device))
-        self._precision = _parts.check_part("precision", precision or _parts.Precision())
+        self._precision = _parts.check_part("precision", precision or _parts.StepPrecision())
         self._checkpoint_io = _parts.check_part("checkpoint_io", checkpoint_io or _parts.FullStateIO())
         self._placement = _parts.check_part("placement", placement or _parts.BatchPlacement(
             self._device, local, combine=_per_replica, collectives=self._collectives,
@@ -64,6 +64,8 @@ class Strategy:
         self.needs_model_in_scope = needs_model_in_scope
         #: True when a model must be set up (sharded) before its first call, also outside fit (custom loops).
         self.setup_before_first_call = bool(self._replication.setup_before_first_call)
+        if self._collectives.num_processes > 1:
+            _context.set_job_strategy(self)  # fit refuses a model of the default strategy from now on
 
     # ----- facts ---------------------------------------------------------------------------
     @property

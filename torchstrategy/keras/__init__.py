@@ -20,6 +20,8 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "utils": "torchstrategy.keras.utils",
     "preprocessing": "torchstrategy.keras.preprocessing",
     "mixed_precision": "torchstrategy.keras.mixed_precision",
+    "dtype_policies": "torchstrategy.keras.dtype_policies",
+    "DTypePolicy": "torchstrategy.keras.dtype_policies:DTypePolicy",
     "distribution": "torchstrategy.keras.distribution",
     "export": "torchstrategy.keras.export",
     "Model": "torchstrategy.keras.models:Model",
@@ -39,4 +41,6 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "Variable": "torchstrategy.keras.variables:Variable",
     "Initializer": "torchstrategy.keras.initializers:Initializer",
     "Regularizer": "torchstrategy.keras.regularizers:Regularizer",
+    "saving": "torchstrategy.keras.saving",
+    "random": "torchstrategy.keras.random",
 })

@@ -12,6 +12,7 @@ import torch
 from torchstrategy.data.dataset import Dataset
 from torchstrategy.data.distribute import DistributedDataset, fingerprint
 from torchstrategy.keras.dataset_creator import DatasetCreator
+from torchstrategy.keras.py_dataset import PyDataset, PyDatasetBatches
 from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 _DEFAULT_BATCH = 32
@@ -124,6 +125,8 @@ def adapt(x: Any, y: Any = None, sample_weight: Any = None, batch_size: Optional
         raise ValueError(f"batch_size must be a positive integer; got {batch_size!r}.")
     if isinstance(x, DatasetCreator):
         return _from_creator(x, y, sample_weight, steps)
+    if isinstance(x, (PyDataset, PyDatasetBatches)):
+        return _from_py_dataset(x, y, sample_weight, shuffle, steps)
     if isinstance(x, (Dataset, DistributedDataset)):
         if y is not None:
             raise ValueError("`y` argument is not supported when x is a dataset: the dataset must yield "
@@ -174,6 +177,23 @@ def _from_creator(creator: DatasetCreator, y: Any, sample_weight: Any, steps: Op
     return EpochData(creator, steps, persistent=True)
 
 
+def _from_py_dataset(x: Any, y: Any, sample_weight: Any, shuffle: Any, steps: Optional[int]) -> EpochData:
+    """A PyDataset's batches, one epoch per iteration (its batch order shuffled each epoch with `shuffle`)."""
+    for name, value in (("y", y), ("sample_weight", sample_weight)):
+        if value is not None:
+            raise ValueError(f"Argument `{name}` is not supported when using a PyDataset as input: its "
+                             "__getitem__ must return (inputs, targets[, sample_weights]) tuples.")
+    batches = x if isinstance(x, PyDatasetBatches) else PyDatasetBatches(x)
+    count = batches.dataset.num_batches
+    batches.shuffle = bool(shuffle) and count is not None
+    if count is None and steps is None:
+        raise ValueError("This PyDataset is endless (num_batches is None): pass the number of steps to run "
+                         "(steps_per_epoch / steps / validation_steps).")
+    loader = torch.utils.data.DataLoader(batches, batch_size=None)
+    return EpochData(loader, steps if steps is not None else count,
+                     persistent=count is None or (steps is not None and steps != count))
+
+
 def _lists_as_tuples(value: Any) -> Any:
     """Keras reads a list of arrays as several inputs/targets; tf.data would stack a list into one tensor."""
     if isinstance(value, list) and value and all(hasattr(v, "shape") for v in value):
@@ -193,7 +213,13 @@ def _len_or_none(value: Any) -> Optional[int]:
 def chief_arrays(strategy: Any, *arrays: Any) -> tuple:
     """`arrays` as the chief holds them on every process of a multi-process strategy: TF's one-process
     MirroredStrategy trains on the script's arrays, so replicas that drew their own (unseeded NumPy data)
-    take rank 0's; arrays that are already equal everywhere cost one small gather."""
+    take rank 0's; arrays that are already equal everywhere cost one small gather. A PyDataset (one per
+    process) gets rank 0's shuffle seed, so every process reads its batches in the same order."""
+    if arrays and isinstance(arrays[0], PyDataset):
+        batches = PyDatasetBatches(arrays[0])
+        if strategy.num_processes > 1:
+            batches.seed = int(strategy.broadcast(batches.seed, 0))
+        return (batches,) + tuple(arrays[1:])
     if strategy.num_processes <= 1 or not all(a is None or _is_array_like(a) for a in arrays) \
             or all(a is None for a in arrays):
         return arrays

@@ -1,14 +1,14 @@
-"""Precision policies: the dtype a computation runs in and the dtype its variables are stored in
-(float32, mixed_float16, mixed_bfloat16, ...), and the scope in which float weights are read cast."""
+"""`keras.dtype_policies`, the one home of dtype policies: the dtype a layer computes in and the dtype its
+variables are stored in (float32, mixed_float16, mixed_bfloat16, ...), the global policy, and casting scopes."""
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import torch
 
 from torchstrategy import _context, dtypes
+from torchstrategy.keras import backend
 
 # Mixed policies: (compute dtype, variable dtype). Every other policy is one dtype for both.
 _MIXED = {
@@ -25,47 +25,11 @@ def dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).replace("torch.", "")
 
 
-@dataclass(frozen=True)
-class Policy:
-    """A precision policy: `compute_dtype` for the math, `variable_dtype` for stored weights.
-
-    >>> policy = parse_policy("mixed_bfloat16")
-    >>> policy.compute_dtype, policy.variable_dtype, policy.is_mixed
-    (torch.bfloat16, torch.float32, True)
-    """
-
-    name: str
-    compute_dtype: torch.dtype
-    variable_dtype: torch.dtype
-
-    @property
-    def is_mixed(self) -> bool:
-        """Computes in a different dtype than it stores weights in (mixed_float16, mixed_bfloat16)."""
-        return self.compute_dtype != self.variable_dtype
-
-    @property
-    def is_floating(self) -> bool:
-        """Computes in a floating dtype (every policy a float layer accepts)."""
-        return self.compute_dtype.is_floating_point
-
-    @property
-    def is_low_precision(self) -> bool:
-        """Computes in float16 or bfloat16."""
-        return self.compute_dtype in _LOW_PRECISION
-
-
-def parse_policy(value: Any) -> Policy:
-    """A Policy from a name ('mixed_float16', 'float32', 'int32', ...), a torch/NumPy dtype, or a Policy.
-
-    Dtype names that are not floats ('int32', 'bool') give a non-floating policy, which only layers
-    that pass values through (an `Input` of integers) accept. Unknown names raise a ValueError that
-    lists the valid ones.
-    """
-    if isinstance(value, Policy):
-        return value
+def _parse_name(value: Any) -> tuple[str, torch.dtype, torch.dtype]:
+    """(name, compute dtype, variable dtype) of a policy name, a torch/NumPy dtype or a dtype name."""
     if isinstance(value, str) and value in _MIXED:
         compute, variable = _MIXED[value]
-        return Policy(value, compute, variable)
+        return value, compute, variable
     try:
         dtype = None if value is None or isinstance(value, bool) else dtypes.as_dtype(value)
     except TypeError:
@@ -76,7 +40,168 @@ def parse_policy(value: Any) -> Policy:
             f"Cannot convert {value!r} to a mixed precision policy. Valid policies: {valid} "
             "(integer dtype names such as 'int32' are accepted only for inputs)."
         )
-    return Policy(dtype_name(dtype), dtype, dtype)
+    return dtype_name(dtype), dtype, dtype
+
+
+class DTypePolicy:
+    """A layer's dtype policy: `compute_dtype` for its math, `variable_dtype` for its weights (Keras's
+    `keras.DTypePolicy`, also `keras.mixed_precision.Policy`). Immutable and hashable.
+
+    'mixed_float16' and 'mixed_bfloat16' compute in float16 / bfloat16 with float32 weights; any
+    float dtype name ('float32', 'bfloat16', ...) uses that dtype for both. Non-float dtype names
+    ('int32', 'bool') give a non-floating policy, which only pass-through layers (an integer `Input`) accept.
+
+    >>> policy = DTypePolicy("mixed_bfloat16")
+    >>> policy.compute_dtype, policy.variable_dtype, policy.is_mixed
+    ('bfloat16', 'float32', True)
+    """
+
+    __slots__ = ("_name", "_compute", "_variable")
+
+    def __init__(self, name: Optional[str] = None) -> None:
+        if name is None:
+            name = backend.floatx()
+        if not isinstance(name, str):
+            raise TypeError(f"'name' must be a string, such as 'mixed_float16'. Received: name={name!r} "
+                            f"(of type {type(name).__name__})")
+        self._name, self._compute, self._variable = _parse_name(name)
+
+    @property
+    def name(self) -> str:
+        """The policy's name, e.g. 'mixed_float16'."""
+        return self._name
+
+    @property
+    def compute_dtype(self) -> str:
+        """The dtype layer computations run in, e.g. 'float16' for 'mixed_float16'."""
+        return dtype_name(self._compute)
+
+    @property
+    def variable_dtype(self) -> str:
+        """The dtype layer weights are created in, e.g. 'float32' for 'mixed_float16'."""
+        return dtype_name(self._variable)
+
+    @property
+    def quantization_mode(self) -> None:
+        """Keras's quantization mode: none (quantized policies are not provided)."""
+        return None
+
+    @property
+    def torch_compute_dtype(self) -> torch.dtype:
+        """`compute_dtype` as a torch dtype."""
+        return self._compute
+
+    @property
+    def torch_variable_dtype(self) -> torch.dtype:
+        """`variable_dtype` as a torch dtype."""
+        return self._variable
+
+    @property
+    def is_mixed(self) -> bool:
+        """Computes in a different dtype than it stores weights in (mixed_float16, mixed_bfloat16)."""
+        return self._compute != self._variable
+
+    @property
+    def is_floating(self) -> bool:
+        """Computes in a floating dtype (every policy a float layer accepts)."""
+        return self._compute.is_floating_point
+
+    @property
+    def is_low_precision(self) -> bool:
+        """Computes in float16 or bfloat16."""
+        return self._compute in _LOW_PRECISION
+
+    def convert_input(self, x: Any, autocast: bool, dtype: Any) -> Any:
+        """`x` cast to `dtype` when `autocast` is set and `x` is a float tensor of another dtype (Keras)."""
+        target = dtypes.as_dtype(dtype)
+        if autocast and isinstance(x, torch.Tensor) and x.is_floating_point() and x.dtype != target:
+            return x.to(target)
+        return x
+
+    def get_config(self) -> dict:
+        """{'name': ...}, what `from_config` takes."""
+        return {"name": self._name}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "DTypePolicy":
+        """The policy `get_config` described."""
+        return cls(**config)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, DTypePolicy) and other._name == self._name
+
+    def __hash__(self) -> int:
+        return hash(self._name)
+
+    def __repr__(self) -> str:
+        return f'<DTypePolicy "{self._name}">'
+
+
+FloatDTypePolicy = DTypePolicy  # Keras 3 names the float policies' class so; one class serves both here
+
+
+def parse_policy(value: Any) -> DTypePolicy:
+    """A policy from a policy, a policy or dtype name ('mixed_float16', 'half', 'int32') or a torch/NumPy
+    dtype; anything else (None included) raises a ValueError that lists the valid names."""
+    if isinstance(value, DTypePolicy):
+        return value
+    return DTypePolicy(_parse_name(value)[0])
+
+
+def get(identifier: Any) -> DTypePolicy:
+    """A policy from a policy, a policy or dtype name, a torch/NumPy dtype, or a serialized policy
+    ({'class_name': 'DTypePolicy', 'config': {'name': ...}}); None gives the global policy."""
+    if identifier is None:
+        return global_policy()
+    if isinstance(identifier, DTypePolicy):
+        return identifier
+    if isinstance(identifier, dict) and isinstance(identifier.get("config"), dict) \
+            and "name" in identifier["config"]:
+        return DTypePolicy(identifier["config"]["name"])
+    return parse_policy(identifier)
+
+
+def serialize(dtype_policy: DTypePolicy) -> dict:
+    """The policy as Keras serializes it: {'module': 'keras', 'class_name': 'DTypePolicy', 'config': ...}."""
+    return {"module": "keras", "class_name": "DTypePolicy", "config": dtype_policy.get_config(),
+            "registered_name": None}
+
+
+def deserialize(config: dict, custom_objects: Optional[dict] = None) -> DTypePolicy:
+    """The policy `serialize` described."""
+    return get(config)
+
+
+def global_policy() -> DTypePolicy:
+    """The policy layers get when created without `dtype=`: the one `set_global_policy` set, else floatx.
+
+    >>> global_policy()
+    <DTypePolicy "float32">
+    """
+    policy = _context.global_dtype_policy()
+    return policy if policy is not None else DTypePolicy()
+
+
+def set_global_policy(policy: Union[None, str, DTypePolicy]) -> None:
+    """Sets the policy of layers created from now on, e.g. `set_global_policy('mixed_float16')`.
+
+    None puts back the default (floatx, 'float32'). Existing layers keep their policy. Models
+    created under 'mixed_float16' get a LossScaleOptimizer at `compile()`, as in Keras.
+    """
+    if policy is None:
+        _context.set_global_dtype_policy(None)
+        return
+    if isinstance(policy, str):
+        policy = DTypePolicy(policy)
+    elif not isinstance(policy, DTypePolicy):
+        raise ValueError("Invalid `policy` argument. Expected the string name of a policy (such as "
+                         f"'mixed_float16') or a `DTypePolicy` instance. Received: policy={policy!r} "
+                         f"(of type {type(policy).__name__})")
+    if not policy.is_floating:
+        raise ValueError("set_global_policy can only be used to set the global policy to floating-point "
+                         f"policies, such as 'float32' and 'mixed_float16', but got policy: {policy.name}. "
+                         "Give integer inputs their dtype with Input(dtype=...) instead.")
+    _context.set_global_dtype_policy(policy)
 
 
 class _AutocastScope:
@@ -110,7 +235,7 @@ class _Unchanged:
 _UNCHANGED = _Unchanged()
 
 
-def compute_context(policy: Policy, autocast: bool = True) -> Any:
+def compute_context(policy: DTypePolicy, autocast: bool = True) -> Any:
     """The context a layer's computation runs in under `policy`: weights read in the compute dtype.
 
     Inside it, `cast_on_read(weight)` gives float weights in the compute dtype (a differentiable cast,
@@ -121,7 +246,7 @@ def compute_context(policy: Policy, autocast: bool = True) -> Any:
     (autocast keeps some ops in float32 and its CPU op list differs from CUDA's), and they cost one
     cast per weight read. Costs nothing when neither the policy nor an outer scope asks for casts.
 
-    >>> with compute_context(parse_policy("mixed_bfloat16")):
+    >>> with compute_context(DTypePolicy("mixed_bfloat16")):
     ...     cast_on_read(torch.nn.Parameter(torch.ones(2))).dtype
     torch.bfloat16
     """
@@ -129,11 +254,11 @@ def compute_context(policy: Policy, autocast: bool = True) -> Any:
     if current is not None:
         if not autocast or not policy.is_floating:
             return _AutocastScope(None)
-        if current != policy.compute_dtype:
-            return _AutocastScope(policy.compute_dtype)
+        if current != policy.torch_compute_dtype:
+            return _AutocastScope(policy.torch_compute_dtype)
         return _UNCHANGED
     if policy.is_mixed:
-        return _AutocastScope(policy.compute_dtype)
+        return _AutocastScope(policy.torch_compute_dtype)
     return _UNCHANGED
 
 
@@ -152,9 +277,9 @@ def cast_on_read(weight: torch.Tensor) -> torch.Tensor:
 
 
 @functools.lru_cache(maxsize=None)
-def check_device_support(policy: Policy, device_type: str) -> None:
+def check_device_support(policy: DTypePolicy, device_type: str) -> None:
     """Raises a clear error when `device_type` cannot compute in the policy's dtype (checked once)."""
-    if policy.compute_dtype == torch.bfloat16 and device_type == "cuda" and torch.cuda.is_available():
+    if policy.torch_compute_dtype == torch.bfloat16 and device_type == "cuda" and torch.cuda.is_available():
         if not torch.cuda.is_bf16_supported(including_emulation=False):
             raise ValueError(
                 f"Policy '{policy.name}' computes in bfloat16, which this GPU "

@@ -100,11 +100,12 @@ def get_file(
     if force_download or not os.path.exists(target):
         _download(origin, target)
     elif file_hash is not None and not validate_file(target, file_hash, hash_algorithm):
-        print(
-            f"A local file was found ({target}), but its {_algorithm_for(hash_algorithm, file_hash)} "
-            f"hash does not match {file_hash}, so it is downloaded again."
-        )
-        _download(origin, target)
+        algorithm = _algorithm_for(hash_algorithm, file_hash)
+        found = hash_file(target, algorithm)
+        print(f"A local file was found ({target}), but its {algorithm} hash does not match {file_hash}, so it is "
+              "downloaded again.")
+        _download(origin, target, mismatch=f"the cached copy at {target} has {algorithm} hash {found}, not the "
+                                           f"expected {file_hash}")
     else:
         file_hash = None  # a cached file that passed (or needs no) check is not checked twice
     if file_hash is not None and not validate_file(target, file_hash, hash_algorithm):
@@ -207,8 +208,14 @@ def _writable_cache_root(cache_root: str) -> str:
     return os.path.join("/tmp" if os.path.isdir("/tmp") else tempfile.gettempdir(), ".keras")
 
 
-def _download(origin: str, target: str) -> None:
+def _download(origin: str, target: str, mismatch: str = "") -> None:
     def failed(reason: str) -> DownloadFailedError:
+        if mismatch:  # the file is there, but not the one asked for
+            return DownloadFailedError(
+                f"get_file could not fetch {os.path.basename(target)!r}: {mismatch} (an old or damaged copy), and "
+                f"downloading it again from {origin} failed ({reason}). Connect to the network and call again, "
+                f"replace {target} with the right file, or pass the hash of the file you have as file_hash."
+            )
         return DownloadFailedError(
             f"get_file could not fetch {os.path.basename(target)!r}: it is not in the cache at {target} "
             f"and downloading it from {origin} failed ({reason}). Either connect to the network and "

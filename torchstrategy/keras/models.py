@@ -147,9 +147,10 @@ class Model(Layer):
                     f"`with strategy.scope():`, then compile it there."
                 )
             self._strategy = self._strategy or current
-        from torchstrategy.keras import mixed_precision, optimizers
+        from torchstrategy.keras import optimizers
+        from torchstrategy.keras.optimizers.loss_scale import wrap_for_policy
 
-        self.optimizer = mixed_precision._wrap_for_policy(self.dtype_policy, optimizers.get(optimizer))
+        self.optimizer = wrap_for_policy(self.dtype_policy, optimizers.get(optimizer))
         # 'auto' (Keras 3's default) runs eagerly here: torch.compile only when asked with True
         self._compiled = compile_utils.CompiledState(self, loss, metrics, loss_weights, weighted_metrics,
                                                 jit_compile=jit_compile is True,

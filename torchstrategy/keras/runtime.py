@@ -95,9 +95,26 @@ def set_up(model: Any, sample_x: Any) -> Runtime:
     """The model's runtime, set up now (built from `sample_x` if needed) when it has none for its strategy."""
     runtime = runtime_of(model)
     if runtime is None:
+        _refuse_another_multi_process_strategy(model, _RUNTIMES.get(model))
         runtime = Runtime(model, sample_x)
         _RUNTIMES[model] = runtime
     return runtime
+
+
+def _refuse_another_multi_process_strategy(model: Any, earlier: Optional[Runtime]) -> None:
+    """A model set up (trained, its optimizer built) under one strategy cannot move to a multi-process one:
+    the processes would hold different copies and its optimizer is built for the old variables."""
+    if earlier is None or model.optimizer is None:
+        return
+    strategy = model.distribute_strategy
+    if strategy.num_processes == 1 or earlier.strategy.num_processes > 1:
+        return
+    raise ValueError(
+        f"Model '{model.name}' was already set up (trained, or its optimizer built) under "
+        f"{type(earlier.strategy).__name__} and is now used under {type(strategy).__name__} ({strategy.num_processes} "
+        "processes): a Keras distribution set, or a strategy made, after the model was built cannot take it over. "
+        "Call `keras.distribution.set_distribution(...)` (or build inside `with strategy.scope():`) before "
+        "building the model.")
 
 
 def forget(model: Any) -> None:

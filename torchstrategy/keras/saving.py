@@ -7,8 +7,14 @@ from typing import Any, Optional
 
 import torch
 
+from torchstrategy import _context
 from torchstrategy.checkpoint import load_state, save_state
 from torchstrategy.nest import flatten as flatten_structure, map_structure
+from torchstrategy.keras.object_registration import (  # noqa: F401  (keras.saving's registration API)
+    CustomObjectScope, custom_object_scope, get_custom_objects, get_registered_name, get_registered_object,
+    register_keras_serializable,
+)
+from torchstrategy.keras.serialization_lib import deserialize_keras_object, serialize_keras_object  # noqa: F401
 
 _MODEL_FORMAT = "torchstrategy.keras.model"
 _WEIGHTS_FORMAT = "torchstrategy.keras.weights"
@@ -26,8 +32,12 @@ def _registry(custom_objects: Optional[dict]) -> dict:
     table = {name: getattr(layers, name) for name in dir(layers) if isinstance(getattr(layers, name), type)}
     table.update(InputLayer=functional.InputLayer, Sequential=models.Sequential, Functional=models.Functional,
                  Model=models.Functional)
+    for registered, obj in {**get_custom_objects(), **_context.scoped_custom_objects()}.items():
+        table.setdefault(registered.split(">")[-1], obj)  # configs name a registered class by its class name
+        table[registered] = obj
     table.update(custom_objects or {})
     return table
+
 
 
 def deserialize_layer(entry: dict, custom_objects: Optional[dict] = None) -> Any:

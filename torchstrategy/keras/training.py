@@ -10,6 +10,7 @@ from typing import Any, Callable, Iterator, Optional
 import numpy as np
 import torch
 
+from torchstrategy import _context
 from torchstrategy.keras import callbacks as callbacks_module
 from torchstrategy.keras import data_adapter
 from torchstrategy.keras import preflight
@@ -36,6 +37,19 @@ def _epoch_data(strategy: Any, data: data_adapter.EpochData, mode: str, steps: O
             f"`with strategy.scope():` (as TF requires), then call fit/evaluate/predict.")
     source = strategy.step_inputs(data.source, mode, steps, options)
     return data_adapter.EpochData(source, data.steps, data.persistent)
+
+
+def _check_trained_in_its_job(model: Any, strategy: Any) -> None:
+    """Refuses to train a model of a one-process strategy (made outside any scope) in a process that belongs
+    to a multi-process job: every process would train its own copy, whatever the input, and drift apart."""
+    job = _context.job_strategy()
+    if job is None or job is strategy or strategy.num_processes > 1:
+        return
+    raise ValueError(
+        f"Model '{model.name}' was created outside the scope of the {type(job).__name__} this process belongs to "
+        f"({job.num_replicas_in_sync} replicas in {job.num_processes} processes), so each process would train its "
+        "own copy and the copies would drift apart. Create and compile the model inside `with strategy.scope():` "
+        "(as TF requires), or after `keras.distribution.set_distribution(...)` when you use a Keras distribution.")
 
 
 def _prepare(model: Any, strategy: Any, example: Any) -> Runtime:
@@ -114,13 +128,25 @@ def _with_class_weights(table: Optional[torch.Tensor], batch: Any) -> Any:
 def _train_step(model: Any, class_weights: Optional[torch.Tensor]) -> Callable[[Any], dict]:
     """What one training step runs on each replica: `model.train_step` (maybe overridden), on batches
     given class weights when fit() has a class_weight table."""
-    if class_weights is None:
-        return model.train_step
-    return functools.partial(_weighted_train_step, model, class_weights)
+    return functools.partial(_checked_train_step, model, class_weights)
 
 
-def _weighted_train_step(model: Any, class_weights: torch.Tensor, data: Any) -> dict:
-    return model.train_step(_with_class_weights(class_weights, data))
+def _checked_train_step(model: Any, class_weights: Optional[torch.Tensor], data: Any) -> dict:
+    logs = model.train_step(data if class_weights is None else _with_class_weights(class_weights, data))
+    return _step_logs(model, "train_step", logs)
+
+
+def _checked_test_step(model: Any, data: Any) -> dict:
+    return _step_logs(model, "test_step", model.test_step(data))
+
+
+def _step_logs(model: Any, name: str, logs: Any) -> Any:
+    """A step's logs; None (a custom step that forgot its `return`) is refused before a made-up 0.0 is logged."""
+    if logs is None:
+        raise ValueError(
+            f"{type(model).__name__}.{name}() returned None. A custom {name} must return its logs, a dict of "
+            "metric names to values, e.g. `return {m.name: m.result() for m in self.metrics}`.")
+    return logs
 
 
 def _logs_of(result: Any) -> Any:
@@ -172,6 +198,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
         raise TypeError(f"fit() got unexpected keyword arguments: {sorted(kwargs)}")
     preflight.check_epochs(epochs, initial_epoch)
     strategy = model.distribute_strategy
+    _check_trained_in_its_job(model, strategy)
     class_weights = _class_weight_table(class_weight)
     x, y, sample_weight = data_adapter.chief_arrays(strategy, x, y, sample_weight)
     if validation_split and validation_data is None:
@@ -187,6 +214,18 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
                                         verbose=verbose, epochs=epochs, steps=data.steps)
     state = TrainingState()
     cbs.set_training_state(state)
+    try:
+        _fit_epochs(model, strategy, state, cbs, data, val_data, epochs, initial_epoch, class_weights,
+                           validation_freq, validation_steps, validation_batch_size, batch_size)
+    finally:
+        state.close()  # what callbacks hold for this call (BackupAndRestore's lock), also when fit raises
+    return model.history
+
+
+def _fit_epochs(model: Any, strategy: Any, state: TrainingState, cbs: Any, data: Any, val_data: Any, epochs: int,
+                initial_epoch: int, class_weights: Any, validation_freq: Any, validation_steps: Optional[int],
+                validation_batch_size: Optional[int], batch_size: Optional[int]) -> dict:
+    """fit's callbacks and epochs, from on_train_begin to on_train_end; returns the last epoch's logs."""
     model.stop_training = False
     compiled = model._compiled
     per_execution = compiled.steps_per_execution
@@ -257,7 +296,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     if epochs > 0 and getattr(model, "optimizer", None) is not None:  # Keras 3: EMA weights replace the trained ones
         model.optimizer.finalize_variable_values(model.trainable_weights)
     cbs.on_train_end(logs)
-    return model.history
+    return logs
 
 
 def _input_options(x: Any) -> Any:
@@ -299,7 +338,7 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
         for execution in _executions(iterator, data.steps, per_execution):
             if batch_hooks:
                 cbs.on_test_batch_begin(step)
-            step_logs = _logs_of(runtime.strategy.test_steps(model.test_step, execution))
+            step_logs = _logs_of(runtime.strategy.test_steps(functools.partial(_checked_test_step, model), execution))
             if batch_hooks:
                 cbs.on_test_batch_end(step + per_execution - 1, step_logs)
             step += len(execution)
@@ -382,6 +421,7 @@ def _batch_logs(logs: dict, return_dict: bool) -> Any:
 
 def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool,
                    class_weight: Optional[dict] = None) -> Any:
+    _check_trained_in_its_job(model, model.distribute_strategy)
     batch = _one_batch(x, y, sample_weight)
     runtime = set_up(model, batch[0])
     if reset_metrics:
@@ -398,7 +438,8 @@ def test_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics:
     if reset_metrics:
         model._compiled.reset()
     with torch.no_grad(), eval_mode(model):
-        logs = first_replica(runtime.strategy.run(model.test_step, args=(runtime.strategy.place_batch(batch),)))
+        logs = first_replica(runtime.strategy.run(functools.partial(_checked_test_step, model),
+                                                    args=(runtime.strategy.place_batch(batch),)))
     return _batch_logs(logs, return_dict)
 
 

@@ -3,7 +3,7 @@ training stands (epoch, batch, data position) and the point a backup resumes fro
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 from torchstrategy import random as ts_random
 from torchstrategy.keras import data_adapter
@@ -51,12 +51,32 @@ class TrainingState:
     - `runtime`: the model's strategy and the module its steps call (None until the first batch set it up);
     - `progress`: where training stands, in the terms a backup needs (TrainingProgress);
     - `resume_point`: a backup to resume from, left by a callback's `on_train_begin` (BackupAndRestore),
-      taken and put back by the loop before the first step.
+      taken and put back by the loop before the first step;
+    - exit hooks (`on_exit`): what a callback holds for the call (a directory lock, a signal handler) is
+      given back when fit ends, also when it raises (Keras calls no callback then).
     """
 
     runtime: Any = None
     progress: TrainingProgress = field(default_factory=TrainingProgress)
     resume_point: Optional[dict] = None
+    _exit_hooks: list = field(default_factory=list)
+
+    def on_exit(self, hook: Callable[[], None]) -> None:
+        """Runs `hook()` when this fit() call ends, however it ends (last registered, first run)."""
+        self._exit_hooks.append(hook)
+
+    def close(self) -> None:
+        """Runs the exit hooks once; the loop calls it in a `finally`."""
+        hooks, self._exit_hooks = self._exit_hooks, []
+        for hook in reversed(hooks):
+            hook()
+
+    def __getstate__(self) -> dict:
+        # exit hooks hold this process's locks and handlers: a copy sent elsewhere (a closure that
+        # reaches the model's callbacks, pickled for a parameter-server worker) carries none of them
+        state = dict(self.__dict__)
+        state["_exit_hooks"] = []
+        return state
 
     def take_resume_point(self) -> Optional[dict]:
         """The resume point, cleared (the loop resumes from it once)."""

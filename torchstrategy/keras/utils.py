@@ -23,6 +23,21 @@ from torchstrategy.keras.preprocessing.image import (  # noqa: F401  (keras.util
 from torchstrategy.keras.preprocessing.sequence import pad_sequences  # noqa: F401  (keras.utils.pad_sequences)
 from torchstrategy.keras.sidecar_evaluator import SidecarEvaluator  # noqa: F401  (keras.utils.SidecarEvaluator)
 from torchstrategy.random import set_seed as set_random_seed  # noqa: F401  (keras.utils.set_random_seed)
+from torchstrategy.keras.object_registration import (  # noqa: F401  (keras.utils's copies of keras.saving's names)
+    CustomObjectScope, custom_object_scope, get_custom_objects, get_registered_name, get_registered_object,
+    register_keras_serializable,
+)
+from torchstrategy.keras.serialization_lib import deserialize_keras_object, serialize_keras_object  # noqa: F401
+from torchstrategy.keras.py_dataset import PyDataset, Sequence  # noqa: F401  (keras.utils.PyDataset / Sequence)
+from torchstrategy.keras.dataset_splitting import split_dataset  # noqa: F401  (keras.utils.split_dataset)
+from torchstrategy.keras.model_utils import (  # noqa: F401  (keras.utils helpers around models and data)
+    Config, clear_session, get_source_inputs, is_keras_tensor, pack_x_y_sample_weight, standardize_dtype,
+    unpack_x_y_sample_weight,
+)
+from torchstrategy.keras.model_visualization import model_to_dot, plot_model  # noqa: F401
+from torchstrategy.keras.progress import (  # noqa: F401  (keras.utils.Progbar, interactive logging)
+    Progbar, disable_interactive_logging, enable_interactive_logging, is_interactive_logging_enabled,
+)
 
 
 def to_categorical(y: Any, num_classes: Optional[int] = None, dtype: str = "float32") -> np.ndarray:

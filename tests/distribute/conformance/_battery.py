@@ -105,22 +105,30 @@ def validation_arguments(strategy) -> dict:
     return {"validation_data": data_, **({"validation_steps": STEPS} if extra else {})}
 
 
-def ps_cluster(workers: int = 1, ps: int = 1):
-    """TF's in-process cluster (create_in_process_cluster): each task a tf.distribute.Server on a free 127.0.0.1
-    port, and a ParameterServerStrategy over them."""
-    sockets = [socket.socket() for _ in range(workers + ps)]
-    for sock in sockets:
-        sock.bind(("127.0.0.1", 0))
-    ports = [sock.getsockname()[1] for sock in sockets]
-    for sock in sockets:
-        sock.close()
+def start_cluster(workers: int = 1, ps: int = 1, ports=None, partitioner=None) -> tuple:
+    """TF's in-process cluster (create_in_process_cluster): each task a tf.distribute.Server (a child process) on
+    127.0.0.1, on `ports` (worker ports first) or free ones; returns the ParameterServerStrategy over them and the
+    servers. The one copy of this helper: tests/distribute/test_parameter_server.py's scripts import it."""
+    if ports is None:
+        sockets = [socket.socket() for _ in range(workers + ps)]
+        for sock in sockets:
+            sock.bind(("127.0.0.1", 0))
+        ports = [sock.getsockname()[1] for sock in sockets]
+        for sock in sockets:
+            sock.close()
     cluster = tf.train.ClusterSpec({"worker": [f"127.0.0.1:{p}" for p in ports[:workers]],
-                                    "ps": [f"127.0.0.1:{p}" for p in ports[workers:]]})
-    for job, count in (("worker", workers), ("ps", ps)):
-        for index in range(count):
-            _servers.append(tf.distribute.Server(cluster, job_name=job, task_index=index, protocol="grpc"))
+                                    "ps": [f"127.0.0.1:{p}" for p in ports[workers:workers + ps]]})
+    servers = [tf.distribute.Server(cluster, job_name=job, task_index=index, protocol="grpc")
+               for job, count in (("worker", workers), ("ps", ps)) for index in range(count)]
     resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(cluster, rpc_layer="grpc")
-    return tf.distribute.ParameterServerStrategy(resolver)
+    return tf.distribute.ParameterServerStrategy(resolver, variable_partitioner=partitioner), servers
+
+
+def ps_cluster(workers: int = 1, ps: int = 1):
+    """start_cluster's strategy; its servers stay alive with this process (the conformance table's expression)."""
+    strategy, servers = start_cluster(workers, ps)
+    _servers.extend(servers)
+    return strategy
 
 
 def tag(strategy) -> str:
@@ -281,8 +289,60 @@ def callbacks(strategy, out, state):
             "early_weights": weights(early), "stopped_epoch": stopper.stopped_epoch}
 
 
+class _Counting(tf.keras.Model):
+    """A classifier of features 1.. that appends the ids of the rows it trains on (feature 0) to a file of the
+    process running it (the replica's process, or a parameter-server worker's)."""
+
+    def __init__(self, folder: str):
+        super().__init__()
+        self.folder = folder
+        self.head = tf.keras.layers.Dense(CLASSES)
+
+    def call(self, inputs, training=False):
+        if training:
+            with open(os.path.join(self.folder, f"{os.getpid()}.txt"), "a", encoding="utf-8") as handle:
+                handle.write(" ".join(str(int(row)) for row in np.asarray(inputs[:, 0])) + "\n")
+        return self.head(inputs[:, 1:])
+
+
+def samples_seen(strategy, out, state):
+    """fit over shuffled rows whose feature 0 is the row id: the test counts the ids every process trained on."""
+    folder = os.path.join(out, "seen")
+    os.makedirs(folder, exist_ok=True)
+    x, y = data()
+    x[:, 0] = np.arange(ROWS)
+    with strategy.scope():
+        model = _Counting(folder)
+        model.build((None, FEATURES))
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.1),
+                      loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    if is_parameter_server(strategy):
+        def dataset_fn(context):
+            return tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(context.get_per_replica_batch_size(BATCH))
+
+        model.fit(tf.keras.utils.experimental.DatasetCreator(dataset_fn), epochs=EPOCHS, steps_per_epoch=STEPS,
+                  verbose=0)
+    else:
+        model.fit(tf.data.Dataset.from_tensor_slices((x, y)).shuffle(ROWS, seed=3).batch(BATCH), epochs=EPOCHS,
+                  verbose=0)
+    return {"file": os.path.join(folder, f"{os.getpid()}.txt")}
+
+
+def outside_scope(strategy, out, state):
+    """A model built and compiled outside strategy.scope(), fit on NumPy arrays: refused (with the message) on a
+    process of a multi-process job, where each process would train its own copy; else it trains as in TF."""
+    model = tf.keras.Sequential([tf.keras.Input((FEATURES,)), tf.keras.layers.Dense(CLASSES)])
+    model.compile(optimizer="sgd", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    x, y = data()
+    try:
+        model.fit(x, y, batch_size=BATCH, epochs=1, verbose=0)
+    except ValueError as error:
+        return {"refused": str(error)}
+    return {"refused": None, "iterations": int(model.optimizer.iterations)}
+
+
 BEHAVIOURS = [fit, evaluate, predict, custom_loop, checkpoint, checkpoint_continued, backup_and_restore,
-              mixed_precision, callbacks]
+              mixed_precision, callbacks, samples_seen, outside_scope]
 
 
 def run(strategy, out: str) -> dict:
@@ -297,8 +357,14 @@ def run(strategy, out: str) -> dict:
             results[behaviour.__name__] = {"error": traceback.format_exc()}
         results[behaviour.__name__]["seconds"] = round(time.monotonic() - start, 3)
     results["process"] = {"tag": tag(strategy), "pid": os.getpid(), "strategy": type(strategy).__name__,
-                          "replicas": strategy.num_replicas_in_sync}
+                          "replicas": strategy.num_replicas_in_sync, "threads": _intra_op_threads()}
     return results
+
+
+def _intra_op_threads() -> int:
+    import torch
+
+    return torch.get_num_threads()
 
 
 def _json_default(value):

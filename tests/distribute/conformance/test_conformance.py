@@ -16,6 +16,8 @@ from tests.distribute.conformance import _battery
 
 TPU_BUILT_OPTIMIZER = ("TPUStrategy: fit after optimizer.build(model.trainable_variables) in the scope fails ('already "
                        "built with 4 variables ... a different set'): the variables move to XLA at the first fit")
+TPU_TRACED = ("TPUStrategy: a step is one compiled XLA graph, so Python in call() runs when it is traced, not at every "
+              "batch (as in TF's tf.function); the ids the battery records are the tracing's")
 BATTERY = os.path.abspath(_battery.__file__)
 
 
@@ -46,7 +48,8 @@ STRATEGIES = [
          "in_process", 1, 2),
     Spec("parameter_server", "ps_cluster(workers=1, ps=1)", "python", 1, 1, (SLOW,)),
     Spec("tpu", "tf.distribute.TPUStrategy()", "in_process", 1, 4, (TPU,), atol=1e-4,  # XLA:CPU, as test_tpu.py
-         gaps=(("test_a_restored_checkpoint_trains_on_like_the_model_it_was_saved_from", TPU_BUILT_OPTIMIZER),)),
+         gaps=(("test_a_restored_checkpoint_trains_on_like_the_model_it_was_saved_from", TPU_BUILT_OPTIMIZER),
+               ("test_fit_trains_on_every_row_once_per_epoch_split_evenly_over_the_replicas", TPU_TRACED))),
 ]
 BFLOAT16_ATOL = 2e-3  # bfloat16 keeps ~3 digits; half batches round their sums differently
 
@@ -162,6 +165,22 @@ def test_every_process_ran_the_battery_with_the_replicas_of_the_strategy(battery
     assert len(processes) == spec.processes and "chief" in processes, sorted(processes)
     assert {p["process"]["replicas"] for p in processes.values()} == {spec.replicas}
     assert len({p["process"]["pid"] for p in processes.values()}) == spec.processes
+    if spec.processes > 1:  # one intra-op thread per CPU replica process: two replicas do not fight for cores
+        assert {p["process"]["threads"] for p in processes.values()} == {1}
+
+
+def test_fit_trains_on_every_row_once_per_epoch_split_evenly_over_the_replicas(battery):
+    _every_process(battery, "samples_seen")
+    folder = os.path.join(battery["out"], "seen")
+    per_process = {}
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), encoding="utf-8") as handle:
+            per_process[name] = [int(value) for value in handle.read().split()]
+    everything = [row for rows in per_process.values() for row in rows]
+    assert np.bincount(everything, minlength=_battery.ROWS).tolist() == [_battery.EPOCHS] * _battery.ROWS
+    if battery["spec"].processes > 1:  # each replica process trained on its share, the same number of rows
+        assert len(per_process) == battery["spec"].processes
+        assert {len(rows) for rows in per_process.values()} == {_battery.ROWS * _battery.EPOCHS // len(per_process)}
 
 
 def test_fit_gives_the_history_and_weights_of_one_process(battery, reference):
@@ -270,3 +289,14 @@ def test_callbacks_history_keys_agreed_stops_and_only_the_chief_writes_files(bat
     # ModelCheckpoint's last file holds the final weights, and opens in one process
     saved = _one_device_model(os.path.join(battery["out"], "files", "chief-2.weights.h5"))
     _close([w.tolist() for w in saved.get_weights()], chief["weights"], 0, "ModelCheckpoint file")
+
+
+def test_a_model_outside_the_scope_is_refused_for_training_on_a_multi_process_job(battery):
+    spec = battery["spec"]
+    for got in _every_process(battery, "outside_scope"):
+        if spec.processes > 1:  # every process refuses, naming the strategy and the remedy, before any step
+            assert got["refused"] is not None and "was created outside the scope of the" in got["refused"]
+            assert f"({spec.replicas} replicas in {spec.processes} processes)" in got["refused"]
+            assert "with strategy.scope():" in got["refused"]
+        else:  # one process: the default strategy trains it, as TF does
+            assert got["refused"] is None and got["iterations"] == _battery.STEPS

@@ -22,7 +22,7 @@ from torchstrategy.keras.callbacks.progbar import _format_eta
 TIME = r"\d+(?:s|ms|us)"  # a duration as Keras prints it, e.g. 66ms
 
 
-def _bar(current, target, width=30):
+def _bar(current, target, width=20):  # Keras 3.15 (TF 2.21): ProgbarLogger draws Progbar(width=20)
     """The Keras bar drawn independently: '=' * (filled-1) + '>' while running, all '=' when done."""
     filled = int(width * current / target)
     head = "" if filled == 0 else "=" * (filled - 1) + (">" if current < target else "=")
@@ -246,7 +246,8 @@ def test_tensorboard_without_package_says_how_to_install():
 
 def test_tensorboard_writes_train_and_validation_scalars(make_model, fit, tmp_path):
     pytest.importorskip("tensorboard")
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from tensorboard.backend.event_processing.plugin_event_accumulator import EventAccumulator
+    from tensorboard.util import tensor_util
 
     epoch_logs = [{"loss": 2.0, "val_loss": 2.5}, {"loss": 1.0, "val_loss": 1.5}]
     batch_logs = [[{"loss": 3.0}, {"loss": 2.0}], [{"loss": 1.5}, {"loss": 0.5}]]
@@ -255,8 +256,10 @@ def test_tensorboard_writes_train_and_validation_scalars(make_model, fit, tmp_pa
         batch_logs=batch_logs)
 
     def scalars(subdir, tag):
-        events = EventAccumulator(str(tmp_path / subdir), size_guidance={"scalars": 0, "histograms": 0}).Reload()
-        return [(event.step, event.value) for event in events.Scalars(tag)], events
+        # Keras 3 writes TF 2 summaries (tensors with plugin metadata), read as TensorBoard 2 does
+        events = EventAccumulator(str(tmp_path / subdir), size_guidance={"tensors": 0}).Reload()
+        assert events.SummaryMetadata(tag).plugin_data.plugin_name == "scalars"
+        return [(event.step, float(tensor_util.make_ndarray(event.tensor_proto))) for event in events.Tensors(tag)], events
 
     train, train_events = scalars("train", "epoch_loss")
     assert train == [(0, 2.0), (1, 1.0)]
@@ -268,7 +271,9 @@ def test_tensorboard_writes_train_and_validation_scalars(make_model, fit, tmp_pa
     batches, _ = scalars("train", "batch_loss")
     assert batches == [(1, 3.0), (2, 2.0), (3, 1.5), (4, 0.5)]
     # one histogram per entry of get_weights() (kernel, bias)
-    assert sorted(train_events.Tags()["histograms"]) == ["weight_0/histogram", "weight_1/histogram"]
+    histograms = [tag for tag in train_events.Tags()["tensors"]
+                  if train_events.SummaryMetadata(tag).plugin_data.plugin_name == "histograms"]
+    assert sorted(histograms) == ["weight_0/histogram", "weight_1/histogram"]
 
     quiet_dir = tmp_path / "worker"
     fit(make_model(is_chief=False), [TensorBoard(log_dir=quiet_dir)], epoch_logs)

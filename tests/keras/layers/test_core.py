@@ -220,3 +220,15 @@ def test_prelu_shared_axes_and_errors():
     config = layers.PReLU(alpha_initializer="ones", shared_axes=2).get_config()
     assert config["shared_axes"] == [2]
     assert layers.PReLU.from_config(config).get_config()["shared_axes"] == [2]
+
+
+@pytest.mark.parametrize("bad", [10, -1])
+def test_an_embedding_index_out_of_range_names_the_index_the_range_and_the_layer(bad):
+    import torchstrategy as tf
+
+    layer = tf.keras.layers.Embedding(10, 4, name="words")
+    indices = np.array([[1, 2, 3, 4], [5, 6, 7, bad]])
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=rf"Embedding layer 'words': indices\[1,3\] = {bad} is not in \[0, 10\)"):
+        layer(indices)
+    assert layer(indices[:1]).shape == (1, 4, 4)

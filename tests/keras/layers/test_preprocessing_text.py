@@ -156,3 +156,14 @@ def test_string_lookup_hashes_oov_words_into_tensorflows_buckets():
     masked = StringLookup(vocabulary=["cat", "dog", "bird"], num_oov_indices=4, mask_token="")
     assert np.asarray(plain(words)).tolist() == TF_OOV_NO_MASK
     assert np.asarray(masked(words)).tolist() == TF_OOV_EMPTY_MASK
+
+
+@pytest.mark.parametrize("layer", ["TextVectorization", "StringLookup"])
+@pytest.mark.parametrize("empty", ["dataset", "list"])
+def test_adapt_on_no_data_is_refused_instead_of_mapping_every_word_to_oov(layer, empty):
+    import torchstrategy as tf
+
+    data = tf.data.Dataset.from_tensor_slices(["a b", "c"]).batch(2).take(0) if empty == "dataset" else []
+    preprocessing = getattr(tf.keras.layers, layer)(name="words")
+    with pytest.raises(ValueError, match=r"Layer 'words': adapt\(\) got no data.*vocabulary="):
+        preprocessing.adapt(data)

@@ -8,7 +8,7 @@ from torchstrategy.distribute.parts.checkpoint_io import FullStateIO
 from torchstrategy.distribute.parts.collectives import ProcessGroupCollectives, SingleReplicaCollectives
 from torchstrategy.distribute.parts.launcher import ClusterLauncher, RerunScriptLauncher, expand_task
 from torchstrategy.distribute.parts.placement import BatchPlacement
-from torchstrategy.distribute.parts.precision import Precision
+from torchstrategy.distribute.parts.precision import StepPrecision
 from torchstrategy.distribute.parts.replication import DDPReplication, LocalReplication
 from torchstrategy.distribute.parts.stepping import LocalStepping, ScheduledStepping
 from torchstrategy.distribute.parts.threads import ReplicaThreads
@@ -164,4 +164,4 @@ def data_parallel(group: Any) -> dict:
 __all__ = ["data_parallel", "Launcher", "ClusterLauncher", "InProcess", "Collectives", "Replication", "PrecisionPart", "CheckpointIO", "Placement", "Stepping", "Transport",
            "check_part", "LocalStepping", "ScheduledStepping",
            "ProcessGroupCollectives", "SingleReplicaCollectives", "ReplicaThreads", "RerunScriptLauncher", "expand_task",
-           "Precision", "FullStateIO", "BatchPlacement", "DDPReplication", "LocalReplication"]
+           "StepPrecision", "FullStateIO", "BatchPlacement", "DDPReplication", "LocalReplication"]

@@ -283,7 +283,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         if not self.active or not tensors:
             return tensors
         out: list[Optional[torch.Tensor]] = [None] * len(tensors)
-        for dtype in {t.dtype for t in tensors}:  # one collective per dtype
+        for dtype in sorted({t.dtype for t in tensors}, key=str):  # one collective per dtype, in the same order everywhere
             indices = [i for i, t in enumerate(tensors) if t.dtype == dtype]
             group = [tensors[i].detach().reshape(-1).to(self._home()) for i in indices]
             flat = _flatten_dense_tensors(group)

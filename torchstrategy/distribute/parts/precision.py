@@ -8,7 +8,7 @@ from typing import Any, ContextManager, Optional
 import torch
 
 
-class Precision:
+class StepPrecision:
     """Runs forward passes as they are (Keras layers cast to their dtype policies themselves) and backward
     on the loss scaled as the optimizer asks (a LossScaleOptimizer's dynamic loss scale)."""
 

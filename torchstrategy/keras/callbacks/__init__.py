@@ -9,6 +9,8 @@ from torchstrategy.keras.callbacks.monitoring import EarlyStopping, ReduceLROnPl
 from torchstrategy.keras.callbacks.progbar import Progbar, ProgbarLogger
 from torchstrategy.keras.callbacks.schedule import LearningRateScheduler
 from torchstrategy.keras.callbacks.tensorboard import TensorBoard
+from torchstrategy.keras.callbacks.swap_ema_weights import SwapEMAWeights
+from torchstrategy.keras.callbacks.remote_monitor import RemoteMonitor
 
 __all__ = [
     "BackupAndRestore",
@@ -26,3 +28,4 @@ __all__ = [
     "TensorBoard",
     "TerminateOnNaN",
 ]
+__all__ += ["SwapEMAWeights", "RemoteMonitor"]

@@ -53,6 +53,7 @@ class BackupAndRestore(Callback):
     # ----- start: lock the folder, hand a backup to fit() ----------------------------------
     def on_train_begin(self, logs: Optional[dict] = None) -> None:
         strategy = self.model.distribute_strategy
+        self.training_state.on_exit(self._release)  # the lock and SIGTERM handler go back even if fit raises
         if strategy.is_chief:
             self._prepare_folder()
         strategy.barrier()

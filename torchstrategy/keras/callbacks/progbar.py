@@ -49,6 +49,19 @@ def _format_value(value: float) -> str:
     return " %.4f" % value if abs(value) > 1e-3 else " %.4e" % value
 
 
+class _AllBut:
+    """Names shown as given (not averaged): every name except the stateless ones."""
+
+    def __init__(self, stateless: set) -> None:
+        self.stateless = stateless
+
+    def __contains__(self, name: object) -> bool:
+        return name not in self.stateless
+
+    def update(self, names: Iterable[str]) -> None:
+        self.stateless.difference_update(names)
+
+
 class Progbar:
     """A text progress bar, as `keras.utils.Progbar`.
 
@@ -66,12 +79,19 @@ class Progbar:
     def __init__(
         self,
         target: Optional[int],
-        width: int = 30,
+        width: int = 20,
         verbose: int = 1,
         interval: float = 0.05,
         stateful_metrics: Optional[Iterable[str]] = None,
+        stateless_metrics: Optional[Iterable[str]] = None,
         unit_name: str = "step",
     ) -> None:
+        if stateful_metrics is not None and stateless_metrics is not None:
+            raise ValueError("Only one of `stateful_metrics` or `stateless_metrics` can be provided. "
+                             "`stateful_metrics` is used to make metrics stateless by default (with an exclusion "
+                             "list), while `stateless_metrics` is used to make metrics stateful by default (with "
+                             f"an inclusion list). Received: stateful_metrics={stateful_metrics} and "
+                             f"stateless_metrics={stateless_metrics}")
         if target is not None and target < 0:
             raise ValueError(f"Progbar target must be None (unknown) or >= 0, got {target}.")
         if verbose not in (0, 1, 2):
@@ -82,6 +102,9 @@ class Progbar:
         self.interval = interval
         self.unit_name = unit_name
         self.stateful_metrics = set(stateful_metrics or ())
+        self.stateless_metrics = None if stateless_metrics is None else set(stateless_metrics)
+        if self.stateless_metrics is not None:  # every name but these is shown as given
+            self.stateful_metrics = _AllBut(self.stateless_metrics)  # type: ignore[assignment]
         self._dynamic_display = _is_interactive_stream(sys.stdout)
         self._total_width = 0
         self._seen_so_far = 0

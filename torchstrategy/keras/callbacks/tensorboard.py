@@ -1,4 +1,4 @@
-"""The Keras TensorBoard callback on torch.utils.tensorboard.SummaryWriter (imported lazily):
+"""The Keras TensorBoard callback on tf.summary's event-file writers (the tensorboard package, imported lazily):
 epoch scalars under log_dir/train and log_dir/validation, batch scalars, histograms, batch profiles."""
 from __future__ import annotations
 
@@ -11,18 +11,19 @@ import numpy as np
 import torch
 
 from torchstrategy import _context, profiler
+from torchstrategy import summary as tf_summary
 from torchstrategy.keras.callbacks.base import Callback, _is_chief, _to_python
 
 
-def _summary_writer_class() -> type:
+def _summary_writer_class() -> Any:
     try:
-        from torch.utils.tensorboard import SummaryWriter
+        import tensorboard  # noqa: F401  (tf.summary's writers need it)
     except ImportError as error:
         raise ImportError(
             "keras.callbacks.TensorBoard needs the `tensorboard` package, which is not installed. "
             "Install it with `pip install torchstrategy[tensorboard]` (or `pip install tensorboard`)."
         ) from error
-    return SummaryWriter
+    return tf_summary.create_file_writer
 
 
 def _scalar(value: Any) -> Optional[float]:
@@ -117,8 +118,18 @@ class TensorBoard(Callback):
     def _writer(self, kind: str) -> Any:
         if kind not in self._writers:
             subdir = "train" if kind == "train" else "validation"
-            self._writers[kind] = self._writer_class(log_dir=os.path.join(self.log_dir, subdir))
+            self._writers[kind] = self._writer_class(os.path.join(self.log_dir, subdir))
         return self._writers[kind]
+
+    def _write_scalars(self, kind: str, entries: dict, step: int, prefix: str = "", suffix: str = "") -> None:
+        """Keras's scalar summaries (TF 2 tensor scalars, as tf.summary.scalar writes them)."""
+        values = {name: _scalar(value) for name, value in entries.items()}
+        values = {name: value for name, value in values.items() if value is not None}
+        if not values:
+            return
+        with self._writer(kind).as_default(step=step):
+            for name, value in values.items():
+                tf_summary.scalar(prefix + name + suffix, value)
 
     def _implements_train_batch_hooks(self) -> bool:
         # The same answer on every replica (the loop syncs replicas per step when hooks run); once the
@@ -156,22 +167,14 @@ class TensorBoard(Callback):
         if self.update_freq == "epoch" or not _is_chief(self.model) or not logs:
             return
         if self._global_train_batch % self.update_freq == 0:
-            writer = self._writer("train")
-            for name, value in logs.items():
-                value = _scalar(value)
-                if value is not None:
-                    writer.add_scalar("batch_" + name, value, global_step=self._global_train_batch)
+            self._write_scalars("train", logs, self._global_train_batch, prefix="batch_")
 
     def on_test_end(self, logs: Optional[dict] = None) -> None:
         iterations = getattr(getattr(self.model, "optimizer", None), "iterations", None)
         if iterations is None or not logs or not _is_chief(self.model):
             return
-        writer = self._writer("validation")
-        step = int(_to_python(iterations))
-        for name, value in logs.items():
-            value = _scalar(value)
-            if value is not None:
-                writer.add_scalar(f"evaluation_{name}_vs_iterations", value, global_step=step)
+        self._write_scalars("validation", logs, int(_to_python(iterations)), prefix="evaluation_",
+                            suffix="_vs_iterations")
 
     def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
         if not _is_chief(self.model):
@@ -215,13 +218,8 @@ class TensorBoard(Callback):
             elapsed = time.time() - self._epoch_start_time
             train_logs["steps_per_second"] = self._epoch_batches / elapsed if elapsed > 0 else 0.0
         for kind, entries in (("train", train_logs), ("validation", val_logs)):
-            if not entries:
-                continue
-            writer = self._writer(kind)
-            for name, value in entries.items():
-                value = _scalar(value)
-                if value is not None:
-                    writer.add_scalar("epoch_" + name, value, global_step=epoch)
+            if entries:
+                self._write_scalars(kind, entries, epoch, prefix="epoch_")
 
     def _log_weights(self, epoch: int) -> None:
         writer = self._writer("train")
@@ -232,5 +230,6 @@ class TensorBoard(Callback):
             ]
         else:
             named = [(f"weight_{index}", np.asarray(w)) for index, w in enumerate(self.model.get_weights())]
-        for name, weight in named:
-            writer.add_histogram(f"{name}/histogram", weight, global_step=epoch)
+        with writer.as_default(step=epoch):
+            for name, weight in named:
+                tf_summary.histogram(f"{name}/histogram", weight)

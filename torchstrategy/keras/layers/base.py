@@ -14,7 +14,7 @@ from torch import nn
 from torchstrategy import _context
 from torchstrategy.keras import dtype_policies as precision
 from torchstrategy.nest import flatten, map_structure
-from torchstrategy.keras import backend, mixed_precision
+from torchstrategy.keras import backend
 
 
 def _snake_case(name: str) -> str:
@@ -108,20 +108,19 @@ class Layer(nn.Module):
     _float_policy_only = True  # layers that compute refuse integer policies; InputLayer passes any dtype
 
     @property
-    def dtype_policy(self) -> mixed_precision.DTypePolicy:
+    def dtype_policy(self) -> precision.DTypePolicy:
         """The layer's policy (`dtype=` at construction, else the global policy then)."""
         return self._dtype_policy
 
     @dtype_policy.setter
     def dtype_policy(self, value: Any) -> None:
-        policy = mixed_precision._policy_from(value)
-        if self._float_policy_only and not policy._policy.is_floating:
+        policy = precision.get(value)
+        if self._float_policy_only and not policy.is_floating:
             raise ValueError(
                 f"Layer '{self.name}' ({type(self).__name__}) computes in floating point, so its dtype must be a "
                 f"float policy, but got dtype={value!r}. Pass one of {list(precision.POLICY_NAMES)}; integer "
                 "inputs need no dtype here (declare them with Input(dtype='int32') if you like).")
         self._dtype_policy = policy
-        self._precision = policy._policy
 
     @property
     def dtype(self) -> str:
@@ -139,7 +138,7 @@ class Layer(nn.Module):
 
     @property
     def _compute_torch_dtype(self) -> torch.dtype:
-        return self._precision.compute_dtype
+        return self._dtype_policy.torch_compute_dtype
 
     def __getattr__(self, name: str) -> Any:
         # Keras reads float weights in the compute dtype inside a mixed-policy call (AutoCastVariable);
@@ -375,9 +374,9 @@ class Layer(nn.Module):
         shapes = map_structure(lambda t: _shape_of(t) if hasattr(t, "shape") else None, inputs)
         if not self.built:
             self._build_input_shape = shapes
-            if self._precision.is_low_precision:
+            if self._dtype_policy.is_low_precision:
                 devices = [t.device.type for t in flatten(inputs) if isinstance(t, torch.Tensor)]
-                precision.check_device_support(self._precision, devices[0] if devices else "cpu")
+                precision.check_device_support(self._dtype_policy, devices[0] if devices else "cpu")
             with precision.no_autocast():  # a build inside a mixed call must initialise the weights themselves
                 self.build(shapes)
             self.built = True
@@ -446,8 +445,8 @@ class Layer(nn.Module):
     def forward(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         # The dtype scope is entered here, inside nn.Module.__call__, so recomputation (remat) re-enters it;
         # a float32 layer outside any mixed call (the common case) skips it.
-        if self._precision.is_mixed or _context.autocast_dtype() is not None:
-            with precision.compute_context(self._precision, self.autocast):
+        if self._dtype_policy.is_mixed or _context.autocast_dtype() is not None:
+            with precision.compute_context(self._dtype_policy, self.autocast):
                 return self.call(inputs, *args, **kwargs)
         return self.call(inputs, *args, **kwargs)
 

@@ -346,7 +346,12 @@ class Embedding(Layer):
             inputs = inputs.to(torch.int64)
         strategy = self._distribute_strategy  # a parameter-server worker reads only the rows looked up
         rows = strategy.embedding_lookup(self.embeddings, inputs) if strategy is not None else None
-        outputs = (rows if rows is not None else F.embedding(inputs, self.embeddings)).to(self._compute_torch_dtype)
+        if rows is None:
+            try:
+                rows = F.embedding(inputs, self.embeddings)
+            except IndexError as error:  # checked only when torch refused: no per-call host sync
+                raise _index_error(self, inputs) from error
+        outputs = rows.to(self._compute_torch_dtype)
         _record_activity(self, outputs)
         return outputs
 
@@ -363,6 +368,19 @@ class Embedding(Layer):
             "embeddings_constraint": self.embeddings_constraint, "mask_zero": self.mask_zero,
             "input_length": self.input_length,
         }
+
+
+def _index_error(layer: Embedding, inputs: torch.Tensor) -> Exception:
+    """TF's error for an index outside [0, input_dim): which index, where, the valid range and the layer."""
+    from torchstrategy.errors import InvalidArgumentError
+
+    bad = ((inputs < 0) | (inputs >= layer.input_dim)).nonzero()
+    where = ",".join(str(int(i)) for i in bad[0]) if len(bad) else "?"
+    value = int(inputs[tuple(bad[0])]) if len(bad) else "?"
+    return InvalidArgumentError(
+        None, None, f"Exception encountered when calling Embedding layer '{layer.name}': indices[{where}] = {value} "
+        f"is not in [0, {layer.input_dim}). Its input_dim ({layer.input_dim}) must be larger than every index fed "
+        "to it: raise input_dim, or map indices into range (e.g. with a lookup layer's OOV index).")
 
 
 class Lambda(Layer):

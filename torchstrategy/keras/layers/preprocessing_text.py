@@ -26,6 +26,14 @@ def _to_array(data: Any) -> np.ndarray:
     return array
 
 
+def _require_documents(layer: str, docs: list) -> None:
+    """Refuses an adapt() that saw no data: its vocabulary would hold only the special tokens, so every
+    word would map to the OOV index without a word said (TF fails at the first call instead)."""
+    if not docs:
+        raise ValueError(f"Layer '{layer}': adapt() got no data (the dataset or array is empty, or `steps` is 0), "
+                         "so it cannot build a vocabulary. Pass the training texts, or give vocabulary= instead.")
+
+
 def _batches(data: Any, steps: Optional[int]) -> Iterable[np.ndarray]:
     """adapt()'s input: one array/tensor/list, or an iterable of batches (e.g. a tf.data Dataset)."""
     if isinstance(data, (np.ndarray, torch.Tensor, list, tuple, str, bytes)):
@@ -154,6 +162,7 @@ class _IndexLookup(Layer):
         docs: list = []
         for batch in _batches(data, steps):
             docs.extend(self._tokens_for_adapt(batch))
+        _require_documents(self.name, docs)
         self._adapt_documents(docs)
 
     def _adapt_documents(self, docs: list) -> None:
@@ -484,6 +493,7 @@ class TextVectorization(Layer):
         docs: list = []
         for batch in _batches(data, steps):
             docs.extend(self._rows(batch)[0])
+        _require_documents(self.name, docs)
         self._lookup._adapt_documents(docs)
         self.built = True
 

@@ -14,6 +14,14 @@ from torchstrategy.keras.losses.functions import (
     kl_divergence, kld, kullback_leibler_divergence, mae, mape, mean_absolute_error, mean_absolute_percentage_error,
     mean_squared_error, mean_squared_logarithmic_error, mse, msle, sparse_categorical_crossentropy,
 )
+from torchstrategy.keras.losses.more_classes import (
+    CTC, BinaryFocalCrossentropy, CategoricalFocalCrossentropy, CategoricalGeneralizedCrossEntropy, CategoricalHinge,
+    Circle, Dice, LogCosh, Poisson, SquaredHinge, Tversky,
+)
+from torchstrategy.keras.losses.more_functions import (
+    binary_focal_crossentropy, categorical_focal_crossentropy, categorical_generalized_cross_entropy,
+    categorical_hinge, circle, ctc, dice, log_cosh, poisson, squared_hinge, tversky,
+)
 
 __all__ = [
     "Loss", "LossFunctionWrapper", "Reduction", "compute_weighted_loss", "BinaryCrossentropy",
@@ -24,6 +32,13 @@ __all__ = [
     "mean_absolute_percentage_error", "mean_squared_error", "mean_squared_logarithmic_error", "mse", "MSE",
     "msle", "MSLE", "sparse_categorical_crossentropy", "get", "serialize", "deserialize",
 ]
+_MORE_CLASSES = (
+    CTC, BinaryFocalCrossentropy, CategoricalFocalCrossentropy, CategoricalGeneralizedCrossEntropy, CategoricalHinge,
+    Circle, Dice, LogCosh, Poisson, SquaredHinge, Tversky)
+_MORE_FUNCTIONS = (
+    binary_focal_crossentropy, categorical_focal_crossentropy, categorical_generalized_cross_entropy,
+    categorical_hinge, circle, ctc, dice, log_cosh, poisson, squared_hinge, tversky)
+__all__ += [obj.__name__ for obj in _MORE_CLASSES + _MORE_FUNCTIONS]
 
 _CLASSES = {cls.__name__: cls for cls in (
     BinaryCrossentropy, CategoricalCrossentropy, CosineSimilarity, Hinge, Huber, KLDivergence, MeanAbsoluteError,
@@ -39,6 +54,9 @@ _FUNCTIONS = {
     "kullback_leibler_divergence": kullback_leibler_divergence, "hinge": hinge,
     "cosine_similarity": cosine_similarity,
 }
+_CLASSES.update({cls.__name__: cls for cls in _MORE_CLASSES})
+_FUNCTIONS.update({fn.__name__: fn for fn in _MORE_FUNCTIONS})
+_FUNCTIONS.update(logcosh=log_cosh)
 
 
 def serialize(loss: Union[Loss, Callable]) -> Union[dict, str]:

@@ -24,6 +24,19 @@ from torchstrategy.keras.metrics.regression import (
     MeanAbsolutePercentageError, MeanSquaredError, MeanSquaredLogarithmicError, RootMeanSquaredError,
     SparseCategoricalCrossentropy, cosine_similarity,
 )
+from torchstrategy.keras.losses.functions import hinge, huber
+from torchstrategy.keras.losses.more_functions import (
+    binary_focal_crossentropy, categorical_focal_crossentropy, categorical_hinge, log_cosh, poisson, squared_hinge,
+)
+from torchstrategy.keras.metrics.iou import IoU, BinaryIoU, MeanIoU, OneHotIoU, OneHotMeanIoU
+from torchstrategy.keras.metrics.more_confusion import (
+    F1Score, FBetaScore, FalseNegatives, FalsePositives, PrecisionAtRecall, RecallAtPrecision,
+    SensitivityAtSpecificity, SpecificityAtSensitivity, TrueNegatives, TruePositives,
+)
+from torchstrategy.keras.metrics.more_regression import (
+    CategoricalHinge, ConcordanceCorrelation, Hinge, LogCoshError, PearsonCorrelation, Poisson, R2Score,
+    SquaredHinge, concordance_correlation, pearson_correlation,
+)
 
 __all__ = [
     "Metric", "Mean", "Sum", "MeanMetricWrapper", "Accuracy", "BinaryAccuracy", "CategoricalAccuracy",
@@ -37,6 +50,15 @@ __all__ = [
     "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_error", "mean_squared_logarithmic_error",
     "get", "serialize", "deserialize", "resolve_accuracy",
 ]
+_MORE_CLASSES = (
+    IoU, BinaryIoU, MeanIoU, OneHotIoU, OneHotMeanIoU, F1Score, FBetaScore, FalseNegatives, FalsePositives,
+    PrecisionAtRecall, RecallAtPrecision, SensitivityAtSpecificity, SpecificityAtSensitivity, TrueNegatives,
+    TruePositives, CategoricalHinge, ConcordanceCorrelation, Hinge, LogCoshError, PearsonCorrelation, Poisson,
+    R2Score, SquaredHinge)
+_MORE_FUNCTIONS = (
+    hinge, huber, binary_focal_crossentropy, categorical_focal_crossentropy, categorical_hinge, log_cosh, poisson,
+    squared_hinge, concordance_correlation, pearson_correlation)
+__all__ += [obj.__name__ for obj in _MORE_CLASSES + _MORE_FUNCTIONS]
 
 _CLASSES = {cls.__name__: cls for cls in (
     Mean, Sum, Accuracy, BinaryAccuracy, CategoricalAccuracy, SparseCategoricalAccuracy, TopKCategoricalAccuracy,
@@ -61,6 +83,14 @@ _NAMES = {
     "kl_divergence": KLDivergence, "kld": KLDivergence, "KLD": KLDivergence,
     "kullback_leibler_divergence": KLDivergence,
 }
+_CLASSES.update({cls.__name__: cls for cls in _MORE_CLASSES})
+_NAMES.update({
+    "hinge": Hinge, "squared_hinge": SquaredHinge, "categorical_hinge": CategoricalHinge, "poisson": Poisson,
+    "logcosh": LogCoshError, "log_cosh": LogCoshError, "pearson_correlation": PearsonCorrelation,
+    "concordance_correlation": ConcordanceCorrelation, "r2_score": R2Score, "f1_score": F1Score,
+    "fbeta_score": FBetaScore, "true_positives": TruePositives, "false_positives": FalsePositives,
+    "true_negatives": TrueNegatives, "false_negatives": FalseNegatives,
+})
 
 
 def serialize(metric: Metric) -> dict:

@@ -39,3 +39,37 @@ from torchstrategy.keras.ops._nn import (  # noqa: F401
     binary_crossentropy, categorical_crossentropy, elu, gelu, hard_sigmoid, leaky_relu, log_softmax, moments,
     multi_hot, normalize, one_hot, relu, softmax, sparse_categorical_crossentropy,
 )
+from torchstrategy.keras.ops._more_elementwise import (  # noqa: F401
+    allclose, angle, arccosh, arcsinh, arctan2, arctanh, bartlett, bitwise_and, bitwise_invert, bitwise_left_shift,
+    bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, blackman, cbrt, conj, conjugate, deg2rad, erfc,
+    erfinv, exp2, fabs, fmax, fmin, fmod, gcd, hamming, hanning, heaviside, hypot, i0, imag, isin, isneginf,
+    isposinf, isreal, kaiser, lcm, ldexp, left_shift, logaddexp, logaddexp2, nextafter, rad2deg, real, right_shift,
+    saturate_cast, signbit, sinc, view, view_as_complex, view_as_real,
+)
+from torchstrategy.keras.ops._more_numpy import (  # noqa: F401
+    argpartition, array_split, bincount, corrcoef, correlate, diagflat, diff, digitize, dsplit, dstack, empty,
+    empty_like, fliplr, flipud, geomspace, histogram, hsplit, inner, kron, logspace, meshgrid, nanargmax, nanargmin,
+    nancumprod, nancumsum, nanmax, nanmean, nanmedian, nanmin, nanpercentile, nanprod, nanquantile, nanstd, nansum,
+    nanvar, percentile, ptp, rot90, searchsorted, select, trapezoid, unravel_index, vander, vsplit,
+)
+from torchstrategy.keras.ops._more_numpy import cdist, rearrange  # noqa: F401
+from torchstrategy.keras.ops._more_nn import (  # noqa: F401
+    adaptive_average_pool, adaptive_max_pool, average_pool, batch_normalization, celu, conv, conv_transpose,
+    ctc_decode, ctc_loss, depth_to_space, depthwise_conv, dot_product_attention, fold, glu, hard_shrink, hard_tanh,
+    layer_normalization, max_pool, polar, psnr, rms_normalization, separable_conv, soft_shrink, space_to_depth,
+    sparse_plus, sparse_sigmoid, sparsemax, squareplus, tanh_shrink, threshold, unfold,
+)
+from torchstrategy.keras.ops._more_linalg import (  # noqa: F401
+    cholesky, cholesky_inverse, det, eig, eigh, inv, logdet, lstsq, lu_factor, matrix_rank, pinv, qr, slogdet, solve,
+    solve_triangular, svd,
+)
+from torchstrategy.keras.ops._more_math import (  # noqa: F401
+    extract_sequences, fft, fft2, get_item, ifft2, irfft, istft, rfft, scatter, scatter_update, segment_max,
+    segment_min, segment_prod, segment_sum, slice_update, stft,
+)
+from torchstrategy.keras.ops._control import (  # noqa: F401
+    associative_scan, cond, custom_gradient, fori_loop, jvp, map, scan, switch, vectorize, vectorized_map,
+    while_loop,
+)
+from torchstrategy.keras.ops import image  # noqa: F401,E402  (keras.ops.image)
+from torchstrategy.keras.ops import linalg, nn, numpy  # noqa: F401,E402  (keras.ops.linalg / nn / numpy)

@@ -10,8 +10,12 @@ from torchstrategy.keras.optimizers.base import Optimizer
 from torchstrategy.keras.optimizers.loss_scale import LossScaleOptimizer
 from torchstrategy.keras.optimizers.gradient_descent import SGD, Adadelta, Adagrad, RMSprop
 from torchstrategy.keras.optimizers.schedules import LearningRateSchedule
+from torchstrategy.keras.optimizers.more_optimizers import Adafactor, Ftrl, Lamb, Lion
+from torchstrategy.keras.optimizers.schedule_free_and_muon import Muon, ScheduleFreeAdamW
 
 _BUILTIN = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam)}
+_BUILTIN.update({cls.__name__.lower(): cls for cls in (Adafactor, Ftrl, Lamb, Lion)})
+_BUILTIN.update({cls.__name__.lower(): cls for cls in (Muon, ScheduleFreeAdamW)})
 
 
 def serialize(optimizer: Optimizer) -> dict:
@@ -68,4 +72,5 @@ __all__ = [
     "Optimizer", "LossScaleOptimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam",
     "LearningRateSchedule", "schedules", "get", "serialize", "deserialize",
 ]
+__all__ += ["Adafactor", "Ftrl", "Lamb", "Lion", "Muon", "ScheduleFreeAdamW"]
 

@@ -302,3 +302,12 @@ class LossScaleOptimizer(Optimizer):
                 f"dynamic_scale={float(self._scale)}, dynamic_growth_steps={self.dynamic_growth_steps})")
 
 
+
+
+def wrap_for_policy(policy: Any, optimizer: Any) -> Any:
+    """What `Model.compile` does under 'mixed_float16' (the model's dtype policy, as Keras checks it):
+    wraps a Keras optimizer in a LossScaleOptimizer unless it already is one."""
+    if policy.name == "mixed_float16" and isinstance(optimizer, Optimizer) \
+            and not isinstance(optimizer, LossScaleOptimizer):
+        return LossScaleOptimizer(optimizer)
+    return optimizer

@@ -1,0 +1,136 @@
+"""TF's tensor-bundle files: reading TF 2.21-written ones (fixture from tools/tf_reference/tf_checkpoint_fixtures.py,
+tensorflow-cpu 2.21.0 / Keras 3.15.1), CRC-32C checks, missing shards, and the writer's round trip."""
+from __future__ import annotations
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from torchstrategy.formats import _crc32c, tf_bundle
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "checkpoint", "data", "tf_cnn_adam")
+PREFIX = os.path.join(DATA, "ckpt-1")
+EXPECTED = np.load(os.path.join(DATA, "expected.npz"))
+
+
+def _copy(tmp_path) -> str:
+    for name in ("ckpt-1.index", "ckpt-1.data-00000-of-00001"):
+        shutil.copy(os.path.join(DATA, name), tmp_path / name)
+    return str(tmp_path / "ckpt-1")
+
+
+def test_crc32c_known_value_and_large_inputs_agree_with_the_byte_loop():
+    assert _crc32c.value(b"123456789") == 0xE3069283  # the CRC-32C check value
+    data = np.random.default_rng(0).integers(0, 256, 300_001, dtype=np.uint8).tobytes()
+    assert _crc32c.value(data) == _crc32c._advance(0xFFFFFFFF, data) ^ 0xFFFFFFFF
+    assert _crc32c.extend(_crc32c.value(data[:1000]), data[1000:]) == _crc32c.value(data)
+    assert _crc32c.unmask(_crc32c.mask(0x12345678)) == 0x12345678
+
+
+def test_reads_every_tensor_tf_wrote_with_its_shape_and_dtype():
+    reader = tf_bundle.BundleReader(PREFIX)
+    listed = dict(item.split("|") for item in EXPECTED["variables"])  # TF's list_variables
+    assert {key: str(list(entry.shape)) for key, entry in reader.entries.items()} == listed
+    assert reader.num_shards == 1
+    key = "optimizer/_trainable_variables/0/.ATTRIBUTES/VARIABLE_VALUE"  # the conv kernel, HWIO
+    np.testing.assert_array_equal(reader.tensor(key), EXPECTED["saved_weight_0"])
+    assert reader.entries["optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE"].dtype_name == "int64"
+    assert int(reader.tensor("optimizer/_iterations/.ATTRIBUTES/VARIABLE_VALUE")) == 3
+    assert int(reader.tensor("step/.ATTRIBUTES/VARIABLE_VALUE")) == 7
+    graph = reader.tensor("_CHECKPOINTABLE_OBJECT_GRAPH")
+    assert graph.dtype == object and isinstance(graph[()], bytes) and len(graph[()]) > 100
+
+
+def test_a_changed_byte_in_the_data_is_a_crc_error_naming_the_file_and_tensor(tmp_path):
+    prefix = _copy(tmp_path)
+    reader = tf_bundle.BundleReader(prefix)
+    entry = reader.entries["step/.ATTRIBUTES/VARIABLE_VALUE"]
+    data_file = prefix + ".data-00000-of-00001"
+    with open(data_file, "r+b") as handle:
+        handle.seek(entry.offset)
+        byte = handle.read(1)
+        handle.seek(entry.offset)
+        handle.write(bytes([byte[0] ^ 1]))
+    with pytest.raises(tf_bundle.BundleCorruptedError, match=r"data-00000-of-00001.*CRC-32C of tensor 'step/"):
+        reader.tensor("step/.ATTRIBUTES/VARIABLE_VALUE")
+
+
+def test_a_changed_byte_in_the_index_is_a_block_crc_error(tmp_path):
+    prefix = _copy(tmp_path)
+    with open(prefix + ".index", "r+b") as handle:
+        handle.seek(40)
+        byte = handle.read(1)
+        handle.seek(40)
+        handle.write(bytes([byte[0] ^ 0x10]))
+    with pytest.raises(tf_bundle.BundleCorruptedError, match=r"ckpt-1.index' is corrupted: the CRC-32C"):
+        tf_bundle.BundleReader(prefix)
+
+
+def test_a_truncated_index_and_a_missing_shard_are_named(tmp_path):
+    prefix = _copy(tmp_path)
+    os.unlink(prefix + ".data-00000-of-00001")
+    reader = tf_bundle.BundleReader(prefix)
+    with pytest.raises(FileNotFoundError, match=r"data shard '.*ckpt-1.data-00000-of-00001' is missing"):
+        reader.check_shards()
+    with open(prefix + ".index", "r+b") as handle:
+        handle.truncate(100)
+    with pytest.raises(tf_bundle.BundleCorruptedError, match="not a TF checkpoint index"):
+        tf_bundle.BundleReader(prefix)
+
+
+def test_written_bundles_read_back_every_dtype_and_strings(tmp_path):
+    tensors = {"a/float": np.arange(6, dtype=np.float32).reshape(2, 3), "b/int64": np.array(-5, dtype=np.int64),
+               "c/bool": np.array([True, False]), "d/strings": np.array([b"x", b"", b"hello"], dtype=object),
+               "e/half": np.array([1.5], dtype=np.float16), "f/bf16": torch.tensor([0.5, -2.0], dtype=torch.bfloat16),
+               "g/empty": np.zeros((0, 4), dtype=np.float64)}
+    written = tf_bundle.write_bundle(str(tmp_path / "out"), tensors)
+    assert sorted(os.path.basename(p) for p in written) == ["out.data-00000-of-00001", "out.index"]
+    reader = tf_bundle.BundleReader(str(tmp_path / "out"))
+    for key, value in tensors.items():
+        got = reader.tensor(key)
+        if isinstance(value, torch.Tensor):
+            assert torch.equal(got, value)
+        else:
+            assert got.dtype == value.dtype and got.shape == value.shape
+            assert list(got.reshape(-1)) == list(value.reshape(-1))
+    assert [name for name in os.listdir(tmp_path) if name.endswith(".tmp")] == []  # temp files renamed away
+
+
+def test_rewriting_tf_tensors_reproduces_tf_entries_and_table(tmp_path):
+    reader = tf_bundle.BundleReader(PREFIX)
+    tensors = {key: reader.tensor(key) for key in reader.entries}
+    tf_bundle.write_bundle(str(tmp_path / "again"), tensors)
+    again = tf_bundle.BundleReader(str(tmp_path / "again"))
+    for key, entry in reader.entries.items():  # dtype, shape, size and TF's CRC-32C reproduced by the writer
+        ours = again.entries[key]
+        assert (ours.dtype, ours.shape, ours.size, ours.crc32c) == (entry.dtype, entry.shape, entry.size, entry.crc32c)
+    items = tf_bundle.read_table(PREFIX + ".index")
+    rebuilt = tmp_path / "table"
+    rebuilt.write_bytes(tf_bundle.build_table(items))
+    assert tf_bundle.read_table(str(rebuilt)) == items
+
+
+def test_tensors_of_a_second_shard_are_read_from_their_own_file(tmp_path):
+    # TF names shards '{prefix}.data-0000k-of-0000n' and records each tensor's shard in its entry
+    prefix = str(tmp_path / "two")
+    first, second = np.arange(3, dtype=np.float32), np.array([7, 8], dtype=np.int64)
+    blobs = [first.tobytes(), second.tobytes()]
+    entries = [tf_bundle.BundleEntry(dtype=1, shape=(3,), shard_id=0, offset=0, size=len(blobs[0]),
+                                     crc32c=_crc32c.mask(_crc32c.value(blobs[0]))),
+               tf_bundle.BundleEntry(dtype=9, shape=(2,), shard_id=1, offset=0, size=len(blobs[1]),
+                                     crc32c=_crc32c.mask(_crc32c.value(blobs[1])))]
+    header = bytes([0x08, 0x02])  # BundleHeaderProto(num_shards=2)
+    table = tf_bundle.build_table([(b"", header), (b"a", entries[0].serialize()), (b"b", entries[1].serialize())])
+    (tmp_path / "two.index").write_bytes(table)
+    for shard, blob in enumerate(blobs):
+        (tmp_path / f"two.data-0000{shard}-of-00002").write_bytes(blob)
+    reader = tf_bundle.BundleReader(prefix)
+    assert reader.num_shards == 2
+    np.testing.assert_array_equal(reader.tensor("a"), first)
+    np.testing.assert_array_equal(reader.tensor("b"), second)
+    os.unlink(tmp_path / "two.data-00001-of-00002")
+    with pytest.raises(FileNotFoundError, match="two.data-00001-of-00002' is missing"):
+        reader.tensor("b")
