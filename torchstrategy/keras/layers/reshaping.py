@@ -12,8 +12,9 @@ from torchstrategy.keras.layers.conv_transpose import _check_crop, _normalize_pa
 from torchstrategy.keras.layers.core import _normalize_data_format, _normalize_tuple, _require_rank
 
 
-class Identity(Layer):
-    """Returns its input unchanged (a placeholder layer).
+class IdentityLayer(Layer):
+    """keras.layers.Identity: returns its input unchanged (a placeholder layer). Defined under this name because
+    keras.initializers.Identity owns the class name in this code base; it reports itself as 'Identity'.
 
     >>> Identity()(torch.ones(2)).tolist()
     [1.0, 1.0]
@@ -29,6 +30,11 @@ class Identity(Layer):
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         return input_shape
+
+
+# Keras's name, for configs, repr and pickling (keras.initializers.Identity is another class)
+IdentityLayer.__name__ = IdentityLayer.__qualname__ = "Identity"
+Identity = IdentityLayer
 
 
 class RepeatVector(Layer):
