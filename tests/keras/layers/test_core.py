@@ -81,9 +81,9 @@ def test_dense_regularizers_and_activity_regularizer():
     x = RNG.normal(size=(4, 5)).astype(np.float32)
     out = dense(_t(x)).detach().numpy()
     kernel = dense.get_weights()[0]
-    kernel_loss, activity_loss = [float(v.detach()) for v in dense.losses]
+    activity_loss, kernel_loss = [float(v.detach()) for v in dense.losses]  # Keras 3: added losses first
     np.testing.assert_allclose(kernel_loss, 0.01 * np.square(kernel).sum(), rtol=1e-5)
-    np.testing.assert_allclose(activity_loss, 0.01 * np.abs(out).sum() / 4, rtol=1e-5)  # Keras 2: / batch size
+    np.testing.assert_allclose(activity_loss, 0.01 * np.abs(out).sum() / 4, rtol=1e-5)  # Keras 3: / batch size
 
 
 def test_dense_config_round_trip():
@@ -200,6 +200,26 @@ def test_lambda_layer_with_arguments_and_training():
     probe = layers.Lambda(lambda x, training=None: seen.append(training) or x)
     probe(torch.ones(1), training=True)
     assert seen == [True]
+
+
+# ----- PReLU (Keras 3.15 numbers frozen in keras_layers_reference.json) -------------------------------------------
+from tests.keras.layers._keras_reference import cases_of, check_case  # noqa: E402
+
+
+@pytest.mark.parametrize("case_id", cases_of("PReLU"))
+def test_prelu_matches_keras(case_id):
+    check_case(case_id)
+
+
+def test_prelu_shared_axes_and_errors():
+    layer = layers.PReLU(shared_axes=[1, 2])
+    layer(torch.ones(2, 3, 4, 5))
+    assert tuple(layer.alpha.shape) == (1, 1, 5)
+    with pytest.raises(ValueError, match="shared_axes holds 4"):
+        layers.PReLU(shared_axes=4)(torch.ones(2, 3, 4))
+    config = layers.PReLU(alpha_initializer="ones", shared_axes=2).get_config()
+    assert config["shared_axes"] == [2]
+    assert layers.PReLU.from_config(config).get_config()["shared_axes"] == [2]
 
 
 @pytest.mark.parametrize("bad", [10, -1])

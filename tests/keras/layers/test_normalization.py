@@ -146,3 +146,34 @@ def test_layernorm_config_round_trip_and_no_affine():
     assert clone.get_config() == ln.get_config()
     clone(torch.randn(2, 3, 4))
     assert [tuple(w.shape) for w in clone.weights] == [(3, 4)]
+
+
+# ----- GroupNormalization, UnitNormalization, RMSNormalization (Keras 3.15 numbers frozen in JSON) ---------------
+from tests.keras.layers._keras_reference import cases_of, check_case  # noqa: E402
+
+
+@pytest.mark.parametrize("case_id", cases_of("GroupNormalization", "UnitNormalization", "RMSNormalization"))
+def test_group_unit_rms_normalization_match_keras(case_id):
+    check_case(case_id)
+
+
+def test_group_normalization_refuses_groups_that_do_not_divide():
+    from torchstrategy.keras import layers as keras_layers
+
+    with pytest.raises(ValueError, match=r"groups \(4\) must divide the number of channels \(6\)"):
+        keras_layers.GroupNormalization(groups=4)(torch.ones(2, 6))
+    with pytest.raises(ValueError, match=r"cannot be more than the number of channels \(3\)"):
+        keras_layers.GroupNormalization(groups=4)(torch.ones(2, 3))
+    with pytest.raises(ValueError, match="groups=0"):
+        keras_layers.GroupNormalization(groups=0)
+
+
+def test_unit_and_rms_normalization_bad_axes():
+    from torchstrategy.keras import layers as keras_layers
+
+    with pytest.raises(TypeError, match="axis"):
+        keras_layers.UnitNormalization(axis="last")
+    with pytest.raises(ValueError, match="out of bounds"):
+        keras_layers.UnitNormalization(axis=3).compute_output_shape((None, 4))
+    with pytest.raises(ValueError, match="out of bounds"):
+        keras_layers.RMSNormalization(axis=2)(torch.ones(2, 3))

@@ -33,6 +33,48 @@ from torchstrategy.keras.layers.preprocessing_text import IntegerLookup, StringL
 from torchstrategy.keras.layers.recurrent import GRU, LSTM, Bidirectional, Masking, SimpleRNN, TimeDistributed
 from torchstrategy.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell
 
+from torchstrategy.keras.layers.core import PReLU
+from torchstrategy.keras.layers.noise import (
+    ActivityRegularization, AlphaDropout, GaussianDropout, GaussianNoise, SpatialDropout1D, SpatialDropout2D,
+    SpatialDropout3D,
+)
+from torchstrategy.keras.layers.normalization import GroupNormalization, RMSNormalization, UnitNormalization
+from torchstrategy.keras.layers.reshaping import (
+    Cropping3D, Identity, RepeatVector, UpSampling3D, ZeroPadding1D, ZeroPadding3D,
+)
+from torchstrategy.keras.layers.score_attention import AdditiveAttention, Attention
+from torchstrategy.keras.layers.einsum_dense import EinsumDense
+from torchstrategy.keras.layers.rnn import RNN, StackedRNNCells
+from torchstrategy.keras.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
+from torchstrategy.keras.layers.categorical import CategoryEncoding, Discretization
+from torchstrategy.keras.layers.hashing import HashedCrossing, Hashing
+from torchstrategy.keras.layers.conv_depthwise import DepthwiseConv1D, SeparableConv1D, SeparableConvolution1D
+from torchstrategy.keras.layers.conv_transpose import Conv1DTranspose as Convolution1DTranspose
+from torchstrategy.keras.layers.adaptive_pooling import (
+    AdaptiveAveragePooling1D, AdaptiveAveragePooling2D, AdaptiveAveragePooling3D, AdaptiveMaxPooling1D,
+    AdaptiveMaxPooling2D, AdaptiveMaxPooling3D,
+)
+from torchstrategy.keras.layers.wrappers import (
+    FlaxLayer, JaxLayer, SpectralNormalization, TorchModuleWrapper, Wrapper,
+)
+from torchstrategy.keras.layers.serialization import deserialize, serialize
+from torchstrategy.keras.layers.preprocessing_color import (
+    AutoContrast, RandomColorDegeneration, RandomGrayscale, RandomInvert, RandomPosterization, RandomSharpness,
+    Solarization,
+)
+from torchstrategy.keras.layers.reversible_embedding import ReversibleEmbedding
+from torchstrategy.keras.layers.pipeline import Pipeline
+from torchstrategy.keras.layers.grouped_query_attention import GroupQueryAttention
+from torchstrategy.keras.layers.preprocessing_hsv import RandomHue, RandomSaturation
+from torchstrategy.keras.layers.preprocessing_mixing import CutMix, MixUp
+from torchstrategy.keras.layers.preprocessing_jitter import RandomColorJitter
+from torchstrategy.keras.layers.preprocessing_color import Equalization, RandomGaussianBlur
+from torchstrategy.keras.layers.unsupported import (
+    AugMix, ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes, MelSpectrogram,
+    RandAugment, RandomElasticTransform, RandomErasing, RandomPerspective, RandomShear,
+    STFTSpectrogram,
+)
+
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
 
@@ -58,6 +100,21 @@ __all__ = [
     "add", "subtract", "multiply", "average", "maximum", "minimum", "concatenate", "dot",
     "Rescaling", "Normalization", "Resizing",
     "TFSMLayer",
+    "PReLU", "ActivityRegularization", "AlphaDropout", "GaussianDropout", "GaussianNoise", "SpatialDropout1D",
+    "SpatialDropout2D", "SpatialDropout3D", "GroupNormalization", "RMSNormalization", "UnitNormalization",
+    "Cropping3D", "Identity", "RepeatVector", "UpSampling3D", "ZeroPadding1D", "ZeroPadding3D",
+    "AdditiveAttention", "Attention", "EinsumDense", "RNN", "StackedRNNCells",
+    "ConvLSTM1D", "ConvLSTM2D", "ConvLSTM3D", "CategoryEncoding", "Discretization", "HashedCrossing", "Hashing",
+    "DepthwiseConv1D", "SeparableConv1D", "SeparableConvolution1D", "Convolution1DTranspose",
+    "AdaptiveAveragePooling1D", "AdaptiveAveragePooling2D", "AdaptiveAveragePooling3D", "AdaptiveMaxPooling1D",
+    "AdaptiveMaxPooling2D", "AdaptiveMaxPooling3D",
+    "FlaxLayer", "JaxLayer", "SpectralNormalization", "TorchModuleWrapper", "Wrapper", "deserialize", "serialize",
+    "AutoContrast", "RandomColorDegeneration", "RandomGrayscale", "RandomInvert", "RandomPosterization",
+    "RandomSharpness", "Solarization", "ReversibleEmbedding", "Pipeline", "GroupQueryAttention",
+    "RandomHue", "RandomSaturation", "MixUp",
+    "AugMix", "ContrastLimitedAdaptiveHistogramEqualization", "CutMix", "Equalization", "MaxNumBoundingBoxes",
+    "MelSpectrogram", "RandAugment", "RandomElasticTransform", "RandomErasing", "RandomGaussianBlur",
+    "RandomPerspective", "RandomShear", "STFTSpectrogram", "RandomColorJitter",
 ]
 
 

@@ -108,7 +108,8 @@ class MultiHeadAttention(Layer):
         self.bias_initializer = initializers.get(bias_initializer)
         self.kernel_regularizer = regularizers.get(kernel_regularizer)
         self.bias_regularizer = regularizers.get(bias_regularizer)
-        self.activity_regularizer = regularizers.get(activity_regularizer)
+        # Keras 3 regularizes the projections' activity only, not this layer's own output
+        self._activity_regularizer = regularizers.get(activity_regularizer)
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         self.supports_masking = True
 
@@ -131,7 +132,7 @@ class MultiHeadAttention(Layer):
     def _sublayer_kwargs(self) -> dict:
         return dict(kernel_initializer=self.kernel_initializer, bias_initializer=self.bias_initializer,
                     kernel_regularizer=self.kernel_regularizer, bias_regularizer=self.bias_regularizer,
-                    activity_regularizer=self.activity_regularizer, kernel_constraint=self.kernel_constraint,
+                    activity_regularizer=self._activity_regularizer, kernel_constraint=self.kernel_constraint,
                     bias_constraint=self.bias_constraint, use_bias=self.use_bias, dtype=self.dtype_policy)
 
     def build(self, query_shape: Any, value_shape: Any = None, key_shape: Any = None) -> None:
@@ -249,6 +250,6 @@ class MultiHeadAttention(Layer):
             "bias_initializer": initializers.serialize(self.bias_initializer),
             "kernel_regularizer": regularizers.serialize(self.kernel_regularizer),
             "bias_regularizer": regularizers.serialize(self.bias_regularizer),
-            "activity_regularizer": regularizers.serialize(self.activity_regularizer),
+            "activity_regularizer": regularizers.serialize(self._activity_regularizer),
             "kernel_constraint": self.kernel_constraint, "bias_constraint": self.bias_constraint, "seed": self.seed,
         }

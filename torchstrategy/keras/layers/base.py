@@ -70,9 +70,6 @@ class Layer(nn.Module):
         **kwargs: Any,
     ) -> None:
         super().__init__()
-        if activity_regularizer is not None:  # layers that support it (Dense, Conv, ...) take it themselves
-            raise NotImplementedError(f"{type(self).__name__}(activity_regularizer=...) is not supported by "
-                                      "torchstrategy; Dense, Embedding, the convolutions and attention take it.")
         # Keras 3 still takes Keras 2's input_shape / batch_input_shape / input_dim on any layer
         input_shape = kwargs.pop("input_shape", None)
         batch_input_shape = kwargs.pop("batch_input_shape", None)
@@ -105,6 +102,10 @@ class Layer(nn.Module):
         self._call_takes_mask = "mask" in call_params  # Keras passes the input's mask only to such calls
         self._build_input_shape: Optional[Any] = None
         self._remat_mode = _context.current_remat_mode()  # keras.RematScope in force at creation (Keras 3)
+        self._losses: list = []  # add_loss() values of the current outermost call
+        from torchstrategy.keras import regularizers
+
+        self.activity_regularizer = regularizers.get(activity_regularizer)  # applied to the outputs by __call__
 
     # ----- dtype policy --------------------------------------------------------------------
     _float_policy_only = True  # layers that compute refuse integer policies; InputLayer passes any dtype
@@ -324,16 +325,33 @@ class Layer(nn.Module):
     def count_params(self) -> int:
         return int(sum(w.numel() for w in self.weights))
 
+    def add_loss(self, loss: Any) -> None:
+        """Adds a scalar loss (or a structure of them) from inside `call` or `build`, as Keras 3's `add_loss`:
+        it shows in `losses` until the next outermost call and joins the training loss in `fit`."""
+        values = flatten(loss)
+        for value in values:
+            if not isinstance(value, torch.Tensor):
+                raise ValueError("`add_loss()` can only be called from inside `build()` or `call()`, on a tensor "
+                                 f"input. Received invalid value: {value!r}")
+        self.__dict__.setdefault("_losses", []).extend(values)
+
+    def _clear_losses(self) -> None:
+        for layer in self._flatten_layers():
+            layer.__dict__.setdefault("_losses", []).clear()
+
     @property
     def losses(self) -> list[torch.Tensor]:
-        """Regularization penalties of this layer and nested layers (recomputed on access)."""
+        """`add_loss` values (activity regularization included) of this layer and nested layers, then the weight
+        regularization penalties (recomputed on access), as Keras 3 orders them."""
         out = []
-        for layer in self._flatten_layers():
+        layers = self._flatten_layers()
+        for layer in layers:
+            out.extend(layer.__dict__.get("_losses", []))
+        for layer in layers:
             for attr, regularizer in getattr(layer, "_regularizers", []):
                 penalty = regularizer(getattr(layer, attr))
                 # a sharded weight's penalty is a DTensor: its whole value (a sum over the shards) joins the loss
                 out.append(penalty.full_tensor() if hasattr(penalty, "full_tensor") else penalty)
-            out.extend(getattr(layer, "_activity_losses", []))
         return out
 
     # ----- building and calling ------------------------------------------------------------
@@ -414,6 +432,8 @@ class Layer(nn.Module):
             previous_mask = _mask_of(inputs)
             if self._call_takes_mask and previous_mask is not None:
                 kwargs["mask"] = previous_mask
+        if not _context.inside_layer_call():  # Keras: an outermost call starts with no added losses
+            self._clear_losses()
         with _context.training_scope(bool(training)):
             if self._remat_mode is not None and torch.is_grad_enabled():
                 from torchstrategy.keras.rematerialization import _call_with_remat
@@ -423,7 +443,18 @@ class Layer(nn.Module):
                 outputs = super().__call__(inputs, *args, **kwargs)
         if self.supports_masking:
             _attach_masks(outputs, self.compute_mask(inputs, previous_mask))
+        if self.__dict__.get("activity_regularizer") is not None:
+            self._add_activity_loss(outputs)
         return eager_outputs(outputs) if outermost else outputs  # user code: outputs convert to NumPy as in TF
+
+    def _add_activity_loss(self, outputs: Any) -> None:
+        # Keras 3: the penalty of each output tensor divided by its batch size (no division for a scalar)
+        for output in flatten(outputs):
+            if isinstance(output, torch.Tensor):
+                penalty = self.activity_regularizer(output)
+                if output.dim() > 0 and output.shape[0] > 0:
+                    penalty = penalty / output.shape[0]
+                self.add_loss(penalty)
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None).
@@ -455,6 +486,10 @@ class Layer(nn.Module):
     def get_config(self) -> dict:
         """Constructor arguments that rebuild this layer (Keras's get_config)."""
         config: dict = {"name": self.name, "trainable": self._trainable, "dtype": self._dtype_policy.name}
+        if self.__dict__.get("activity_regularizer") is not None:
+            from torchstrategy.keras import regularizers
+
+            config["activity_regularizer"] = regularizers.serialize(self.activity_regularizer)
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = list(self._batch_input_shape)
         return config

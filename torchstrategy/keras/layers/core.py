@@ -1,5 +1,5 @@
 """Core Keras layers: Dense, Activation, Dropout, Flatten, Reshape, Permute, ReLU, LeakyReLU, ELU,
-Softmax, Embedding, Lambda; plus small argument helpers the other layer files share."""
+Softmax, Embedding, Lambda, PReLU; plus small argument helpers the other layer files share."""
 from __future__ import annotations
 
 import inspect
@@ -52,11 +52,8 @@ def _refuse_lora_and_quantization(layer: str, lora_rank: Any, lora_alpha: Any, q
 
 
 def _record_activity(layer: Layer, outputs: torch.Tensor) -> None:
-    """Keras 2 activity regularization: penalty(outputs) / batch size, kept until the next call."""
-    regularizer = getattr(layer, "activity_regularizer", None)
-    if regularizer is not None:
-        batch = outputs.shape[0] if outputs.dim() else 1
-        layer._activity_losses = [regularizer(outputs) / batch]
+    """Kept for the layer files that call it: the base Layer's `__call__` now adds every layer's activity
+    penalty (Keras 3: penalty(output) / batch size, through `add_loss`)."""
 
 
 def _require_defined(layer: Layer, input_shape: Any, axis: int, what: str) -> int:
@@ -440,3 +437,55 @@ class Lambda(Layer):
         # The function itself is kept (not source text): configs round-trip within one process.
         return {**super().get_config(), "function": self.function, "output_shape": self.output_shape,
                 "mask": self.mask, "arguments": self.arguments}
+
+
+class PReLU(Layer):
+    """Parametric ReLU: `max(x, 0) - alpha * max(-x, 0)` with a learned `alpha` per input position
+    (one value along each of `shared_axes`, 1-based as in Keras).
+
+    >>> PReLU()(torch.tensor([[-1.0, 2.0]])).tolist()
+    [[0.0, 2.0]]
+    """
+
+    def __init__(self, alpha_initializer: Any = "Zeros", alpha_regularizer: Any = None, alpha_constraint: Any = None,
+                 shared_axes: Any = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        from torchstrategy.keras import constraints
+
+        self.supports_masking = True
+        self.alpha_initializer = initializers.get(alpha_initializer)
+        self.alpha_regularizer = regularizers.get(alpha_regularizer)
+        self.alpha_constraint = constraints.get(alpha_constraint)
+        if shared_axes is None:
+            self.shared_axes = None
+        else:
+            self.shared_axes = list(shared_axes) if isinstance(shared_axes, (list, tuple)) else [shared_axes]
+
+    def build(self, input_shape: Any) -> None:
+        param_shape = list(input_shape[1:])
+        for axis in self.shared_axes or []:
+            if not 1 <= axis < len(input_shape):
+                raise ValueError(f"PReLU '{self.name}': shared_axes holds {axis}, but the input of shape "
+                                 f"{_shape_str(input_shape)} has axes 1..{len(input_shape) - 1} (1-based, batch excluded).")
+            param_shape[axis - 1] = 1
+        if any(d is None for d in param_shape):
+            raise ValueError(f"PReLU '{self.name}' needs every non-shared axis of its input to be known, got "
+                             f"{_shape_str(input_shape)}. Pass shared_axes for the unknown axes.")
+        self.alpha = self.add_weight("alpha", tuple(param_shape), initializer=self.alpha_initializer,
+                                     regularizer=self.alpha_regularizer, constraint=self.alpha_constraint)
+        axes = {i: input_shape[i] for i in range(1, len(input_shape)) if i not in (self.shared_axes or [])}
+        self.input_spec = InputSpec(ndim=len(input_shape), axes=axes)
+        self.built = True
+
+    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+        return F.relu(inputs) - self.alpha * F.relu(-inputs)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
+    def get_config(self) -> dict:
+        from torchstrategy.keras import constraints
+
+        return {**super().get_config(), "alpha_initializer": initializers.serialize(self.alpha_initializer),
+                "alpha_regularizer": regularizers.serialize(self.alpha_regularizer),
+                "alpha_constraint": constraints.serialize(self.alpha_constraint), "shared_axes": self.shared_axes}

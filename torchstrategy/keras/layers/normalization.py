@@ -1,5 +1,5 @@
 """Keras BatchNormalization (Keras moving-statistics semantics, optional cross-replica
-synchronisation) and LayerNormalization, on PyTorch's fused kernels where they apply."""
+synchronisation), LayerNormalization, GroupNormalization, UnitNormalization and RMSNormalization."""
 from __future__ import annotations
 
 import math
@@ -250,3 +250,166 @@ class LayerNormalization(Layer):
             "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
             "beta_constraint": self.beta_constraint, "gamma_constraint": self.gamma_constraint,
         }
+
+
+class GroupNormalization(Layer):
+    """Normalizes each sample over groups of channels (Keras 3): the channel axis is split into `groups`;
+    mean and variance run over each group's channels and every other non-batch axis; `groups=-1` is
+    instance normalization. gamma/beta are per channel; computed in at least float32.
+
+    >>> GroupNormalization(groups=2)(torch.ones(1, 3, 4)).shape
+    torch.Size([1, 3, 4])
+    """
+
+    def __init__(
+        self, groups: int = 32, axis: int = -1, epsilon: float = 0.001, center: bool = True, scale: bool = True,
+        beta_initializer: Any = "zeros", gamma_initializer: Any = "ones", beta_regularizer: Any = None,
+        gamma_regularizer: Any = None, beta_constraint: Any = None, gamma_constraint: Any = None, **kwargs: Any,
+    ) -> None:
+        if not isinstance(groups, int) or isinstance(groups, bool) or (groups <= 0 and groups != -1):
+            raise ValueError("Received an invalid value for argument `groups`, expected a positive integer (or "
+                             f"`-1` for instance normalization). Received: groups={groups!r}")
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.autocast = False
+        self.groups, self.axis, self.epsilon = groups, int(axis), float(epsilon)
+        self.center, self.scale = bool(center), bool(scale)
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer = regularizers.get(beta_regularizer)
+        self.gamma_regularizer = regularizers.get(gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = beta_constraint, gamma_constraint
+
+    def build(self, input_shape: Any) -> None:
+        dim = _require_defined(self, input_shape, self.axis, "channel")
+        if self.groups == -1:
+            self.groups = dim
+        if dim < self.groups:
+            raise ValueError(f"Number of groups ({self.groups}) cannot be more than the number of channels "
+                             f"({dim}). Pass groups that divide {dim}.")
+        if dim % self.groups != 0:
+            raise ValueError(f"Number of groups ({self.groups}) must divide the number of channels ({dim}) "
+                             f"of layer '{self.name}'. Pass a divisor of {dim}, or -1 for one group per channel.")
+        self.input_spec = InputSpec(ndim=len(input_shape), axes={self.axis: dim})
+        self.gamma = self.add_weight("gamma", (dim,), initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint,
+                                     autocast=False) if self.scale else None
+        self.beta = self.add_weight("beta", (dim,), initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint,
+                                    autocast=False) if self.center else None
+        self.built = True
+
+    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+        dtype = inputs.dtype
+        x = inputs.to(torch.promote_types(dtype, torch.float32))
+        ndim = x.dim()
+        axis = self.axis % ndim
+        channels = x.shape[axis]
+        grouped_shape = list(x.shape[:axis]) + [self.groups, channels // self.groups] + list(x.shape[axis + 1:])
+        grouped = x.reshape(grouped_shape)
+        reduce = [d for d in range(1, ndim + 1) if d != axis]
+        variance, mean = torch.var_mean(grouped, dim=reduce, keepdim=True, correction=0)
+        inv = torch.rsqrt(variance + self.epsilon)
+        param_shape = [1] * (ndim + 1)
+        param_shape[axis], param_shape[axis + 1] = self.groups, channels // self.groups
+        if self.gamma is not None:
+            inv = inv * self.gamma.to(x.dtype).reshape(param_shape)
+        shift = -mean * inv
+        if self.beta is not None:
+            shift = shift + self.beta.to(x.dtype).reshape(param_shape)
+        return (grouped * inv + shift).reshape(x.shape).to(dtype)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
+    def get_config(self) -> dict:
+        return {
+            **super().get_config(), "groups": self.groups, "axis": self.axis, "epsilon": self.epsilon,
+            "center": self.center, "scale": self.scale,
+            "beta_initializer": initializers.serialize(self.beta_initializer),
+            "gamma_initializer": initializers.serialize(self.gamma_initializer),
+            "beta_regularizer": regularizers.serialize(self.beta_regularizer),
+            "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
+            "beta_constraint": self.beta_constraint, "gamma_constraint": self.gamma_constraint,
+        }
+
+
+def _check_axes_in(layer: Layer, axis: Any, input_shape: Any) -> None:
+    for a in ([axis] if isinstance(axis, int) else list(axis)):
+        if a >= len(input_shape) or a < -len(input_shape):
+            raise ValueError(f"Axis {axis} is out of bounds for input shape {input_shape} of layer '{layer.name}'.")
+
+
+class UnitNormalization(Layer):
+    """Scales each sample to unit L2 norm along `axis`: `x * min(rsqrt(sum(x**2)), 1e12)` (Keras 3).
+
+    >>> UnitNormalization()(torch.tensor([[3.0, 4.0]]))
+    tensor([[0.6000, 0.8000]])
+    """
+
+    def __init__(self, axis: Union[int, Sequence[int]] = -1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if isinstance(axis, (list, tuple)):
+            self.axis: Any = list(axis)
+        elif isinstance(axis, int):
+            self.axis = axis
+        else:
+            raise TypeError("Invalid value for `axis` argument: expected an int or a list/tuple of ints. "
+                            f"Received: axis={axis!r}")
+        self.supports_masking = True
+        self.built = True
+
+    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+        dims = self.axis if isinstance(self.axis, int) else tuple(self.axis)
+        square_sum = torch.sum(inputs * inputs, dim=dims, keepdim=True)
+        return inputs * torch.clamp(torch.rsqrt(square_sum), max=1.0 / 1e-12)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        _check_axes_in(self, self.axis, input_shape)
+        return input_shape
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis}
+
+
+class RMSNormalization(Layer):
+    """`x * rsqrt(mean(x**2 over axis) + epsilon) * scale` with a learned `scale` (Keras 3), in at least float32.
+
+    >>> RMSNormalization()(torch.ones(2, 3)).shape
+    torch.Size([2, 3])
+    """
+
+    def __init__(self, axis: Union[int, Sequence[int]] = -1, epsilon: float = 1e-06, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis: Any = axis
+        self.epsilon = float(epsilon)
+
+    def build(self, input_shape: Any) -> None:
+        _check_axes_in(self, self.axis, input_shape)
+        if isinstance(self.axis, (list, tuple)):
+            self.axis = sorted(self.axis)
+            shape = tuple(input_shape[a] for a in self.axis)
+        else:
+            shape = (input_shape[self.axis],)
+            self.axis = [self.axis]
+        if any(d is None for d in shape):
+            raise ValueError(f"Layer '{self.name}' needs the normalized axes {self.axis} of its input to be known, "
+                             f"got input shape {input_shape}.")
+        self.scale = self.add_weight("scale", shape, initializer="ones")
+        self.built = True
+
+    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+        dtype = inputs.dtype
+        x = inputs.to(torch.promote_types(dtype, torch.float32))
+        rrms = torch.rsqrt(torch.mean(x * x, dim=tuple(self.axis), keepdim=True) + self.epsilon)
+        ndim = x.dim()
+        axes = sorted(a % ndim for a in self.axis)
+        scale_shape = [x.shape[d] if d in axes else 1 for d in range(ndim)]
+        return (x * rrms * self.scale.to(x.dtype).reshape(scale_shape)).to(dtype)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        _check_axes_in(self, self.axis, input_shape)
+        return input_shape
+
+    def get_config(self) -> dict:
+        return {**super().get_config(), "axis": self.axis, "epsilon": self.epsilon}

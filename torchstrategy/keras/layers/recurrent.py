@@ -29,7 +29,8 @@ class _RNN(Layer):
         stateful: bool = False, unroll: bool = False, zero_output_for_mask: bool = False, **kwargs: Any,
     ) -> None:
         layer_kwargs = {key: kwargs.pop(key) for key in ("name", "trainable", "dtype", "input_shape",
-                                                         "batch_input_shape", "input_dim") if key in kwargs}
+                                                         "batch_input_shape", "input_dim", "activity_regularizer")
+                        if key in kwargs}  # Keras applies activity_regularizer to the layer's output
         kwargs.pop("use_cudnn", None)  # Keras 3 kernel choice; the torch loop is the same math
         kwargs.pop("implementation", None)
         super().__init__(**layer_kwargs)

@@ -141,6 +141,31 @@ class _RecurrentCell(Layer):
     def step(self, projected: torch.Tensor, states: list, recurrent_mask: Optional[torch.Tensor] = None) -> tuple:
         raise NotImplementedError
 
+    # ----- Keras's cell protocol (used by keras.layers.RNN and StackedRNNCells) ------------------------
+    def get_initial_state(self, batch_size: Optional[int] = None) -> list:
+        """Zero states, one (batch_size, size) tensor per entry of `state_size`."""
+        return [torch.zeros((batch_size, size), dtype=self._compute_torch_dtype) for size in self.state_size]
+
+    def call(self, inputs: torch.Tensor, states: Any, training: bool = False) -> tuple:
+        """One step: `(output, new_states)`; a bare state tensor in gives a bare tensor back, as Keras's cells.
+        Inside an RNN's sequence the dropout masks are drawn once and reused at every step (Keras 3)."""
+        nested = isinstance(states, (list, tuple))
+        states = list(states) if nested else [states]
+        masks = self.__dict__.get("_sequence_masks")
+        if masks is None:
+            masks = self.dropout_masks(inputs[:, None, :], bool(training))
+            if self.__dict__.get("_in_sequence"):
+                self._sequence_masks = masks
+        projected = self.project_inputs(inputs[:, None, :], masks[0])[:, 0]
+        output, new_states = self.step(projected, states, masks[1])
+        if len(new_states) == 1 and not nested:
+            return output, new_states[0]
+        return output, list(new_states)
+
+    def _sequence(self, active: bool) -> None:
+        """An RNN marks the start (True) and end (False) of a sequence: masks are kept only in between."""
+        self._in_sequence, self._sequence_masks = active, None
+
     def get_config(self) -> dict:
         config = {
             **super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),

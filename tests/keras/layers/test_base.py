@@ -1,0 +1,82 @@
+"""The base Layer's Keras 3 loss API: `add_loss` from call, `activity_regularizer=` on any layer (penalty of each
+output / batch size), both cleared at every outermost call, listed before weight penalties in `losses`, kept in
+get_config, and added to fit's and evaluate's loss."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from torchstrategy import keras
+from torchstrategy.keras import layers
+
+X = np.random.default_rng(3).normal(size=(8, 3)).astype(np.float32)
+
+
+class AddsLoss(layers.Layer):
+    def call(self, inputs):
+        self.add_loss(0.5 * torch.sum(inputs ** 2))
+        return inputs
+
+
+def test_add_loss_is_kept_until_the_next_outermost_call():
+    layer = AddsLoss()
+    layer(torch.from_numpy(X))
+    np.testing.assert_allclose(float(layer.losses[0]), 0.5 * np.square(X).sum(), rtol=1e-6)
+    layer(torch.from_numpy(X[:2]))
+    assert len(layer.losses) == 1
+    np.testing.assert_allclose(float(layer.losses[0]), 0.5 * np.square(X[:2]).sum(), rtol=1e-6)
+    with pytest.raises(ValueError, match="add_loss"):
+        layer.add_loss(3.0)
+
+
+def test_shared_layer_called_twice_in_one_model_call_keeps_both_losses():
+    inner = AddsLoss()
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, inner(inner(inputs)))
+    model(torch.from_numpy(X))
+    assert len(model.losses) == 2
+    np.testing.assert_allclose([float(v) for v in model.losses], [0.5 * np.square(X).sum()] * 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: layers.Conv1D(2, 2, activity_regularizer="l2"),
+    lambda: layers.LSTM(2, activity_regularizer="l2"),
+    lambda: layers.GroupNormalization(groups=1, activity_regularizer="l2"),
+    lambda: layers.Flatten(activity_regularizer="l2"),
+])
+def test_activity_regularizer_on_any_layer(make):
+    layer = make()
+    x = torch.from_numpy(X.reshape(2, 4, 3))
+    out = layer(x).detach().numpy()
+    assert len(layer.losses) == 1
+    np.testing.assert_allclose(float(layer.losses[0].detach()), 0.01 * np.square(out).sum() / 2, rtol=1e-5)
+    config = layer.get_config()
+    assert config["activity_regularizer"]["class_name"] == "L2"
+    assert type(layer).from_config(config).activity_regularizer is not None
+
+
+def test_added_losses_come_before_weight_penalties_and_join_fit_loss():
+    dense = layers.Dense(2, kernel_initializer="ones", use_bias=False, kernel_regularizer=keras.regularizers.L2(0.1),
+                         activity_regularizer=keras.regularizers.L1(0.2))
+    model = keras.Sequential([keras.Input((3,)), dense])
+    model.compile(optimizer="sgd", loss="mse")
+    y = np.zeros((8, 2), np.float32)
+    loss = model.evaluate(X, y, batch_size=8, verbose=0)
+    out = X.sum(1, keepdims=True).repeat(2, 1)
+    activity, kernel = 0.2 * np.abs(out).sum() / 8, 0.1 * 6.0
+    np.testing.assert_allclose(loss, np.mean(out ** 2) + activity + kernel, rtol=1e-5)
+    np.testing.assert_allclose([float(v.detach()) for v in model.losses], [activity, kernel], rtol=1e-5)
+    history = model.fit(X, y, batch_size=8, epochs=1, verbose=0, shuffle=False)
+    np.testing.assert_allclose(history.history["loss"][0], loss, rtol=1e-5)
+
+
+def test_attention_layers_regularize_activity_where_keras_does():
+    # Keras 3.15: MultiHeadAttention penalizes its 4 projections only; GroupQueryAttention also its own output
+    x = torch.ones(1, 3, 4)
+    mha = layers.MultiHeadAttention(2, 2, activity_regularizer="l2")
+    mha(x, x)
+    assert len(mha.losses) == 4
+    gqa = layers.GroupQueryAttention(2, 2, 1, activity_regularizer="l2")
+    gqa(x, x)
+    assert len(gqa.losses) == 5

@@ -1,0 +1,116 @@
+"""Keras 3.15 layers with no implementation here yet: each takes Keras's exact arguments and raises
+NotImplementedError naming the layer and what to use instead, so a script fails at once and says why."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from torchstrategy.keras.layers.base import Layer
+
+
+class _NotProvided(Layer):
+    _instead = "write the transformation as a Lambda layer or a tf.data map function"
+
+    def _refuse(self) -> None:
+        raise NotImplementedError(f"keras.layers.{type(self).__name__} is not implemented in torchstrategy yet. "
+                                  f"Instead, {self._instead}.")
+
+
+class AugMix(_NotProvided):
+    """Keras's AugMix augmentation (not provided: raises NotImplementedError)."""
+
+    def __init__(self, value_range: Any = (0, 255), num_chains: int = 3, chain_depth: int = 3, factor: float = 0.3,
+                 alpha: float = 1.0, all_ops: bool = True, interpolation: str = "bilinear", seed: Optional[int] = None,
+                 data_format: Optional[str] = None, **kwargs: Any) -> None:
+        self._refuse()
+
+
+class ContrastLimitedAdaptiveHistogramEqualization(_NotProvided):
+    """Keras's CLAHE (not provided: raises NotImplementedError)."""
+
+    def __init__(self, value_range: Any = (0, 255), clip_limit: float = 4.0, tile_grid_size: Any = (8, 8),
+                 data_format: Optional[str] = None, **kwargs: Any) -> None:
+        self._refuse()
+
+
+class MaxNumBoundingBoxes(_NotProvided):
+    """Keras's bounding-box padding layer (not provided: raises NotImplementedError)."""
+
+    _instead = "pad the boxes to a fixed count with tf.pad in a tf.data map function"
+
+    def __init__(self, max_number: int, fill_value: int = -1, **kwargs: Any) -> None:
+        self._refuse()
+
+
+class MelSpectrogram(_NotProvided):
+    """Keras's MelSpectrogram (not provided: raises NotImplementedError)."""
+
+    _instead = "compute spectrograms with tf.signal.stft and tf.signal.linear_to_mel_weight_matrix"
+
+    def __init__(self, fft_length: int = 2048, sequence_stride: int = 512, sequence_length: Optional[int] = None,
+                 window: str = "hann", sampling_rate: int = 16000, num_mel_bins: int = 128, min_freq: float = 20.0,
+                 max_freq: Optional[float] = None, power_to_db: bool = True, top_db: float = 80.0,
+                 mag_exp: float = 2.0, min_power: float = 1e-10, ref_power: float = 1.0, **kwargs: Any) -> None:
+        self._refuse()
+
+
+class STFTSpectrogram(_NotProvided):
+    """Keras's STFTSpectrogram (not provided: raises NotImplementedError)."""
+
+    _instead = "compute spectrograms with tf.signal.stft"
+
+    def __init__(self, mode: str = "log", frame_length: int = 256, frame_step: Optional[int] = None,
+                 fft_length: Optional[int] = None, window: str = "hann", periodic: bool = False,
+                 scaling: str = "density", padding: str = "valid", expand_dims: bool = False,
+                 data_format: Optional[str] = None, **kwargs: Any) -> None:
+        self._refuse()
+
+
+class RandAugment(_NotProvided):
+    """Keras's RandAugment (not provided: raises NotImplementedError)."""
+
+    _instead = "chain the provided random layers (RandomFlip, RandomRotation, RandomContrast, ...) in a Pipeline"
+
+    def __init__(self, value_range: Any = (0, 255), num_ops: int = 2, factor: float = 0.5,
+                 interpolation: str = "bilinear", seed: Optional[int] = None, data_format: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        self._refuse()
+
+
+class RandomElasticTransform(_NotProvided):
+    """Keras's RandomElasticTransform (not provided: raises NotImplementedError)."""
+
+    def __init__(self, factor: float = 1.0, scale: float = 1.0, interpolation: str = "bilinear",
+                 fill_mode: str = "reflect", fill_value: float = 0.0, value_range: Any = (0, 255),
+                 seed: Optional[int] = None, data_format: Optional[str] = None, **kwargs: Any) -> None:
+        self._refuse()
+
+
+class RandomErasing(_NotProvided):
+    """Keras's RandomErasing (not provided: raises NotImplementedError)."""
+
+    def __init__(self, factor: float = 1.0, scale: Any = (0.02, 0.33), fill_value: Any = None,
+                 value_range: Any = (0, 255), seed: Optional[int] = None, data_format: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        self._refuse()
+
+
+class RandomPerspective(_NotProvided):
+    """Keras's RandomPerspective (not provided: raises NotImplementedError)."""
+
+    _instead = "use keras.layers.RandomRotation / RandomZoom / RandomTranslation, which are provided"
+
+    def __init__(self, factor: float = 1.0, scale: float = 1.0, interpolation: str = "bilinear",
+                 fill_value: float = 0.0, seed: Optional[int] = None, data_format: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        self._refuse()
+
+
+class RandomShear(_NotProvided):
+    """Keras's RandomShear (not provided: raises NotImplementedError)."""
+
+    _instead = "use keras.layers.RandomRotation / RandomZoom / RandomTranslation, which are provided"
+
+    def __init__(self, x_factor: float = 0.0, y_factor: float = 0.0, interpolation: str = "bilinear",
+                 fill_mode: str = "reflect", fill_value: float = 0.0, data_format: Optional[str] = None,
+                 seed: Optional[int] = None, **kwargs: Any) -> None:
+        self._refuse()
