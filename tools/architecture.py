@@ -76,7 +76,7 @@ MACHINERY = {"_machinery"}
 #: Private root modules of the tensor ops (TF's conversion and dtype rules, raising tf.errors): unit tensor_ops
 TENSOR_SUPPORT = {"_tensor_convert"}
 #: Subpackages that are tensor-level TF namespaces (tf.math): unit tensor_ops, like the root ones
-TENSOR_PACKAGES = {"math"}
+TENSOR_PACKAGES = {"math", "ragged"}
 #: Private root modules that any package may import (their underscore names stay private).
 SHARED_PRIVATE_MODULES = {"_context"} | MACHINERY | TENSOR_SUPPORT
 

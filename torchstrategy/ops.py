@@ -8,6 +8,8 @@ import numpy as np
 import torch
 
 from torchstrategy.dtypes import as_dtype
+from torchstrategy.ragged import RaggedTensor
+from torchstrategy.ragged import concat as ragged_concat
 
 # The reductions, argmax and equal follow TF's dtype rules; they live with the rest of tf.math.
 from torchstrategy.math import (  # noqa: F401
@@ -70,6 +72,8 @@ def stack(values: Any, axis: int = 0) -> torch.Tensor:
 
 
 def concat(values: Any, axis: int) -> torch.Tensor:
+    if any(isinstance(v, RaggedTensor) for v in values):  # tf.concat of RaggedTensors: tf.ragged's
+        return ragged_concat(values, axis)
     return torch.cat([convert_to_tensor(v) for v in values], dim=axis)
 
 

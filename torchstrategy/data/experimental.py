@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import torch
+
 from torchstrategy.data._make_csv import make_csv_dataset
 from torchstrategy.data._more_ops import DatasetSpec
 from torchstrategy.data._sampling import Optional_ as Optional
@@ -16,7 +18,7 @@ from torchstrategy.data.options import (AutoShardPolicy, AutotuneOptions, Distri
 __all__ = [
     "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy", "AutotuneOptions",
     "DistributeOptions", "ExternalStatePolicy", "OptimizationOptions", "ThreadingOptions", "cardinality",
-    "CsvDataset", "DatasetSpec", "Optional", "bucket_by_sequence_length", "choose_from_datasets",
+    "CsvDataset", "DatasetSpec", "dense_to_ragged_batch", "Optional", "bucket_by_sequence_length", "choose_from_datasets",
     "get_next_as_optional", "group_by_window", "ignore_errors", "make_csv_dataset", "rejection_resample",
     "sample_from_datasets", "scan", "unique",
 ]
@@ -60,6 +62,12 @@ def bucket_by_sequence_length(element_length_func: Callable, bucket_boundaries: 
     return lambda dataset: dataset.bucket_by_sequence_length(
         element_length_func, bucket_boundaries, bucket_batch_sizes, padded_shapes, padding_values,
         pad_to_bucket_boundary, no_padding, drop_remainder)
+
+
+def dense_to_ragged_batch(batch_size: int, drop_remainder: bool = False, row_splits_dtype: Any = torch.int64
+                          ) -> Transformation:
+    """`dataset.apply(dense_to_ragged_batch(...))` is `dataset.ragged_batch(...)`."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
 
 
 def rejection_resample(class_func: Callable, target_dist: Any, initial_dist: Any = None,
