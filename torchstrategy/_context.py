@@ -386,3 +386,21 @@ def set_keras_setting(name: str, value: Any) -> None:
 # The names the tests of remat and precision read (kept so the tests stay as they are).
 _current_remat_mode = current_remat_mode
 _autocast_dtype = autocast_dtype
+
+
+# ----- tf.config settings ------------------------------------------------------------------------
+# tf.config.optimizer (jit, grappler options), tf.config.threading as set (0: never set, the runtime picks)
+# and tf.config.experimental.set_memory_growth per GPU name.
+tf_config: dict = {"jit": "", "optimizer_options": {}, "intra_op_threads": 0, "inter_op_threads": 0,
+                   "memory_growth": {}}
+
+
+def config_setting(name: str) -> Any:
+    """One process-wide tf.config setting: 'jit', 'optimizer_options', 'intra_op_threads', 'inter_op_threads'
+    or 'memory_growth'."""
+    return tf_config[name]
+
+
+def set_config_setting(name: str, value: Any) -> None:
+    """Changes one process-wide tf.config setting (see `config_setting`)."""
+    tf_config[name] = value
