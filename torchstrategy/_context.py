@@ -390,9 +390,9 @@ _autocast_dtype = autocast_dtype
 
 # ----- tf.config settings ------------------------------------------------------------------------
 # tf.config.optimizer (jit, grappler options), tf.config.threading as set (0: never set, the runtime picks)
-# and tf.config.experimental.set_memory_growth per GPU name.
+# and tf.config.experimental.set_memory_growth per GPU name; dtensor's default-mesh stack.
 tf_config: dict = {"jit": "", "optimizer_options": {}, "intra_op_threads": 0, "inter_op_threads": 0,
-                   "memory_growth": {}}
+                   "memory_growth": {}, "dtensor_meshes": [], "dtensor_device_type": None}
 
 
 def config_setting(name: str) -> Any:
