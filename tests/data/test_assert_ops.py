@@ -24,7 +24,7 @@ def test_assert_cardinality():
                                                                 "least 4"):
         list(tf.data.Dataset.range(5).apply(E.assert_cardinality(3)))
     with pytest.raises(tf.errors.FailedPreconditionError, match="expected to contain 7 elements but contained only 5"):
-        list(tf.data.Dataset.range(5).assert_cardinality(7))
+        list(tf.data.Dataset.range(5).apply(E.assert_cardinality(7)))
 
 
 def test_older_transformation_forms():

@@ -81,3 +81,9 @@ def test_strings_split_gives_a_ragged_tensor():
     pieces = tf.strings.split(["a b", "c"])
     assert isinstance(pieces, tf.RaggedTensor) and pieces.to_list() == [[b"a", b"b"], [b"c"]]  # TF 2.21
     assert pieces.row_lengths().tolist() == [2, 1]
+
+
+def test_int32_row_splits_are_refused_by_name():
+    with pytest.raises(NotImplementedError, match="row_splits_dtype"):
+        c([[1], [2, 3]], row_splits_dtype=tf.int32)
+    assert c([[1], [2, 3]], row_splits_dtype=tf.int64).row_splits.dtype == torch.int64

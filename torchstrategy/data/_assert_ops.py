@@ -1,4 +1,4 @@
-"""Dataset.assert_cardinality (the count checked while iterating, FailedPreconditionError as in tf.data) and
+"""tf.data.experimental.assert_cardinality (the count checked while iterating, FailedPreconditionError as in tf.data) and
 tf.data.experimental.Counter (an endless arithmetic sequence)."""
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class AssertCardinalityDataset(UnaryDataset):
         return self._expected
 
 
-def assert_cardinality(self: Dataset, expected_cardinality: int) -> Dataset:
+def assert_cardinality(dataset: Dataset, expected_cardinality: int) -> Dataset:
     """The same elements, raising FailedPreconditionError while iterating if there are not exactly
     `expected_cardinality` of them; cardinality() reports that number."""
     if isinstance(expected_cardinality, torch.Tensor):
@@ -48,7 +48,7 @@ def assert_cardinality(self: Dataset, expected_cardinality: int) -> Dataset:
             expected_cardinality < 0 and expected_cardinality != INFINITE_CARDINALITY):
         raise ValueError(f"assert_cardinality: expected_cardinality must be an int >= 0 or "
                          f"INFINITE_CARDINALITY; got {expected_cardinality!r}.")
-    return AssertCardinalityDataset(self, int(expected_cardinality))
+    return AssertCardinalityDataset(dataset, int(expected_cardinality))
 
 
 def Counter(start: Any = 0, step: Any = 1, dtype: Any = torch.int64) -> Dataset:  # noqa: N802 (TF's name)

@@ -10,7 +10,7 @@ import torch
 from torchstrategy.data import _structure
 from torchstrategy.data._batching import BatchDataset, _chunks, _mapped
 from torchstrategy.data.dataset import Dataset
-from torchstrategy.ragged import RaggedTensor
+from torchstrategy.ragged import RaggedTensor, check_row_splits_dtype
 from torchstrategy.ragged import stack as ragged_stack
 
 
@@ -51,9 +51,7 @@ class RaggedBatchDataset(BatchDataset):
 
     def __init__(self, input_dataset: Dataset, batch_size: int, drop_remainder: bool, row_splits_dtype: Any):
         super().__init__(input_dataset, batch_size, drop_remainder)
-        if row_splits_dtype not in (torch.int64, "int64", np.int64):
-            raise NotImplementedError(f"ragged_batch(row_splits_dtype={row_splits_dtype!r}): row_splits are always "
-                                      "int64 here; leave row_splits_dtype at its default.")
+        check_row_splits_dtype(row_splits_dtype, "Dataset.ragged_batch")
         self._static = input_dataset._spec(False)
 
     def _batches_after(self, skip: int) -> Iterator[Any]:

@@ -12,7 +12,7 @@ from torchstrategy.data._sampling import Optional_ as Optional
 from torchstrategy.data._sampling import choose_from_datasets, get_next_as_optional, sample_from_datasets
 from torchstrategy.data._text import CsvDataset
 from torchstrategy.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Cardinality, Dataset
-from torchstrategy.data._assert_ops import Counter  # noqa: E402  (after dataset: its ops need Dataset)
+from torchstrategy.data._assert_ops import Counter, assert_cardinality as _assert_cardinality  # noqa: E402  (after dataset: its ops need Dataset)
 from torchstrategy.data.options import (AutoShardPolicy, AutotuneOptions, DistributeOptions, ExternalStatePolicy,
                                         OptimizationOptions, ThreadingOptions)
 
@@ -84,8 +84,9 @@ SHARD_HINT = -1
 
 
 def assert_cardinality(expected_cardinality: int) -> Transformation:
-    """`dataset.apply(assert_cardinality(n))` is `dataset.assert_cardinality(n)`."""
-    return lambda dataset: dataset.assert_cardinality(expected_cardinality)
+    """The dataset, raising FailedPreconditionError while iterating unless it has exactly
+    `expected_cardinality` elements; its cardinality() reports that number."""
+    return lambda dataset: _assert_cardinality(dataset, expected_cardinality)
 
 
 def enable_debug_mode() -> None:

@@ -8,7 +8,7 @@ from torchstrategy.ragged._ops import (  # noqa: F401
 )
 from torchstrategy.ragged._reduce import reduce  # noqa: F401
 from torchstrategy.ragged._spec import RaggedTensorSpec  # noqa: F401
-from torchstrategy.ragged._tensor import RaggedShape, RaggedTensor, is_ragged  # noqa: F401
+from torchstrategy.ragged._tensor import RaggedShape, RaggedTensor, check_row_splits_dtype, is_ragged  # noqa: F401
 
 __all__ = [
     "RaggedTensor", "boolean_mask", "constant", "map_flat_values", "range", "row_splits_to_segment_ids",

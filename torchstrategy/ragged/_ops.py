@@ -11,7 +11,7 @@ import torch
 from torchstrategy._tensor_convert import to_tensor
 from torchstrategy.dtypes import as_dtype
 from torchstrategy.errors import InvalidArgumentError
-from torchstrategy.ragged._tensor import RaggedTensor, _values_of
+from torchstrategy.ragged._tensor import RaggedTensor, _values_of, check_row_splits_dtype
 
 
 def _depth(value: Any) -> Optional[int]:
@@ -32,6 +32,7 @@ def constant(pylist: Any, dtype: Any = None, ragged_rank: Optional[int] = None, 
     >>> constant([[1, 2], [3]]).to_list()
     [[1, 2], [3]]
     """
+    check_row_splits_dtype(row_splits_dtype, "tf.ragged.constant")
     depth = _depth(pylist)
     if depth is None:  # only empty lists: depth from the nesting itself
         depth, probe = 0, pylist
@@ -95,6 +96,7 @@ def range(starts: Any, limits: Any = None, deltas: Any = 1, dtype: Any = None, n
           row_splits_dtype: Any = torch.int64) -> RaggedTensor:
     """Row i is range(starts[i], limits[i], deltas[i]) (a scalar argument applies to every row; with one
     argument, rows are range(0, starts[i]))."""
+    check_row_splits_dtype(row_splits_dtype, "tf.ragged.range")
     if limits is None:
         starts, limits = 0, starts
     parts = [to_tensor(v, op="tf.ragged.range") for v in (starts, limits, deltas)]

@@ -52,6 +52,13 @@ def _splits_of(splits: Any, what: str) -> torch.Tensor:
     return tensor.to(torch.int64)
 
 
+def check_row_splits_dtype(row_splits_dtype: Any, op: str) -> None:
+    """row_splits are int64 here: another row_splits_dtype is refused by name."""
+    if row_splits_dtype is not None and as_dtype(row_splits_dtype) != torch.int64:
+        raise NotImplementedError(f"{op}(row_splits_dtype={row_splits_dtype!r}): row_splits are always int64 here; "
+                                  "leave row_splits_dtype at its default.")
+
+
 def _nrows_of(values: Any) -> int:
     return values.nrows_int() if isinstance(values, RaggedTensor) else int(values.shape[0])
 
@@ -164,6 +171,7 @@ class RaggedTensor:
     def from_tensor(cls, tensor: Any, lengths: Any = None, padding: Any = None, ragged_rank: int = 1,
                     name: Optional[str] = None, row_splits_dtype: Any = torch.int64) -> "RaggedTensor":
         """Rows of a dense tensor, cut to `lengths`, or with trailing `padding` values stripped."""
+        check_row_splits_dtype(row_splits_dtype, "RaggedTensor.from_tensor")
         if lengths is not None and padding is not None:
             raise ValueError("Specify at most one of lengths and padding.")
         if ragged_rank != 1:
