@@ -87,3 +87,13 @@ def test_int32_row_splits_are_refused_by_name():
     with pytest.raises(NotImplementedError, match="row_splits_dtype"):
         c([[1], [2, 3]], row_splits_dtype=tf.int32)
     assert c([[1], [2, 3]], row_splits_dtype=tf.int64).row_splits.dtype == torch.int64
+
+
+def test_elementwise_tf_math_ops_take_ragged_tensors():
+    rt = c([[1.0, 4.0], [9.0]])
+    # TF 2.21: tf.math.sqrt / tf.add / tf.math.equal dispatch to the flat values, keeping the rows
+    assert tf.math.sqrt(rt).to_list() == [[1.0, 2.0], [3.0]]
+    assert tf.add(rt, 1).to_list() == [[2.0, 5.0], [10.0]]
+    assert tf.math.multiply(rt, rt).to_list() == [[1.0, 16.0], [81.0]]
+    assert tf.math.equal(rt, 4.0).to_list() == [[False, True], [False]]
+    assert tf.add(1, 2).tolist() == 3  # plain tensors are untouched

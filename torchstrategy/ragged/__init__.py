@@ -3,7 +3,7 @@ their factories and the tf.ragged functions; this module re-exports them (tf.rag
 from __future__ import annotations
 
 from torchstrategy.ragged._ops import (  # noqa: F401
-    boolean_mask, concat, constant, map_flat_values, range, row_splits_to_segment_ids, segment_ids_to_row_splits,
+    boolean_mask, concat, constant, elementwise, map_flat_values, range, row_splits_to_segment_ids, segment_ids_to_row_splits,
     stack,
 )
 from torchstrategy.ragged._reduce import reduce  # noqa: F401

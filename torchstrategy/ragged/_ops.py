@@ -3,6 +3,7 @@ the ragged forms of the tf ops real code applies to RaggedTensors: reductions al
 from __future__ import annotations
 
 import builtins
+import functools
 from typing import Any, Callable, Optional
 
 import numpy as np
@@ -163,6 +164,19 @@ def map_flat_values(op: Callable, *args: Any, **kwargs: Any) -> Any:
         raise ValueError("map_flat_values: op must keep the outer dimension of flat_values (got "
                          f"{int(result.shape[0])} rows for {int(partitions[0].flat_values.shape[0])}).")
     return partitions[0].with_flat_values(result)
+
+
+def elementwise(fn: Callable) -> Callable:
+    """`fn` (an element-wise tf op) made to accept RaggedTensors, as TF's ragged dispatch does: their
+    flat_values go through `fn` and the result keeps their row partition (see map_flat_values)."""
+
+    @functools.wraps(fn)
+    def dispatching(*args: Any, **kwargs: Any) -> Any:
+        if any(isinstance(a, RaggedTensor) for a in args) or any(isinstance(v, RaggedTensor) for v in kwargs.values()):
+            return map_flat_values(fn, *args, **kwargs)
+        return fn(*args, **kwargs)
+
+    return dispatching
 
 
 def boolean_mask(data: Any, mask: Any, name: Optional[str] = None) -> Any:
