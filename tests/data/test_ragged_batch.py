@@ -42,3 +42,13 @@ def test_batching_ragged_elements_adds_a_ragged_dimension():
 def test_bad_batch_size():
     with pytest.raises(ValueError, match="positive"):
         _lengths().ragged_batch(0)
+
+
+def test_from_tensor_slices_of_a_ragged_tensor():
+    rt = tf.ragged.constant([[1, 2], [3], [], [4, 5, 6]])
+    ds = tf.data.Dataset.from_tensor_slices(rt)
+    # TF 2.21: rows as dense tensors; batch(3) gives [[[1, 2], [3], []], [[4, 5, 6]]]; spec shape [None], int32
+    assert [row.tolist() for row in ds] == [[1, 2], [3], [], [4, 5, 6]]
+    assert [b.to_list() for b in ds.batch(3)] == [[[1, 2], [3], []], [[4, 5, 6]]]
+    assert tuple(ds.element_spec.shape) == (None,) and ds.element_spec.dtype == torch.int32
+    assert [b.to_list() for b in tf.data.Dataset.from_tensors(rt)] == [[[1, 2], [3], [], [4, 5, 6]]]

@@ -106,3 +106,12 @@ def test_ragged_tensor_spec():
     spec = tf.RaggedTensorSpec([2, None], tf.int32)
     assert spec.ragged_rank == 1 and spec.is_compatible_with(c([[1, 2], [3]]))
     assert not spec.is_compatible_with(c([[1.0], [3.0]]))
+
+
+def test_gathering_rows():
+    rt = c([[1, 2], [3], [], [4, 5, 6]])
+    assert rt.gather_rows([3, 0, 2]).to_list() == [[4, 5, 6], [1, 2], []]
+    assert rt[[1, -1]].to_list() == [[3], [4, 5, 6]]
+    assert c([[[1], [2, 3]], [[4]]]).gather_rows([1, 0]).to_list() == [[[4]], [[1], [2, 3]]]
+    with pytest.raises(IndexError, match="out of bounds"):
+        rt.gather_rows([4])

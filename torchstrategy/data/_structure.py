@@ -56,6 +56,8 @@ def to_tensor(value: Any, dtype: Optional[torch.dtype] = None) -> Any:
     """
     if isinstance(value, torch.Tensor):
         tensor = value
+    elif isinstance(value, RaggedTensor):  # kept whole: its rows are the elements
+        return value
     elif isinstance(value, np.ndarray):
         tensor = _numpy_to_tensor(value)
     elif isinstance(value, np.generic):

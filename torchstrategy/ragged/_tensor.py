@@ -373,7 +373,34 @@ class RaggedTensor:
         start, stop = int(self._row_splits[i]), int(self._row_splits[i + 1])
         return _take_rows(self._values, start, stop)
 
+    def gather_rows(self, indices: Any) -> "RaggedTensor":
+        """The rows at `indices` (ints in [-nrows, nrows)), in that order, as a RaggedTensor."""
+        n = self.nrows_int()
+        picked = torch.as_tensor(np.asarray(indices.cpu() if isinstance(indices, torch.Tensor) else indices),
+                                 dtype=torch.int64).reshape(-1)
+        if picked.numel() and (int(picked.min()) < -n or int(picked.max()) >= n):
+            raise IndexError(f"Row indices {picked.tolist()} out of bounds: this RaggedTensor has {n} rows.")
+        picked = picked % builtins.max(n, 1)
+        starts, lengths = self._row_splits[picked], self.row_lengths()[picked]
+        items = torch.repeat_interleave(starts - torch.cumsum(lengths, 0) + lengths, lengths) + torch.arange(
+            int(lengths.sum()))
+        values = self._values
+        taken = values.gather_rows(items) if isinstance(values, RaggedTensor) else (
+            values[items] if isinstance(values, torch.Tensor) else values[items.numpy()])
+        splits = torch.cat([torch.zeros(1, dtype=torch.int64), torch.cumsum(lengths, 0)])
+        return RaggedTensor._make(taken, splits)
+
+    def index_select(self, dim: int, index: Any) -> "RaggedTensor":
+        """Rows along dimension 0 (as torch's index_select; batching in tf.data gathers rows this way)."""
+        if dim != 0:
+            raise ValueError("RaggedTensor.index_select gathers rows: dim must be 0.")
+        return self.gather_rows(index)
+
     def __getitem__(self, key: Any) -> Any:
+        if key is None:  # a new outer dimension of size 1
+            return RaggedTensor._make(self, torch.tensor([0, self.nrows_int()], dtype=torch.int64))
+        if isinstance(key, (list, np.ndarray)) or (isinstance(key, torch.Tensor) and key.dim() == 1):
+            return self.gather_rows(key)
         keys = key if isinstance(key, tuple) else (key,)
         if not keys:
             return self
