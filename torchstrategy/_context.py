@@ -383,11 +383,6 @@ def set_keras_setting(name: str, value: Any) -> None:
     keras_config[name] = value
 
 
-# The names the tests of remat and precision read (kept so the tests stay as they are).
-_current_remat_mode = current_remat_mode
-_autocast_dtype = autocast_dtype
-
-
 # ----- tf.config settings ------------------------------------------------------------------------
 # tf.config.optimizer (jit, grappler options), tf.config.threading as set (0: never set, the runtime picks)
 # and tf.config.experimental.set_memory_growth per GPU name; dtensor's default-mesh stack.
@@ -404,3 +399,8 @@ def config_setting(name: str) -> Any:
 def set_config_setting(name: str, value: Any) -> None:
     """Changes one process-wide tf.config setting (see `config_setting`)."""
     tf_config[name] = value
+
+
+# The names the tests of remat and precision read (kept so the tests stay as they are).
+_current_remat_mode = current_remat_mode
+_autocast_dtype = autocast_dtype
