@@ -368,21 +368,6 @@ def set_logical_device_configs(device_name: str, configs: Any) -> None:
         _logical_device_configs[device_name] = configs
 
 
-# ----- keras.config ------------------------------------------------------------------------------
-# Process-wide Keras settings (keras.config / keras.backend set_floatx, set_epsilon, set_image_data_format).
-keras_config: dict = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
-
-
-def keras_setting(name: str) -> Any:
-    """One process-wide Keras setting: 'floatx', 'epsilon' or 'image_data_format'."""
-    return keras_config[name]
-
-
-def set_keras_setting(name: str, value: Any) -> None:
-    """Changes one process-wide Keras setting ('floatx', 'epsilon' or 'image_data_format')."""
-    keras_config[name] = value
-
-
 # ----- tf.config settings ------------------------------------------------------------------------
 # tf.config.optimizer (jit, grappler options), tf.config.threading as set (0: never set, the runtime picks)
 # and tf.config.experimental.set_memory_growth per GPU name; dtensor's default-mesh stack.
@@ -399,6 +384,21 @@ def config_setting(name: str) -> Any:
 def set_config_setting(name: str, value: Any) -> None:
     """Changes one process-wide tf.config setting (see `config_setting`)."""
     tf_config[name] = value
+
+
+# ----- keras.config ------------------------------------------------------------------------------
+# Process-wide Keras settings (keras.config / keras.backend set_floatx, set_epsilon, set_image_data_format).
+keras_config: dict = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
+
+
+def keras_setting(name: str) -> Any:
+    """One process-wide Keras setting: 'floatx', 'epsilon' or 'image_data_format'."""
+    return keras_config[name]
+
+
+def set_keras_setting(name: str, value: Any) -> None:
+    """Changes one process-wide Keras setting ('floatx', 'epsilon' or 'image_data_format')."""
+    keras_config[name] = value
 
 
 # The names the tests of remat and precision read (kept so the tests stay as they are).
