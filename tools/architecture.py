@@ -76,12 +76,14 @@ MACHINERY = {"_machinery"}
 #: Private root modules of the tensor ops (TF's conversion and dtype rules, raising tf.errors): unit tensor_ops
 TENSOR_SUPPORT = {"_tensor_convert"}
 #: Subpackages that are tensor-level TF namespaces (tf.math): unit tensor_ops, like the root ones
-TENSOR_PACKAGES = {"math", "ragged"}
+TENSOR_PACKAGES = {"math"}
 #: Private root modules that any package may import (their underscore names stay private).
 SHARED_PRIVATE_MODULES = {"_context"} | MACHINERY | TENSOR_SUPPORT
 
 #: tf.distribute's value types, below the parts that use them
 _DISTRIBUTE_VALUE_MODULES = {"values", "partitioners"}
+#: tf.ragged is a tensor-level namespace package too (RaggedTensor and its ops, used by tf.math and tf.data)
+TENSOR_PACKAGES |= {"ragged"}
 
 #: Unit -> rank; higher ranks sit higher in the stack.
 LAYERS = {
