@@ -82,6 +82,8 @@ SHARED_PRIVATE_MODULES = {"_context"} | MACHINERY | TENSOR_SUPPORT
 
 #: tf.distribute's value types, below the parts that use them
 _DISTRIBUTE_VALUE_MODULES = {"values", "partitioners"}
+#: tf.ragged is a tensor-level namespace package too (RaggedTensor and its ops, used by tf.math and tf.data)
+TENSOR_PACKAGES |= {"ragged"}
 
 #: Unit -> rank; higher ranks sit higher in the stack.
 LAYERS = {

@@ -369,6 +369,24 @@ def set_logical_device_configs(device_name: str, configs: Any) -> None:
         _logical_device_configs[device_name] = configs
 
 
+# ----- tf.config settings ------------------------------------------------------------------------
+# tf.config.optimizer (jit, grappler options), tf.config.threading as set (0: never set, the runtime picks)
+# and tf.config.experimental.set_memory_growth per GPU name; dtensor's default-mesh stack.
+tf_config: dict = {"jit": "", "optimizer_options": {}, "intra_op_threads": 0, "inter_op_threads": 0,
+                   "memory_growth": {}, "dtensor_meshes": [], "dtensor_device_type": None}
+
+
+def config_setting(name: str) -> Any:
+    """One process-wide tf.config setting: 'jit', 'optimizer_options', 'intra_op_threads', 'inter_op_threads'
+    or 'memory_growth'."""
+    return tf_config[name]
+
+
+def set_config_setting(name: str, value: Any) -> None:
+    """Changes one process-wide tf.config setting (see `config_setting`)."""
+    tf_config[name] = value
+
+
 # ----- keras.config ------------------------------------------------------------------------------
 # Process-wide Keras settings (keras.config / keras.backend set_floatx, set_epsilon, set_image_data_format).
 keras_config: dict = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}

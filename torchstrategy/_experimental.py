@@ -5,3 +5,9 @@ from __future__ import annotations
 from torchstrategy.data.experimental import Optional
 
 __all__ = ["Optional"]
+
+# tf.experimental.dtensor loads on first use (it brings in torch.distributed.tensor)
+from torchstrategy._machinery.lazy import lazy_namespace  # noqa: E402
+
+__getattr__, _dir = lazy_namespace(__name__, {"dtensor": "torchstrategy.dtensor"})
+__all__ += ["dtensor"]

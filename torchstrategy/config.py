@@ -181,17 +181,74 @@ def get_visible_devices(device_type: Optional[str] = None) -> list[PhysicalDevic
     return list_physical_devices(device_type)
 
 
-def _set_memory_growth(device: PhysicalDevice, enable: bool) -> None:
-    """Accepted for TF scripts; PyTorch's caching allocator already grows on demand."""
+def _physical(device: Any, what: str) -> PhysicalDevice:
+    if not isinstance(device, PhysicalDevice) or device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}. {what} takes a device from "
+                         "tf.config.list_physical_devices().")
+    return device
 
 
-def _get_memory_growth(device: PhysicalDevice) -> bool:
-    return True
+def set_memory_growth(device: PhysicalDevice, enable: bool) -> None:
+    """Records memory growth for a GPU (PyTorch's caching allocator grows on demand either way); other
+    devices are refused, as in TF."""
+    _physical(device, "set_memory_growth")
+    if _context.logical_device_configs(device.name):
+        raise ValueError("Cannot set memory growth on device when virtual devices configured")
+    if device.device_type != "GPU":
+        raise ValueError("Cannot set memory growth on non-GPU and non-Pluggable devices")
+    _context.set_config_setting("memory_growth", {**_context.config_setting("memory_growth"),
+                                                  device.name: bool(enable)})
+
+
+def get_memory_growth(device: PhysicalDevice) -> Optional[bool]:
+    """What set_memory_growth recorded for a GPU (None before it was called)."""
+    _physical(device, "get_memory_growth")
+    if device.device_type != "GPU":
+        raise KeyError(device)  # TF keeps the setting for GPUs only
+    return _context.config_setting("memory_growth").get(device.name)
+
+
+def _memory_device(device: str, what: str) -> Optional[int]:
+    """The CUDA index `device` ('GPU:0', '/device:GPU:1', 'CPU:0') names, None for the CPU."""
+    match = _DEVICE_RE.match(str(device).strip())
+    kind = match.group(1).lower() if match else None
+    index = int(match.group(2) or 0) if match else 0
+    count = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if kind == "cpu" and index == 0:
+        return None
+    if kind in ("gpu", "cuda") and index < count:
+        return index
+    raise ValueError(f"No matching devices found for {device!r}: {what} takes 'CPU:0' or 'GPU:<i>' with i below "
+                     f"{count} (the CUDA GPUs here).")
+
+
+def get_memory_info(device: str) -> dict:
+    """{'current': bytes allocated now, 'peak': the most since start or reset_memory_stats} for 'GPU:<i>'
+    (torch.cuda's allocator); 'CPU:0' has no allocator statistics and gives zeros, as TF does by default."""
+    index = _memory_device(device, "get_memory_info")
+    if index is None:
+        return {"current": 0, "peak": 0}
+    return {"current": int(torch.cuda.memory_allocated(index)), "peak": int(torch.cuda.max_memory_allocated(index))}
+
+
+def reset_memory_stats(device: str) -> None:
+    """Resets the peak of get_memory_info for 'GPU:<i>' (nothing to reset on 'CPU:0')."""
+    index = _memory_device(device, "reset_memory_stats")
+    if index is not None:
+        torch.cuda.reset_peak_memory_stats(index)
+
+
+def get_memory_usage(device: str) -> int:
+    """The bytes allocated now on `device` (the older form of get_memory_info(device)['current'])."""
+    return get_memory_info(device)["current"]
 
 
 experimental = types.SimpleNamespace(
-    set_memory_growth=_set_memory_growth,
-    get_memory_growth=_get_memory_growth,
+    set_memory_growth=set_memory_growth,
+    get_memory_growth=get_memory_growth,
+    get_memory_info=get_memory_info,
+    reset_memory_stats=reset_memory_stats,
+    get_memory_usage=get_memory_usage,
     list_physical_devices=list_physical_devices,
     list_logical_devices=list_logical_devices,
     # TF 2.x's older names of the logical-device calls
@@ -200,37 +257,91 @@ experimental = types.SimpleNamespace(
     get_virtual_device_configuration=get_logical_device_configuration,
 )
 
-def _set_intra_op_parallelism_threads(num_threads: int) -> None:
-    """Threads used inside one op (torch.set_num_threads); 0 keeps the default."""
-    if num_threads:
-        torch.set_num_threads(int(num_threads))
+
+def _thread_count(num_threads: Any, what: str) -> int:
+    if isinstance(num_threads, bool) or not isinstance(num_threads, int) or num_threads < 0:
+        raise ValueError(f"{what}: num_threads must be an int >= 0 (0: let the runtime choose); got {num_threads!r}.")
+    return num_threads
 
 
-def _get_intra_op_parallelism_threads() -> int:
-    """Threads used inside one op (torch.get_num_threads)."""
-    return torch.get_num_threads()
+def set_intra_op_parallelism_threads(num_threads: int) -> None:
+    """Threads one op may use (torch.set_num_threads); 0 leaves torch's choice."""
+    count = _thread_count(num_threads, "set_intra_op_parallelism_threads")
+    if count:
+        torch.set_num_threads(count)
+    _context.set_config_setting("intra_op_threads", count)
 
 
-def _set_inter_op_parallelism_threads(num_threads: int) -> None:
-    """Accepted for TF scripts; torch fixes its inter-op pool when it first runs an op, so this changes nothing."""
+def get_intra_op_parallelism_threads() -> int:
+    """The count set_intra_op_parallelism_threads set; 0 (the runtime chooses) before."""
+    return _context.config_setting("intra_op_threads")
 
 
-def _get_inter_op_parallelism_threads() -> int:
-    """Threads of torch's inter-op pool (torch.get_num_interop_threads)."""
-    return torch.get_num_interop_threads()
+def set_inter_op_parallelism_threads(num_threads: int) -> None:
+    """Threads for running independent ops (torch.set_num_interop_threads, which torch allows only before
+    its first parallel work); 0 leaves torch's choice."""
+    count = _thread_count(num_threads, "set_inter_op_parallelism_threads")
+    if count and count != torch.get_num_interop_threads():
+        try:
+            torch.set_num_interop_threads(count)
+        except RuntimeError as error:
+            raise RuntimeError(f"Inter op parallelism cannot be modified after initialization ({error}). Call "
+                               "tf.config.threading.set_inter_op_parallelism_threads before running any op."
+                               ) from None
+    _context.set_config_setting("inter_op_threads", count)
 
 
-for _fn, _tf_name in ((_set_intra_op_parallelism_threads, "set_intra_op_parallelism_threads"),
-                      (_get_intra_op_parallelism_threads, "get_intra_op_parallelism_threads"),
-                      (_set_inter_op_parallelism_threads, "set_inter_op_parallelism_threads"),
-                      (_get_inter_op_parallelism_threads, "get_inter_op_parallelism_threads")):
-    _fn.__name__ = _fn.__qualname__ = _tf_name
+def get_inter_op_parallelism_threads() -> int:
+    """The count set_inter_op_parallelism_threads set; 0 (the runtime chooses) before."""
+    return _context.config_setting("inter_op_threads")
+
 
 threading = types.SimpleNamespace(
-    set_intra_op_parallelism_threads=_set_intra_op_parallelism_threads,
-    get_intra_op_parallelism_threads=_get_intra_op_parallelism_threads,
-    set_inter_op_parallelism_threads=_set_inter_op_parallelism_threads,
-    get_inter_op_parallelism_threads=_get_inter_op_parallelism_threads,
+    set_intra_op_parallelism_threads=set_intra_op_parallelism_threads,
+    get_intra_op_parallelism_threads=get_intra_op_parallelism_threads,
+    set_inter_op_parallelism_threads=set_inter_op_parallelism_threads,
+    get_inter_op_parallelism_threads=get_inter_op_parallelism_threads,
+)
+
+
+def set_jit(enabled: Any) -> None:
+    """Records the XLA JIT setting (True or 'autoclustering': on; False or '': off). Here it is a setting
+    scripts can read back: models compile with XLA through jit_compile on TPU strategies, not through it."""
+    if enabled is True or enabled == "autoclustering":
+        value = "autoclustering"
+    elif enabled is False or enabled == "" or enabled is None:
+        value = ""
+    else:
+        raise ValueError(f"set_jit takes True, False or 'autoclustering'; got {enabled!r}.")
+    _context.set_config_setting("jit", value)
+
+
+def get_jit() -> str:
+    """'autoclustering' after set_jit(True), '' otherwise."""
+    return _context.config_setting("jit")
+
+
+def set_experimental_options(options: dict) -> None:
+    """Records graph-optimizer options (layout_optimizer, constant_folding, ...): eager PyTorch runs no
+    graph optimizer, so they are kept for get_experimental_options only."""
+    if not isinstance(options, dict):
+        raise TypeError(f"set_experimental_options takes a dict of option names to values; got {options!r}.")
+    _context.set_config_setting("optimizer_options", {**_context.config_setting("optimizer_options"), **options})
+
+
+def get_experimental_options() -> dict:
+    """The options set, plus TF's two that are always reported."""
+    options = dict(_context.config_setting("optimizer_options"))
+    options.setdefault("disable_model_pruning", False)
+    options.setdefault("disable_meta_optimizer", False)
+    return options
+
+
+optimizer = types.SimpleNamespace(
+    set_jit=set_jit,
+    get_jit=get_jit,
+    set_experimental_options=set_experimental_options,
+    get_experimental_options=get_experimental_options,
 )
 
 

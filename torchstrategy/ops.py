@@ -10,6 +10,8 @@ import torch
 
 from torchstrategy._tensor_convert import byte_strings
 from torchstrategy.dtypes import as_dtype
+from torchstrategy.ragged import RaggedTensor
+from torchstrategy.ragged import concat as ragged_concat
 
 # The reductions, argmax and equal follow TF's dtype rules; they live with the rest of tf.math.
 from torchstrategy.math import (  # noqa: F401
@@ -173,7 +175,9 @@ def stack(values: Any, axis: int = 0, name: str = "stack") -> torch.Tensor:
 
 
 def concat(values: Any, axis: int, name: str = "concat") -> torch.Tensor:
-    """Joins tensors along an existing axis."""
+    """Joins tensors along an existing axis (RaggedTensors through tf.ragged's concat)."""
+    if any(isinstance(v, RaggedTensor) for v in values):
+        return ragged_concat(values, axis)
     return torch.cat([convert_to_tensor(v) for v in values], dim=axis)
 
 

@@ -11,6 +11,7 @@ import torch
 from torchstrategy._tensor_convert import as_bytes as _as_bytes, byte_strings as _strings
 from torchstrategy.dtypes import as_dtype
 from torchstrategy.errors import InvalidArgumentError
+from torchstrategy.ragged import RaggedTensor
 
 __all__ = ["length", "lower", "upper", "split", "join", "regex_replace", "regex_full_match", "to_number",
            "as_string", "substr", "strip", "reduce_join", "to_hash_bucket_fast"]
@@ -75,8 +76,7 @@ def strip(input: Any, name: Optional[str] = None) -> np.ndarray:  # noqa: A002
 
 def split(input: Any, sep: Any = None, maxsplit: int = -1, name: Optional[str] = None) -> Any:  # noqa: A002
     """Splits on `sep` (runs of whitespace when None, dropping empty pieces). A scalar gives a 1-D object
-    array; a 1-D input gives `SplitRows`, a list of 1-D arrays, one per string, with `to_list()` like the
-    RaggedTensor TF returns.
+    array; a 1-D input gives a RaggedTensor of bytes pieces, one row per string, as TF does.
 
     >>> split("a,b", ",").tolist()
     [b'a', b'b']
@@ -96,16 +96,10 @@ def split(input: Any, sep: Any = None, maxsplit: int = -1, name: Optional[str] =
         return pieces(array.item())
     if array.ndim != 1:
         raise ValueError(f"tf.strings.split supports scalar or 1-D inputs here, got shape {array.shape}.")
-    return SplitRows(pieces(item) for item in array)
-
-
-class SplitRows(list):
-    """The pieces of each string `split` cut, one 1-D object array per input string; stands in for TF's
-    RaggedTensor result and has its `to_list()`."""
-
-    def to_list(self) -> list:
-        """The pieces as nested Python lists of bytes, as `RaggedTensor.to_list()` gives them."""
-        return [row.tolist() for row in self]
+    rows = [pieces(item) for item in array]
+    flat = np.empty(sum(len(row) for row in rows), dtype=object)
+    flat[:] = [piece for row in rows for piece in row]
+    return RaggedTensor.from_row_lengths(flat, [len(row) for row in rows], validate=False)
 
 
 def join(inputs: Any, separator: str = "", name: Optional[str] = None) -> np.ndarray:

@@ -11,6 +11,7 @@ from torchstrategy.data import _state, _structure
 from torchstrategy.data._ops import closing
 from torchstrategy.data._structure import TensorSpec
 from torchstrategy.data.dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, IndexPlan
+from torchstrategy.ragged import RaggedTensor
 
 
 def _leaf_to_tensor(value: Any) -> Any:
@@ -116,7 +117,7 @@ class TensorSlicesDataset(Dataset):
 
     def _spec(self, peek: bool = False) -> Any:
         return _structure.map_structure(
-            lambda leaf: TensorSpec(tuple(leaf.shape[1:]), leaf.dtype if isinstance(leaf, torch.Tensor)
+            lambda leaf: TensorSpec(tuple(leaf.shape[1:]), leaf.dtype if isinstance(leaf, (torch.Tensor, RaggedTensor))
                                     else np.asarray(leaf).dtype), self._source.structure)
 
 

@@ -10,6 +10,8 @@ import numpy as np
 import torch
 
 from torchstrategy.dtypes import as_dtype
+from torchstrategy.ragged import RaggedTensor, RaggedTensorSpec
+from torchstrategy.ragged import stack as ragged_stack
 from torchstrategy.nest import (  # noqa: F401  (the data package reaches them through here)
     flatten, flatten_up_to, is_namedtuple as _is_namedtuple, map_structure, pack_as, same_structure,
     sorted_keys as _dict_keys,
@@ -54,6 +56,8 @@ def to_tensor(value: Any, dtype: Optional[torch.dtype] = None) -> Any:
     """
     if isinstance(value, torch.Tensor):
         tensor = value
+    elif isinstance(value, RaggedTensor):  # kept whole: its rows are the elements
+        return value
     elif isinstance(value, np.ndarray):
         tensor = _numpy_to_tensor(value)
     elif isinstance(value, np.generic):
@@ -108,6 +112,8 @@ def normalize_element(value: Any) -> Any:
 def stack_leaves(leaves: Sequence, op: str) -> Any:
     """One batched leaf from per-element leaves (torch.stack; NumPy for string leaves)."""
     first = leaves[0]
+    if isinstance(first, RaggedTensor):  # batching RaggedTensors adds an outer ragged dimension, as in TF
+        return ragged_stack(list(leaves))
     if isinstance(first, torch.Tensor):
         try:
             return torch.stack(leaves)
@@ -208,7 +214,8 @@ class TensorSpec:
 
 def spec_of(element: Any) -> Any:
     """The TensorSpec structure of a concrete element."""
-    return map_structure(TensorSpec.from_tensor, element)
+    return map_structure(lambda leaf: RaggedTensorSpec.from_value(leaf) if isinstance(leaf, RaggedTensor)
+                         else TensorSpec.from_tensor(leaf), element)
 
 
 def map_specs(fn: Callable[[TensorSpec], TensorSpec], specs: Any) -> Any:

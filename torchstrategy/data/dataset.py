@@ -397,6 +397,7 @@ def batch_cardinality(count: int, batch_size: int, drop_remainder: bool) -> int:
 # The op modules subclass Dataset, so they are imported once Dataset exists.
 from torchstrategy.data import _batching, _ops, _sources, _threads  # noqa: E402
 from torchstrategy.data import _more_ops, _sampling  # noqa: E402
+from torchstrategy.data import _ragged_batch  # noqa: E402
 
 # More ops, written (with their docstrings) in _more_ops/_sampling to keep this file small.
 Dataset.window = _more_ops.window
@@ -411,3 +412,4 @@ Dataset.load = staticmethod(_sampling.load)
 Dataset.list_files = staticmethod(_sampling.list_files)
 Dataset.sample_from_datasets = staticmethod(_sampling.sample_from_datasets)
 Dataset.choose_from_datasets = staticmethod(_sampling.choose_from_datasets)
+Dataset.ragged_batch = _ragged_batch.ragged_batch

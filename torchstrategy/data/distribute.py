@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from torchstrategy import nest
+from torchstrategy.data import _structure
 
 
 _MISSING = object()
@@ -234,6 +235,24 @@ class DistributedDataset:
             f"{replicas} replicas in sync ({reason}). experimental_distribute_dataset and fit under a strategy "
             f"read a dataset of GLOBAL batches: add `.batch(global_batch_size)` to the pipeline, e.g. "
             f"`dataset.batch({32 * replicas})` gives each of the {replicas} replicas 32 rows per step.")
+
+    @property
+    def element_spec(self) -> Any:
+        """The spec of what one replica gets per step: the dataset's, with the global batch dimension split
+        over the replicas in sync (None where the global size is unknown or does not divide)."""
+        spec = self._dataset.element_spec
+        if not self._split:
+            return spec
+        replicas = self._context.num_replicas_in_sync
+
+        def per_replica(leaf: Any) -> Any:
+            if not isinstance(leaf, _structure.TensorSpec) or not leaf.shape.rank:
+                return leaf
+            rows = leaf.shape[0]
+            rows = rows // replicas if rows is not None and rows % replicas == 0 else None
+            return _structure.TensorSpec((rows,) + tuple(leaf.shape)[1:], leaf.dtype)
+
+        return nest.map_structure(per_replica, spec)
 
     @property
     def dataset(self) -> Any:

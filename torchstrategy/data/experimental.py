@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+import torch
+
 from torchstrategy.data._make_csv import make_csv_dataset
 from torchstrategy.data._more_ops import DatasetSpec
 from torchstrategy.data._sampling import Optional_ as Optional
@@ -11,13 +13,16 @@ from torchstrategy.data import _sampling
 from torchstrategy.data._sampling import get_next_as_optional
 from torchstrategy.data._text import CsvDataset
 from torchstrategy.data.dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Cardinality, Dataset
+from torchstrategy.data._assert_ops import Counter, assert_cardinality as _assert_cardinality  # noqa: E402  (after dataset: its ops need Dataset)
 from torchstrategy.data.options import (AutoShardPolicy, AutotuneOptions, DistributeOptions, ExternalStatePolicy,
                                         OptimizationOptions, ThreadingOptions)
 
 __all__ = [
+    "Counter", "SHARD_HINT", "assert_cardinality", "at", "enable_debug_mode", "enumerate_dataset", "from_list",
+    "get_single_element", "get_structure", "map_and_batch", "shuffle_and_repeat", "take_while", "unbatch",
     "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy", "AutotuneOptions",
     "DistributeOptions", "ExternalStatePolicy", "OptimizationOptions", "ThreadingOptions", "cardinality",
-    "CsvDataset", "DatasetSpec", "Optional", "bucket_by_sequence_length", "choose_from_datasets",
+    "CsvDataset", "DatasetSpec", "dense_to_ragged_batch", "Optional", "bucket_by_sequence_length", "choose_from_datasets",
     "get_next_as_optional", "group_by_window", "ignore_errors", "make_csv_dataset", "rejection_resample",
     "sample_from_datasets", "scan", "unique",
 ]
@@ -75,7 +80,87 @@ def bucket_by_sequence_length(element_length_func: Callable, bucket_boundaries: 
         pad_to_bucket_boundary, no_padding, drop_remainder)
 
 
+def dense_to_ragged_batch(batch_size: int, drop_remainder: bool = False, row_splits_dtype: Any = torch.int64
+                          ) -> Transformation:
+    """`dataset.apply(dense_to_ragged_batch(...))` is `dataset.ragged_batch(...)`."""
+    return lambda dataset: dataset.ragged_batch(batch_size, drop_remainder, row_splits_dtype)
+
+
 def rejection_resample(class_func: Callable, target_dist: Any, initial_dist: Any = None,
                        seed: int | None = None) -> Transformation:
     """`dataset.apply(rejection_resample(...))` is `dataset.rejection_resample(...)`."""
     return lambda dataset: dataset.rejection_resample(class_func, target_dist, initial_dist, seed)
+
+
+# tf.data.experimental.SHARD_HINT: a placeholder shard count meaning "one shard per worker" (TF's -1)
+SHARD_HINT = -1
+
+
+def assert_cardinality(expected_cardinality: int) -> Transformation:
+    """The dataset, raising FailedPreconditionError while iterating unless it has exactly
+    `expected_cardinality` elements; its cardinality() reports that number."""
+    return lambda dataset: _assert_cardinality(dataset, expected_cardinality)
+
+
+def enable_debug_mode() -> None:
+    """Accepted for TF scripts: datasets here already run eagerly, element by element, in order."""
+
+
+def at(dataset: Dataset, index: int) -> Any:
+    """The element at `index` (read by skipping `index` elements); OutOfRangeError past the end."""
+    from torchstrategy.errors import OutOfRangeError
+
+    if isinstance(index, bool) or int(index) < 0:
+        raise ValueError(f"tf.data.experimental.at: index must be an int >= 0; got {index!r}.")
+    for element in dataset.skip(int(index)).take(1):
+        return element
+    raise OutOfRangeError(f"tf.data.experimental.at: index {int(index)} is past the end of the dataset.")
+
+
+def enumerate_dataset(start: int = 0) -> Transformation:
+    """`dataset.apply(enumerate_dataset(start))` is `dataset.enumerate(start)`."""
+    return lambda dataset: dataset.enumerate(start)
+
+
+def from_list(elements: Any, name: Any = None) -> Dataset:
+    """`Dataset.from_tensor_slices` over a Python list of elements of one structure."""
+    return Dataset.from_tensor_slices(_stack_list(elements))
+
+
+def _stack_list(elements: Any) -> Any:
+    from torchstrategy.data import _structure
+
+    if not elements:
+        raise ValueError("tf.data.experimental.from_list: elements must not be empty.")
+    return _structure.stack_elements([_structure.normalize_element(e) for e in elements], "from_list")
+
+
+def get_single_element(dataset: Dataset) -> Any:
+    """`dataset.get_single_element()`."""
+    return dataset.get_single_element()
+
+
+def get_structure(dataset_or_iterator: Any) -> Any:
+    """The element_spec of a dataset or of an iterator's dataset."""
+    return dataset_or_iterator.element_spec
+
+
+def map_and_batch(map_func: Callable, batch_size: int, num_parallel_batches: Any = None,
+                  drop_remainder: bool = False, num_parallel_calls: Any = None) -> Transformation:
+    """`dataset.apply(map_and_batch(f, n))` is `dataset.map(f).batch(n)`."""
+    return lambda dataset: dataset.map(map_func, num_parallel_calls).batch(batch_size, drop_remainder)
+
+
+def shuffle_and_repeat(buffer_size: int, count: Any = None, seed: Any = None) -> Transformation:
+    """`dataset.apply(shuffle_and_repeat(b, n))` is `dataset.shuffle(b, seed).repeat(n)`."""
+    return lambda dataset: dataset.shuffle(buffer_size, seed).repeat(count)
+
+
+def take_while(predicate: Callable) -> Transformation:
+    """`dataset.apply(take_while(p))` is `dataset.take_while(p)`."""
+    return lambda dataset: dataset.take_while(predicate)
+
+
+def unbatch() -> Transformation:
+    """`dataset.apply(unbatch())` is `dataset.unbatch()`."""
+    return lambda dataset: dataset.unbatch()

@@ -26,6 +26,16 @@ from torchstrategy.math._trig import (  # noqa: F401
     acos, acosh, asin, asinh, atan, atan2, atanh, complex, cosh, realdiv, saturate_cast, scalar_mul, sinh, tan,
     truncatediv, truncatemod,
 )
+from torchstrategy.ragged import elementwise as _ragged_elementwise  # noqa: E402
+
+# The element-wise ops take RaggedTensors too (applied to their flat_values), as TF dispatches them.
+for _name in ("add", "subtract", "multiply", "divide", "truediv", "floordiv", "floormod", "mod", "pow", "negative",
+              "abs", "sign", "square", "squared_difference", "sqrt", "rsqrt", "exp", "log", "log1p", "sigmoid",
+              "tanh", "softplus", "reciprocal", "sin", "cos", "floor", "ceil", "round", "maximum", "minimum",
+              "clip_by_value", "divide_no_nan", "equal", "not_equal", "greater", "greater_equal", "less",
+              "less_equal", "logical_and", "logical_or", "logical_not", "logical_xor", "is_nan", "is_inf",
+              "is_finite"):
+    globals()[_name] = _ragged_elementwise(globals()[_name])
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "truediv", "floordiv", "mod", "floormod", "pow", "negative", "abs",

@@ -14,6 +14,8 @@ from torchstrategy._tensor_convert import (
     to_tensor,
 )
 from torchstrategy.dtypes import as_dtype
+from torchstrategy.ragged import RaggedTensor
+from torchstrategy.ragged import reduce as ragged_reduce
 
 
 def _reduced(fn: Any, tensor: torch.Tensor, axis: Any, keepdims: bool) -> torch.Tensor:
@@ -37,6 +39,8 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
     >>> reduce_sum([[1, 2], [3, 4]], axis=0).tolist()
     [4, 6]
     """
+    if isinstance(input_tensor, RaggedTensor):  # tf.ragged's reduction (rows reduce their own items)
+        return ragged_reduce(input_tensor, "sum", axis, keepdims)
     tensor = _unary(input_tensor, "numeric", "tf.math.reduce_sum")
     return _reduced(_sum, tensor, axis, keepdims).to(tensor.dtype)
 
@@ -44,6 +48,8 @@ def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Optional[str] = None
                 ) -> torch.Tensor:
     """The product over `axis`, keeping the input dtype."""
+    if isinstance(input_tensor, RaggedTensor):  # tf.ragged's reduction (rows reduce their own items)
+        return ragged_reduce(input_tensor, "prod", axis, keepdims)
     tensor = _unary(input_tensor, "numeric", "tf.math.reduce_prod")
 
     def prod(t: torch.Tensor, axes: Optional[tuple], keep: bool) -> torch.Tensor:
@@ -59,6 +65,8 @@ def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: bool = False, nam
 def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Optional[str] = None
                 ) -> torch.Tensor:
     """The mean over `axis`; integer inputs give an integer mean (truncated), as TF does."""
+    if isinstance(input_tensor, RaggedTensor):  # tf.ragged's reduction (rows reduce their own items)
+        return ragged_reduce(input_tensor, "mean", axis, keepdims)
     tensor = _unary(input_tensor, "numeric", "tf.math.reduce_mean")
     if tensor.is_floating_point() or tensor.is_complex():
         return _reduced(lambda t, a, k: t.mean() if a is None else t.mean(dim=a, keepdim=k), tensor, axis, keepdims)
@@ -70,6 +78,8 @@ def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: bool = False, nam
 def _extreme(fn: Any, fill: float, tf_name: str) -> Any:
     def op(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Optional[str] = None
            ) -> torch.Tensor:
+        if isinstance(input_tensor, RaggedTensor):  # tf.ragged's reduction (rows reduce their own items)
+            return ragged_reduce(input_tensor, tf_name.rsplit("_", 1)[-1], axis, keepdims)
         tensor = _unary(input_tensor, "numeric", tf_name)
         if tensor.numel() == 0 and tensor.is_floating_point():
             # TF reduces an empty float tensor to the identity (-inf for max, inf for min).
@@ -94,6 +104,8 @@ reduce_min = _extreme(torch.amin, float("inf"), "tf.math.reduce_min")
 def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Optional[str] = None
                ) -> torch.Tensor:
     """Logical OR over `axis` (bool inputs only)."""
+    if isinstance(input_tensor, RaggedTensor):  # tf.ragged's reduction (rows reduce their own items)
+        return ragged_reduce(input_tensor, "any", axis, keepdims)
     tensor = input_tensor if isinstance(input_tensor, torch.Tensor) else to_tensor(input_tensor, torch.bool,
                                                                                    "tf.math.reduce_any")
     require(tensor, "bool", "tf.math.reduce_any")
@@ -103,6 +115,8 @@ def reduce_any(input_tensor: Any, axis: Any = None, keepdims: bool = False, name
 def reduce_all(input_tensor: Any, axis: Any = None, keepdims: bool = False, name: Optional[str] = None
                ) -> torch.Tensor:
     """Logical AND over `axis` (bool inputs only)."""
+    if isinstance(input_tensor, RaggedTensor):  # tf.ragged's reduction (rows reduce their own items)
+        return ragged_reduce(input_tensor, "all", axis, keepdims)
     tensor = input_tensor if isinstance(input_tensor, torch.Tensor) else to_tensor(input_tensor, torch.bool,
                                                                                    "tf.math.reduce_all")
     require(tensor, "bool", "tf.math.reduce_all")

@@ -1,0 +1,117 @@
+"""tf.RaggedTensor: factories, checks of bad partitions, properties, to_tensor/to_list, indexing, operators.
+Expected values frozen from TF 2.21.0 (tools/tf_reference/ragged_reference.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+import torchstrategy as tf
+
+c = tf.ragged.constant
+
+
+def test_constant_shapes_and_dtypes():
+    assert c([[[1, 2], [3, 4]], [[5, 6]]]).shape.as_list() == [2, None, None]  # TF 2.21
+    assert c([[[1, 2]], [[3, 4], [5, 6]]], ragged_rank=1).shape.as_list() == [2, None, 2]
+    assert c([[1, 2], [3]]).dtype == torch.int32
+    assert c([[1, 2], [3, 2**40]]).dtype == torch.int64
+    assert c([[], []]).dtype == torch.float32
+    assert c([[1.5, 2], [3]], dtype=tf.float64).dtype == torch.float64
+    assert c([[[1, 2], [3]], [[5, 6]]]).ragged_rank == 2
+    assert c([["a", "b"], ["c"]]).to_list() == [[b"a", b"b"], [b"c"]]
+
+
+def test_constant_refuses_mixed_depth():
+    with pytest.raises(ValueError, match="same nesting depth"):
+        c([[1, 2], [3, [4]]])
+
+
+def test_row_partition_views():
+    rt = c([[1, 2], [3], []])
+    assert rt.row_splits.tolist() == [0, 2, 3, 3] and rt.row_splits.dtype == torch.int64
+    assert rt.value_rowids().tolist() == [0, 0, 1]
+    assert rt.row_lengths().tolist() == [2, 1, 0]
+    assert int(rt.nrows()) == 3
+    assert rt.values.tolist() == [1, 2, 3]
+    nested = c([[[1, 2], [3]], [[5, 6]]])
+    assert nested.flat_values.tolist() == [1, 2, 3, 5, 6]
+    assert nested.bounding_shape().tolist() == [2, 2, 2]
+    assert [s.tolist() for s in nested.nested_row_splits] == [[0, 2, 3], [0, 2, 3, 5]]
+
+
+def test_factories():
+    R = tf.RaggedTensor
+    assert R.from_row_lengths([1, 2, 3], [2, 1]).to_list() == [[1, 2], [3]]
+    assert R.from_row_splits(np.array([1, 2, 3]), [0, 0, 3]).to_list() == [[], [1, 2, 3]]
+    assert R.from_value_rowids([1, 2, 3], [0, 0, 2], nrows=5).to_list() == [[1, 2], [], [3], [], []]  # TF 2.21
+    assert R.from_tensor([[1, 0], [2, 3], [0, 0]], padding=0).to_list() == [[1], [2, 3], []]
+    assert R.from_tensor([[1, 0], [2, 3]], lengths=[1, 2]).to_list() == [[1], [2, 3]]
+    assert R.from_nested_row_splits([1, 2, 3, 4], [[0, 1, 3], [0, 2, 3, 4]]).to_list() == [[[1, 2]], [[3], [4]]]
+    assert R.from_nested_row_lengths([1, 2, 3, 4], [[1, 2], [2, 1, 1]]).to_list() == [[[1, 2]], [[3], [4]]]
+
+
+@pytest.mark.parametrize("make, detail", [
+    (lambda: tf.RaggedTensor.from_row_splits([1, 2, 3], [1, 3]), "start at 0"),
+    (lambda: tf.RaggedTensor.from_row_splits([1, 2, 3], [0, 3, 2]), "sorted"),
+    (lambda: tf.RaggedTensor.from_row_splits([1, 2, 3], [0, 2]), "number of values"),
+    (lambda: tf.RaggedTensor.from_row_lengths([1, 2, 3], [1, 1]), "add up"),
+    (lambda: tf.RaggedTensor.from_row_lengths([1, 2, 3], [2, -1, 2]), ">= 0"),
+    (lambda: tf.RaggedTensor.from_value_rowids([1, 2, 3], [0, 2, 1]), "sorted"),
+])
+def test_bad_partitions_raise_invalid_argument(make, detail):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=detail):
+        make()
+
+
+def test_constructor_is_private():
+    with pytest.raises(ValueError, match="constructor is private"):
+        tf.RaggedTensor([1], [0, 1])
+
+
+def test_to_tensor():
+    rt = c([[1, 2], [3]])
+    assert rt.to_tensor(default_value=9, shape=[3, 3]).tolist() == [[1, 2, 9], [3, 9, 9], [9, 9, 9]]  # TF 2.21
+    assert rt.to_tensor(shape=[2, 1]).tolist() == [[1], [3]]
+    assert c([[[1, 2], [3]], [[5, 6]]]).to_tensor().tolist() == [[[1, 2], [3, 0]], [[5, 6], [0, 0]]]
+    assert c([["a"], ["b", "c"]]).to_tensor().tolist() == [[b"a", b""], [b"b", b"c"]]
+
+
+def test_indexing_and_iteration():
+    rt = c([[1, 2], [3]])
+    assert rt[1].tolist() == [3] and rt[-2].tolist() == [1, 2]
+    assert rt[1:].to_list() == [[3]]
+    assert rt[:, :1].to_list() == [[1], [3]]  # TF 2.21
+    assert [row.tolist() for row in rt] == [[1, 2], [3]]
+    with pytest.raises(ValueError, match="inner ragged dimension"):
+        rt[:, 0]
+    with pytest.raises(IndexError, match="out of bounds"):
+        rt[5]
+    with pytest.raises(TypeError, match="no len"):
+        len(rt)
+    assert [a.tolist() for a in rt.numpy()] == [[1, 2], [3]]
+
+
+def test_operators_work_on_flat_values():
+    rt = c([[1, 2], [3]])
+    assert (rt + 1).to_list() == [[2, 3], [4]]  # TF 2.21
+    assert (rt * rt).to_list() == [[1, 4], [9]]
+    assert (10 - rt).to_list() == [[9, 8], [7]]
+    assert (rt > 1).to_list() == [[False, True], [True]]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="row partitions"):
+        rt * c([[1], [2, 3]])
+
+
+def test_ragged_tensor_spec():
+    spec = tf.RaggedTensorSpec([2, None], tf.int32)
+    assert spec.ragged_rank == 1 and spec.is_compatible_with(c([[1, 2], [3]]))
+    assert not spec.is_compatible_with(c([[1.0], [3.0]]))
+
+
+def test_gathering_rows():
+    rt = c([[1, 2], [3], [], [4, 5, 6]])
+    assert rt.gather_rows([3, 0, 2]).to_list() == [[4, 5, 6], [1, 2], []]
+    assert rt[[1, -1]].to_list() == [[3], [4, 5, 6]]
+    assert c([[[1], [2, 3]], [[4]]]).gather_rows([1, 0]).to_list() == [[[4]], [[1], [2, 3]]]
+    with pytest.raises(IndexError, match="out of bounds"):
+        rt.gather_rows([4])
