@@ -39,4 +39,5 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "Variable": "torchstrategy.keras.variables:Variable",
     "Initializer": "torchstrategy.keras.initializers:Initializer",
     "Regularizer": "torchstrategy.keras.regularizers:Regularizer",
+    "applications": "torchstrategy.keras.applications",
 })
