@@ -412,7 +412,7 @@ class Functional(Model):
 
     @property
     def layers(self) -> list[Layer]:
-        return list(self.__dict__["_layer_order"])
+        return [l for l in self.__dict__["_layer_order"] if not getattr(l, "_keras_operation", False)]
 
     @property
     def inputs(self) -> list[KerasTensor]:
