@@ -68,8 +68,8 @@ def preprocess_input(x: Any, data_format: Optional[str] = None, mode: str = "caf
     axis = _channel_axis(x.ndim, data_format)
     if numpy:
         x = np.flip(x, axis=axis)
-        x -= lib_mean(_CAFFE_MEAN)
-        return x
+        x -= lib_mean(_CAFFE_MEAN)  # in place through the flipped view, as Keras does
+        return np.ascontiguousarray(x)  # torch (and tf.data here) refuse negative strides
     return torch.flip(x, dims=(axis,)) - lib_mean(_CAFFE_MEAN)
 
 

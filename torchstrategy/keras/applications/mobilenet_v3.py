@@ -7,9 +7,13 @@ from typing import Any, Callable, Optional
 
 from torchstrategy.keras import layers
 from torchstrategy.keras.applications import _common, imagenet_utils
-from torchstrategy.keras.applications.mobilenet_v2 import make_divisible as _depth
+from torchstrategy.keras.applications.mobilenet_v2 import make_divisible
 
 __all__ = ["decode_predictions", "preprocess_input"]  # Keras lists the models at keras.applications only
+
+
+def _depth(value: float, divisor: int = 8) -> int:
+    return make_divisible(value, divisor)
 
 
 def _bn(x: Any, name: str) -> Any:
