@@ -198,3 +198,24 @@ def test_input_tensor_from_another_graph_becomes_part_of_the_model():
     assert model.input is inputs
     assert isinstance(model.layers[1], keras.layers.Rescaling)
     assert model.predict(np.zeros((2, 32, 32, 3), np.float32), verbose=0).shape == (2, 1280)
+
+
+def test_decode_predictions_reads_keras_class_index_from_the_cache(tmp_path, monkeypatch):
+    from torchstrategy.keras.applications import imagenet_utils
+
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    monkeypatch.setattr(imagenet_utils, "_class_index", None)
+    preds = np.random.default_rng(0).random((2, 1000)).astype(np.float32)
+    with pytest.raises(FileNotFoundError, match="imagenet_class_index.json"):
+        imagenet_utils.decode_predictions(preds)
+    (tmp_path / "models").mkdir()
+    index = {str(i): [f"n{i:08d}", f"class_{i}"] for i in range(1000)}
+    (tmp_path / "models" / "imagenet_class_index.json").write_text(json.dumps(index))
+    decoded = keras.applications.resnet.decode_predictions(preds, top=3)
+    for row, result in zip(preds, decoded):
+        best = np.argsort(row)[::-1][:3]
+        assert [entry[:2] for entry in result] == [(f"n{i:08d}", f"class_{i}") for i in best]
+        np.testing.assert_allclose([entry[2] for entry in result], row[best])
+    assert len(imagenet_utils.decode_predictions(torch.tensor(preds), top=1)[1]) == 1
+    with pytest.raises(ValueError, match=r"\(samples, 1000\)"):
+        imagenet_utils.decode_predictions(preds[:, :10])

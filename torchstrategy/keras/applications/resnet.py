@@ -61,6 +61,7 @@ def block_v1(x: Any, filters: int, kernel_size: int = 3, stride: int = 1, conv_s
 
 
 def stack_v1(x: Any, filters: int, blocks: int, stride1: int = 2, name: str = "") -> Any:
+    """`blocks` v1 blocks; the first has the conv shortcut and stride `stride1`."""
     x = block_v1(x, filters, stride=stride1, name=f"{name}_block1")
     for i in range(2, blocks + 1):
         x = block_v1(x, filters, conv_shortcut=False, name=f"{name}_block{i}")
@@ -88,6 +89,7 @@ def block_v2(x: Any, filters: int, kernel_size: int = 3, stride: int = 1, conv_s
 
 
 def stack_v2(x: Any, filters: int, blocks: int, stride1: int = 2, name: str = "") -> Any:
+    """`blocks` v2 blocks; the first has the conv shortcut, the last stride `stride1`."""
     x = block_v2(x, filters, conv_shortcut=True, name=f"{name}_block1")
     for i in range(2, blocks):
         x = block_v2(x, filters, name=f"{name}_block{i}")
