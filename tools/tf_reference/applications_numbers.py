@@ -61,7 +61,22 @@ def main():
         pixels.transpose(0, 3, 1, 2).copy(), data_format="channels_first", mode="caffe").tolist()
     pre["torch_channels_first_3d"] = keras.applications.imagenet_utils.preprocess_input(
         pixels[0].transpose(2, 0, 1).copy(), data_format="channels_first", mode="torch").tolist()
-    table = {"keras_version": keras.__version__,
+    import inspect
+
+    signatures = {}
+    for module_name in ("convnext", "densenet", "efficientnet", "efficientnet_v2", "imagenet_utils",
+                        "inception_resnet_v2", "inception_v3", "mobilenet", "mobilenet_v2", "mobilenet_v3", "nasnet",
+                        "resnet", "resnet50", "resnet_v2", "vgg16", "vgg19", "xception"):
+        module = getattr(keras.applications, module_name)
+        for name in dir(module):
+            if not name.startswith("_"):
+                signatures[f"{module_name}.{name}"] = [
+                    [p.name, repr(p.default)] for p in inspect.signature(getattr(module, name)).parameters.values()]
+    for name in dir(keras.applications):
+        if not name.startswith("_") and callable(getattr(keras.applications, name)):
+            signatures[name] = [[p.name, repr(p.default)]
+                                for p in inspect.signature(getattr(keras.applications, name)).parameters.values()]
+    table = {"keras_version": keras.__version__, "signatures": signatures,
              "mobilenet_v2_035_32_classes10": {"outputs": outputs.tolist(),
                                               "block_3_project_BN_sum": float(np.sum(features)),
                                               "block_3_project_BN_shape": list(features.shape)},

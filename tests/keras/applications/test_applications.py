@@ -219,3 +219,16 @@ def test_decode_predictions_reads_keras_class_index_from_the_cache(tmp_path, mon
     assert len(imagenet_utils.decode_predictions(torch.tensor(preds), top=1)[1]) == 1
     with pytest.raises(ValueError, match=r"\(samples, 1000\)"):
         imagenet_utils.decode_predictions(preds[:, :10])
+
+
+def test_every_keras_name_exists_with_keras_signature():
+    import importlib
+    import inspect
+
+    for qualified, expected in NUMBERS["signatures"].items():
+        module_name, _, name = qualified.rpartition(".")
+        module = importlib.import_module(f"torchstrategy.keras.applications.{module_name}") if module_name \
+            else keras.applications
+        function = getattr(module, name)
+        actual = [[p.name, repr(p.default)] for p in inspect.signature(function).parameters.values()]
+        assert actual == expected, qualified
