@@ -88,6 +88,8 @@ def test_arithmetic_on_symbolic_tensors_runs_and_is_not_a_listed_layer():
     expected = (2.0 - np.clip(values + 3.0, 0, 6) / 6.0) / 2.0
     np.testing.assert_allclose(model.predict(values, verbose=0), expected, rtol=1e-6)
     assert [type(l).__name__ for l in model.layers] == ["InputLayer", "ReLU"]
+    rebuilt = keras.models.model_from_json(model.to_json())  # the operations travel in the JSON too
+    np.testing.assert_allclose(rebuilt.predict(values, verbose=0), expected, rtol=1e-6)
 
 
 def test_sub_model_on_intermediate_outputs_trains_and_shares_weights():

@@ -412,7 +412,12 @@ class Functional(Model):
 
     @property
     def layers(self) -> list[Layer]:
-        return [l for l in self.__dict__["_layer_order"] if not getattr(l, "_keras_operation", False)]
+        return [l for l in self.graph_layers if not getattr(l, "_keras_operation", False)]
+
+    @property
+    def graph_layers(self) -> list[Layer]:
+        """Every step of the graph in Keras's order: `layers` plus the tensor operations (`x + 1.0`)."""
+        return list(self.__dict__["_layer_order"])
 
     @property
     def inputs(self) -> list[KerasTensor]:

@@ -26,6 +26,9 @@ def _registry(custom_objects: Optional[dict]) -> dict:
     table = {name: getattr(layers, name) for name in dir(layers) if isinstance(getattr(layers, name), type)}
     table.update(InputLayer=functional.InputLayer, Sequential=models.Sequential, Functional=models.Functional,
                  Model=models.Functional)
+    from torchstrategy.keras.layers.input_layer import TensorOperation  # `x + 1.0` on KerasTensors
+
+    table.setdefault("TensorOperation", TensorOperation)
     table.update(custom_objects or {})
     return table
 
@@ -67,7 +70,7 @@ def functional_config(model: Any) -> dict:
             refs[id(tensor)] = ["node", node_index, out_index]
     return {
         "name": model.name,
-        "layers": [serialize_layer(layer) for layer in model.layers],
+        "layers": [serialize_layer(layer) for layer in model.graph_layers],
         "inputs": [layer.name for layer in model._input_layers],
         "nodes": node_entries,
         "outputs": map_structure(lambda t: {"__ref__": refs[id(t)]}, model._outputs),

@@ -32,31 +32,31 @@ class KerasTensor:
 
     # arithmetic with numbers or other KerasTensors records an operation (Keras: ops on KerasTensors)
     def __add__(self, other: Any) -> "KerasTensor":
-        return _Operation("add")([self, other])
+        return TensorOperation("add")([self, other])
 
     def __radd__(self, other: Any) -> "KerasTensor":
-        return _Operation("add")([other, self])
+        return TensorOperation("add")([other, self])
 
     def __sub__(self, other: Any) -> "KerasTensor":
-        return _Operation("subtract")([self, other])
+        return TensorOperation("subtract")([self, other])
 
     def __rsub__(self, other: Any) -> "KerasTensor":
-        return _Operation("subtract")([other, self])
+        return TensorOperation("subtract")([other, self])
 
     def __mul__(self, other: Any) -> "KerasTensor":
-        return _Operation("multiply")([self, other])
+        return TensorOperation("multiply")([self, other])
 
     def __rmul__(self, other: Any) -> "KerasTensor":
-        return _Operation("multiply")([other, self])
+        return TensorOperation("multiply")([other, self])
 
     def __truediv__(self, other: Any) -> "KerasTensor":
-        return _Operation("divide")([self, other])
+        return TensorOperation("divide")([self, other])
 
     def __rtruediv__(self, other: Any) -> "KerasTensor":
-        return _Operation("true_divide")([other, self])
+        return TensorOperation("true_divide")([other, self])
 
     def __neg__(self) -> "KerasTensor":
-        return _Operation("multiply")([self, -1.0])
+        return TensorOperation("multiply")([self, -1.0])
 
     def __repr__(self) -> str:
         producer = self.node.layer.name if self.node else "?"
@@ -69,7 +69,7 @@ _OPERATIONS = {"add": torch.add, "subtract": torch.sub, "multiply": torch.mul, "
 _operation_count = iter(range(1 << 62))
 
 
-class _Operation(Layer):
+class TensorOperation(Layer):
     """A tensor operator applied to KerasTensors (`x + 3.0`, `x * y`): a graph step without weights that,
     as in Keras, is not listed in `model.layers`."""
 
