@@ -43,4 +43,5 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "Regularizer": "torchstrategy.keras.regularizers:Regularizer",
     "saving": "torchstrategy.keras.saving",
     "random": "torchstrategy.keras.random",
+    "applications": "torchstrategy.keras.applications",
 })

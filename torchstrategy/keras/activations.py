@@ -123,6 +123,15 @@ _BY_NAME: dict[str, Activation] = {
     "elu": elu, "selu": selu, "gelu": gelu, "swish": swish, "silu": silu, "mish": mish,
     "softplus": softplus, "softsign": softsign, "exponential": exponential,
 }
+
+
+def hard_silu(x: torch.Tensor) -> torch.Tensor:
+    """Keras 3's hard SiLU (alias hard_swish): x * relu6(x + 3) / 6."""
+    return x * torch.clamp(x + 3.0, 0.0, 6.0) / 6.0
+
+
+hard_swish = hard_silu
+_BY_NAME.update({"hard_silu": hard_silu, "hard_swish": hard_swish})
 # silu is the same function as swish; serialize it under the Keras 2 name.
 _NAME_OF = {id(fn): name for name, fn in reversed(list(_BY_NAME.items()))}
 

@@ -11,23 +11,60 @@ from torchstrategy.keras.layers.input_layer import Input, InputLayer, KerasTenso
 from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 
-def _concrete(value: Any) -> Any:
-    """A one-row zero tensor standing in for a KerasTensor while shapes are inferred."""
+_PROBES = ((10, 17), (64, 97))  # sizes tried for unknown (None) dimensions while inferring shapes
+
+
+def _concrete(value: Any, probe: int = 1) -> Any:
+    """A one-row zero tensor standing in for a KerasTensor while shapes are inferred (None sizes: `probe`)."""
     if isinstance(value, KerasTensor):
-        return torch.zeros((1,) + tuple(1 if d is None else d for d in value.shape[1:]), dtype=value.dtype)
+        return torch.zeros((1,) + tuple(probe if d is None else d for d in value.shape[1:]), dtype=value.dtype)
     return value
+
+
+def _has_unknown_sizes(structure: Any) -> bool:
+    return any(isinstance(t, KerasTensor) and None in t.shape[1:] for t in flatten_structure(structure))
+
+
+def _run_on_probe(layer: Layer, inputs: Any, args: tuple, kwargs: dict, probe: int) -> Any:
+    as_concrete = lambda value: _concrete(value, probe)  # noqa: E731
+    with torch.no_grad():
+        return layer(map_structure(as_concrete, inputs), *map_structure(as_concrete, args),
+                     **dict(map_structure(as_concrete, kwargs), training=False))
+
+
+def _infer(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> tuple[Any, list]:
+    """The layer's outputs on stand-in tensors, and the flat list of their shapes (batch None). Unknown input
+    sizes are tried at two sizes: an output size that changes with them is unknown (None) too."""
+    if not _has_unknown_sizes((inputs, args, kwargs)):
+        concrete = _run_on_probe(layer, inputs, args, kwargs, 1)
+        return concrete, [_shape_of(t) if isinstance(t, torch.Tensor) else None for t in flatten_structure(concrete)]
+    error: Optional[Exception] = None
+    for small, large in _PROBES:
+        try:
+            first = _run_on_probe(layer, inputs, args, kwargs, small)
+            second = _run_on_probe(layer, inputs, args, kwargs, large)
+        except Exception as caught:  # a probe too small for the layer (a large 'valid' kernel): try larger
+            error = caught
+            continue
+        shapes = []
+        for a, b in zip(flatten_structure(first), flatten_structure(second)):
+            shapes.append((None,) + tuple(x if x == y else None for x, y in zip(a.shape[1:], b.shape[1:]))
+                          if isinstance(a, torch.Tensor) else None)
+        return first, shapes
+    raise error  # type: ignore[misc]
 
 
 def call_symbolic(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> Any:
     """Records `layer(inputs)` as a node and returns symbolic outputs of the inferred shapes."""
     kwargs = {k: v for k, v in kwargs.items() if k != "training" or v is not None}
-    with torch.no_grad():
-        concrete = layer(map_structure(_concrete, inputs), *map_structure(_concrete, args),
-                         **dict(map_structure(_concrete, kwargs), training=False))
+    concrete, shapes = _infer(layer, inputs, args, kwargs)
     node = Node(layer, inputs, args, kwargs)
+    layer.__dict__.setdefault("_inbound_nodes", []).append(node)  # layer.input / layer.output read the first
     counter = iter(range(1 << 30))
+    shape_of = iter(shapes)
     node.outputs = map_structure(
-        lambda t: KerasTensor(_shape_of(t), t.dtype, node, next(counter)) if isinstance(t, torch.Tensor) else t,
+        lambda t: KerasTensor(next(shape_of), t.dtype, node, next(counter)) if isinstance(t, torch.Tensor)
+        else (next(shape_of), t)[1],
         concrete,
     )
     return node.outputs
@@ -116,3 +153,70 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
         for symbolic, value in zip(flatten_structure(node.outputs), flatten_structure(result)):
             computed[id(symbolic)] = value
     return map_structure(lookup, outputs)
+
+
+def keras_layer_order(inputs: Sequence[KerasTensor], outputs: Any) -> list[Layer]:
+    """The layers of the graph from `inputs` to `outputs` in Keras's `model.layers` order: by decreasing
+    depth (the longest path to an output), ties by first visit in a depth-first walk from the outputs.
+    Keras's weight files list layers in this order, so loading by order needs it."""
+    input_ids = {id(t) for t in inputs}
+    first_seen: dict[int, int] = {}
+    layers: dict[int, Layer] = {}
+    finished: set[int] = set()
+    postorder: list[Node] = []
+
+    def visit(tensor: KerasTensor) -> None:
+        node = tensor.node
+        if node is None or id(node) in finished:
+            return
+        is_input = isinstance(node.layer, InputLayer)
+        if not is_input and id(tensor) in input_ids:
+            finished.add(id(node))
+            return
+        first_seen.setdefault(id(node.layer), len(first_seen))
+        layers[id(node.layer)] = node.layer
+        if not is_input:
+            for parent in node.input_tensors:
+                visit(parent)
+        finished.add(id(node))
+        postorder.append(node)
+
+    for tensor in flatten_structure(outputs):
+        visit(tensor)
+    in_graph = {id(node) for node in postorder}
+    node_depth: dict[int, int] = {}
+    layer_depth: dict[int, int] = {}
+    for node in reversed(postorder):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = node_depth[id(node)] = depth
+        if isinstance(node.layer, InputLayer):
+            continue
+        for parent in node.input_tensors:
+            if parent.node is not None and id(parent.node) in in_graph:
+                node_depth[id(parent.node)] = max(depth + 1, node_depth.get(id(parent.node), 0))
+    for tensor in inputs:  # an input no output depends on still belongs to the model
+        if tensor.node is not None and id(tensor.node.layer) not in layer_depth:
+            layers[id(tensor.node.layer)] = tensor.node.layer
+            layer_depth[id(tensor.node.layer)], first_seen[id(tensor.node.layer)] = 0, -1
+    return sorted(layers.values(), key=lambda l: (-layer_depth[id(l)], first_seen[id(l)]))
+
+
+def source_inputs(tensor: KerasTensor) -> list[KerasTensor]:
+    """The `Input` tensors a symbolic tensor was computed from (Keras's get_source_inputs)."""
+    found: list[KerasTensor] = []
+    seen: set[int] = set()
+
+    def visit(item: KerasTensor) -> None:
+        node = item.node
+        if node is None or id(node) in seen:
+            return
+        seen.add(id(node))
+        if isinstance(node.layer, InputLayer):
+            if all(item is not t for t in found):
+                found.append(node.outputs)
+            return
+        for parent in node.input_tensors:
+            visit(parent)
+
+    visit(tensor)
+    return found

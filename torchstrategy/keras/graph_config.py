@@ -20,6 +20,9 @@ def _builtin_table() -> dict:
     table = {name: getattr(layers, name) for name in dir(layers) if isinstance(getattr(layers, name), type)}
     table.update(InputLayer=InputLayer, Sequential=models.Sequential, Functional=models.Functional,
                  Model=models.Functional)
+    from torchstrategy.keras.layers.input_layer import TensorOperation  # `x + 1.0` on KerasTensors
+
+    table.setdefault("TensorOperation", TensorOperation)
     return table
 
 
@@ -176,7 +179,7 @@ def functional_config(model: Any) -> dict:
         return keras_config.plain(item)
 
     layers = []
-    for layer in model.layers:
+    for layer in getattr(model, "graph_layers", model.layers):  # tensor operations (`x + 1.0`) are graph steps too
         entry = layer_entry(layer)
         entry["name"] = layer.name
         entry["inbound_nodes"] = [

@@ -57,12 +57,31 @@ class Model(Layer):
         return [m for m in self.children() if isinstance(m, Layer) and not isinstance(m, InputLayer)]
 
     def get_layer(self, name: Optional[str] = None, index: Optional[int] = None) -> Layer:
+        """The layer called `name`, or at position `index` of `model.layers` (give exactly one)."""
+        if index is not None and name is not None:
+            raise ValueError(f"Provide only a layer name or a layer index, not both. Received: index={index}, "
+                             f"name={name}.")
         if index is not None:
-            return self.layers[index]
+            layers = self.layers
+            if not -len(layers) <= index < len(layers):
+                raise ValueError(f"Was asked to retrieve layer at index {index} but model only has "
+                                 f"{len(layers)} layers.")
+            return layers[index]
+        if name is None:
+            raise ValueError("Provide either a layer name or a layer index at `get_layer`.")
         for layer in self.layers:
             if layer.name == name:
                 return layer
         raise ValueError(f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}.")
+
+    def to_json(self, **kwargs: Any) -> str:
+        """The model's architecture as a JSON string (`keras.models.model_from_json` rebuilds it);
+        `kwargs` go to `json.dumps`."""
+        import json
+
+        from torchstrategy.keras import saving
+
+        return json.dumps(saving.serialize_layer(self), default=_json_default, **kwargs)
 
     @property
     def metrics(self) -> list:
@@ -418,16 +437,20 @@ class Functional(Model):
         self._outputs = outputs
         self._nodes = functional.topological_nodes(outputs, self._inputs)
         self._input_layers = torch.nn.ModuleList([t.node.layer for t in self._inputs])
-        unique: list[Layer] = []
-        for node in self._nodes:
-            if all(node.layer is not seen for seen in unique):
-                unique.append(node.layer)
-        self._graph_layers = torch.nn.ModuleList(unique)
+        # Keras's order (so weights and weight files line up layer by layer with Keras's)
+        ordered = functional.keras_layer_order(self._inputs, outputs)
+        self.__dict__["_layer_order"] = ordered
+        self._graph_layers = torch.nn.ModuleList([l for l in ordered if not isinstance(l, InputLayer)])
         self.built = True
 
     @property
     def layers(self) -> list[Layer]:
-        return list(self._input_layers) + list(self._graph_layers)
+        return [l for l in self.graph_layers if not getattr(l, "_keras_operation", False)]
+
+    @property
+    def graph_layers(self) -> list[Layer]:
+        """Every step of the graph in Keras's order: `layers` plus the tensor operations (`x + 1.0`)."""
+        return list(self.__dict__["_layer_order"])
 
     @property
     def inputs(self) -> list[KerasTensor]:
@@ -436,6 +459,20 @@ class Functional(Model):
     @property
     def outputs(self) -> list[KerasTensor]:
         return flatten_structure(self._outputs)
+
+    @property
+    def input(self) -> Any:
+        """The model's symbolic input(s), in the structure given to `Model(inputs, ...)`."""
+        if isinstance(self._input_structure, (list, tuple)) and len(self._input_structure) == 1:
+            return self._input_structure[0]
+        return self._input_structure
+
+    @property
+    def output(self) -> Any:
+        """The model's symbolic output(s), in the structure given to `Model(..., outputs)`."""
+        if isinstance(self._outputs, (list, tuple)) and len(self._outputs) == 1:
+            return self._outputs[0]
+        return self._outputs
 
     @property
     def input_shape(self) -> Any:
@@ -482,6 +519,36 @@ class Functional(Model):
         from torchstrategy.keras import saving
 
         return saving.functional_from_config(config, custom_objects)
+
+
+def model_from_json(json_string: str, custom_objects: Optional[dict] = None) -> Model:
+    """Rebuilds a model (fresh weights) from `model.to_json()`."""
+    import json
+
+    from torchstrategy.keras import saving
+
+    try:
+        config = json.loads(json_string)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"model_from_json needs the JSON string written by model.to_json(); it could not be "
+                         f"parsed: {error}") from None
+    if not isinstance(config, dict) or "class_name" not in config or "config" not in config:
+        raise ValueError("model_from_json needs the JSON string written by model.to_json(): an object with "
+                         "'class_name' and 'config'.")
+    return saving.model_from_config(config, custom_objects)
+
+
+def _json_default(value: Any) -> Any:
+    """JSON for the few non-JSON values a config holds (tuples become lists on their own)."""
+    import numpy as np
+
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, torch.dtype):
+        return str(value).replace("torch.", "")
+    raise TypeError(f"to_json: {type(value).__name__} value {value!r} in the model config is not JSON-serializable.")
 
 
 def clone_model(model: Model) -> Model:

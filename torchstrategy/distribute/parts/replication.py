@@ -56,10 +56,16 @@ class DDPReplication(LocalReplication):
         module.to(self.device)
         if not self._active or not any(p.requires_grad for p in module.parameters()):
             return module
-        if id(module) not in self._wrapped:
+        # DDP all-reduces the parameters that required gradients when it was made: a model whose trainable set
+        # changed since (fine-tuning: layers unfrozen, then compile again) gets a new wrapper
+        trainable = tuple(p.requires_grad for p in module.parameters())
+        wrapped = self._wrapped.get(id(module))
+        if wrapped is None or getattr(wrapped, "_torchstrategy_trainable", None) != trainable:
             device_ids = [self.device.index] if self.device.type == "cuda" else None
-            self._wrapped[id(module)] = nn.parallel.DistributedDataParallel(module, device_ids=device_ids)
-        return self._wrapped[id(module)]
+            wrapped = nn.parallel.DistributedDataParallel(module, device_ids=device_ids)
+            wrapped._torchstrategy_trainable = trainable
+            self._wrapped[id(module)] = wrapped
+        return wrapped
 
     def no_sync(self, module: Any) -> ContextManager[None]:
         wrapped = self._wrapped.get(id(module), module)

@@ -143,7 +143,28 @@ class Layer(nn.Module):
     def _compute_torch_dtype(self) -> torch.dtype:
         return self._dtype_policy.torch_compute_dtype
 
+    @property
+    def input(self) -> Any:
+        """The symbolic input(s) of this layer's first call in a functional graph (Keras `layer.input`)."""
+        return self._first_node_value("input")
+
+    @property
+    def output(self) -> Any:
+        """The symbolic output(s) of this layer's first call in a functional graph (Keras `layer.output`)."""
+        return self._first_node_value("output")
+
+    def _first_node_value(self, what: str) -> Any:
+        nodes = self.__dict__.get("_inbound_nodes")
+        if not nodes:
+            raise _NotConnected(f"The layer {self.name} has never been called on a symbolic input (keras.Input) "
+                                f"and thus has no defined {what}.")
+        node = nodes[0]
+        values = node.input_tensors if what == "input" else flatten(node.outputs)
+        return values[0] if len(values) == 1 else values
+
     def __getattr__(self, name: str) -> Any:
+        if name in ("input", "output"):  # the property raised: keep its message (torch would replace it)
+            self._first_node_value(name)
         # Keras reads float weights in the compute dtype inside a mixed-policy call (AutoCastVariable);
         # torch looks Parameters up here, so the cast happens on read and gradients reach the original.
         value = super().__getattr__(name)
@@ -509,6 +530,10 @@ class Layer(nn.Module):
 
     def _get_name(self) -> str:  # shown by nn.Module's repr
         return f"{type(self).__name__}[{self.name}]"
+
+
+class _NotConnected(AttributeError):
+    """`layer.input` / `layer.output` of a layer never called on a KerasTensor."""
 
 
 def _mask_of(inputs: Any) -> Any:

@@ -30,10 +30,61 @@ class KerasTensor:
     def ndim(self) -> int:
         return len(self.shape)
 
+    # arithmetic with numbers or other KerasTensors records an operation (Keras: ops on KerasTensors)
+    def __add__(self, other: Any) -> "KerasTensor":
+        return TensorOperation("add")([self, other])
+
+    def __radd__(self, other: Any) -> "KerasTensor":
+        return TensorOperation("add")([other, self])
+
+    def __sub__(self, other: Any) -> "KerasTensor":
+        return TensorOperation("subtract")([self, other])
+
+    def __rsub__(self, other: Any) -> "KerasTensor":
+        return TensorOperation("subtract")([other, self])
+
+    def __mul__(self, other: Any) -> "KerasTensor":
+        return TensorOperation("multiply")([self, other])
+
+    def __rmul__(self, other: Any) -> "KerasTensor":
+        return TensorOperation("multiply")([other, self])
+
+    def __truediv__(self, other: Any) -> "KerasTensor":
+        return TensorOperation("divide")([self, other])
+
+    def __rtruediv__(self, other: Any) -> "KerasTensor":
+        return TensorOperation("true_divide")([other, self])
+
+    def __neg__(self) -> "KerasTensor":
+        return TensorOperation("multiply")([self, -1.0])
+
     def __repr__(self) -> str:
         producer = self.node.layer.name if self.node else "?"
         return f"<KerasTensor shape={_shape_str(self.shape)} dtype={str(self.dtype).replace('torch.', '')} " \
                f"(created by layer '{producer}')>"
+
+
+_OPERATIONS = {"add": torch.add, "subtract": torch.sub, "multiply": torch.mul, "divide": torch.div,
+               "true_divide": torch.div}
+_operation_count = iter(range(1 << 62))
+
+
+class TensorOperation(Layer):
+    """A tensor operator applied to KerasTensors (`x + 3.0`, `x * y`): a graph step without weights that,
+    as in Keras, is not listed in `model.layers`."""
+
+    _keras_operation = True
+
+    def __init__(self, op: str, name: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(name=name or f"{op}_operation_{next(_operation_count)}", **kwargs)
+        self.op = op
+
+    def call(self, inputs: Any) -> Any:
+        a, b = inputs
+        return _OPERATIONS[self.op](a, b)
+
+    def get_config(self) -> dict:
+        return dict(super().get_config(), op=self.op)
 
 
 @dataclass(eq=False)
@@ -77,9 +128,10 @@ class InputLayer(Layer):
         _check_input_shape(tuple(batch_input_shape))
         super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
         self.built = True
-        self.output = KerasTensor((None,) + tuple(batch_input_shape[1:]), backend.to_torch_dtype(self.dtype),
-                                  Node(self, None), name=self.name)
-        self.output.node.outputs = self.output
+        output = KerasTensor((None,) + tuple(batch_input_shape[1:]), backend.to_torch_dtype(self.dtype),
+                             Node(self, None), name=self.name)
+        output.node.outputs = output
+        self.__dict__["_inbound_nodes"] = [output.node]  # `self.output` (Layer) reads it
 
     def call(self, inputs: Any) -> Any:
         return inputs
