@@ -39,3 +39,19 @@ def test_lazy_table_imports_on_first_use_and_errors_otherwise():
             module.__getattr__("nope")
     finally:
         del sys.modules[name]
+
+
+def test_namespace_modules_pickle_by_name_inside_closures():
+    """A closure sent to a parameter-server worker refers to `tf` and `tf.keras` (ApiModule instances)."""
+    import pickle
+
+    import cloudpickle
+
+    import torchstrategy as tf
+
+    def dataset_fn(context):
+        return tf.keras, tf.data
+
+    restored = cloudpickle.loads(cloudpickle.dumps(dataset_fn))
+    assert restored(None) == (tf.keras, tf.data)
+    assert pickle.loads(pickle.dumps(tf)) is tf and pickle.loads(pickle.dumps(tf.keras)) is tf.keras

@@ -26,6 +26,11 @@ class ApiModule(types.ModuleType):
     def __getattr__(self, name: str) -> Any:
         raise api_manifest.not_provided_error(api_paths(self), name, self.__name__)
 
+    def __reduce__(self) -> tuple:
+        # pickled by name, as cloudpickle pickles a plain module (its table is keyed by the exact type): closures
+        # sent to parameter-server workers refer to `tf` and `tf.keras`
+        return importlib.import_module, (self.__name__,)
+
     def __setattr__(self, name: str, value: Any) -> None:
         super().__setattr__(name, value)
         if _is_child(self, name, value) and api_paths(self):
