@@ -198,13 +198,13 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
         raise TypeError(f"fit() got unexpected keyword arguments: {sorted(kwargs)}")
     preflight.check_epochs(epochs, initial_epoch)
     strategy = model.distribute_strategy
-    _check_trained_in_its_job(model, strategy)
     class_weights = _class_weight_table(class_weight)
     x, y, sample_weight = data_adapter.chief_arrays(strategy, x, y, sample_weight)
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = data_adapter.split_validation(x, y, sample_weight, validation_split)
     data = _epoch_data(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch),
                        "train", steps_per_epoch, _input_options(x))
+    _check_trained_in_its_job(model, strategy)  # after _epoch_data, whose refusal of a foreign dataset says more
     val_data = None
     if validation_data is not None:
         val_data = unpack(validation_data) if isinstance(validation_data, (tuple, list)) \
