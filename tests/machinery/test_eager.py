@@ -99,3 +99,16 @@ def test_numpy_functions_and_ufuncs_work_on_results_as_on_tf_tensors():
     assert isinstance(np.ones((5, 2)) * out, EagerTensor)  # operators keep giving tensors
     v = tf.Variable([1.0, 3.0])
     assert np.mean(v) == 2.0 and np.allclose(v, [1.0, 3.0])
+
+
+def test_gradients_come_back_plain_and_sparse_rows_are_not_wrapped():
+    import torch
+
+    from torchstrategy._machinery.eager import EagerTensor, as_eager
+
+    table = torch.nn.Parameter(torch.randn(10, 3))
+    loss = as_eager(torch.nn.functional.embedding(torch.tensor([2, 7, 7]), table, sparse=True)).sum()
+    assert isinstance(loss, EagerTensor)
+    (grad,) = torch.autograd.grad(loss, [table])  # an embedding's sparse row gradient: torch's default wrap fails
+    assert type(grad) is torch.Tensor and grad.layout == torch.sparse_coo
+    assert grad.to_dense()[7].tolist() == [2.0, 2.0, 2.0] and grad.to_dense()[0].abs().sum() == 0

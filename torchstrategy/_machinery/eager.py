@@ -64,9 +64,31 @@ class EagerTensor(torch.Tensor):
     def __float__(self) -> float:
         return float(plain(self))
 
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: Optional[dict] = None) -> Any:
+        # torch's own rule, except that gradients come back plain (optimizers take them as they are) and that
+        # tensors of another layout (the sparse row gradients of an embedding) are never wrapped
+        with torch._C.DisableTorchFunctionSubclass():
+            result = func(*args, **(kwargs or {}))
+        if func in _PLAIN_RESULTS or func in torch.overrides.get_default_nowrap_functions():
+            return result
+        return _wrapped(result, cls)
+
     def __int__(self) -> int:
         return int(plain(self))
 
+
+
+_PLAIN_RESULTS = {torch.autograd.grad, torch.autograd.backward, torch.Tensor.backward}
+
+
+def _wrapped(value: Any, cls: type) -> Any:
+    """`value` with its strided tensors as `cls` (lists and tuples of them too), as torch's default does."""
+    if isinstance(value, torch.Tensor):
+        return value.as_subclass(cls) if value.layout == torch.strided and not isinstance(value, cls) else value
+    if isinstance(value, (list, tuple)):
+        return type(value)(_wrapped(item, cls) for item in value)
+    return value
 
 
 def _as_array(value: Any) -> Any:
