@@ -120,6 +120,13 @@ def require(tensor: torch.Tensor, allowed: str, op: str) -> torch.Tensor:
     return tensor
 
 
+def refuse_layout(op: str, layout: Any) -> None:
+    """Raises NotImplementedError when a creation op `tf.<op>` is given a DTensor `layout` (only None is honoured)."""
+    if layout is not None:
+        raise NotImplementedError(f"tf.{op}(layout=...) (a DTensor layout) is not supported by torchstrategy; "
+                                  "place tensors with a tf.distribute strategy or keras.distribution instead.")
+
+
 def dims(axis: Any, rank: int) -> Optional[tuple]:
     """TF's `axis` argument (None, an int, a list or a tensor) as a tuple of dims, None meaning all."""
     if axis is None:

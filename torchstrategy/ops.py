@@ -8,7 +8,7 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from torchstrategy._tensor_convert import byte_strings
+from torchstrategy._tensor_convert import byte_strings, refuse_layout
 from torchstrategy.dtypes import as_dtype
 from torchstrategy.ragged import RaggedTensor
 from torchstrategy.ragged import concat as ragged_concat
@@ -29,12 +29,6 @@ newaxis = None
 
 def _dtype(dtype: Any) -> Optional[torch.dtype]:
     return None if dtype is None else as_dtype(dtype)
-
-
-def _refuse_layout(op: str, layout: Any) -> None:
-    if layout is not None:
-        raise NotImplementedError(f"tf.{op}(layout=...) (a DTensor layout) is not supported by torchstrategy; "
-                                  "place tensors with a tf.distribute strategy or keras.distribution instead.")
 
 
 def _string_dtype(dtype: Any) -> bool:
@@ -159,13 +153,13 @@ def _static_shape(value: Any) -> list:
 
 def zeros(shape: Any, dtype: Any = torch.float32, name: Optional[str] = None, layout: Any = None) -> torch.Tensor:
     """A tensor of zeros (`layout`, a DTensor layout, is not supported)."""
-    _refuse_layout("zeros", layout)
+    refuse_layout("zeros", layout)
     return torch.zeros(tuple(shape) if not isinstance(shape, int) else (shape,), dtype=_dtype(dtype))
 
 
 def ones(shape: Any, dtype: Any = torch.float32, name: Optional[str] = None, layout: Any = None) -> torch.Tensor:
     """A tensor of ones (`layout`, a DTensor layout, is not supported)."""
-    _refuse_layout("ones", layout)
+    refuse_layout("ones", layout)
     return torch.ones(tuple(shape) if not isinstance(shape, int) else (shape,), dtype=_dtype(dtype))
 
 
