@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import functools
 import hashlib
 import logging
 import os
@@ -56,6 +57,13 @@ def _cpu_flags() -> str:
     except OSError:
         pass
     return platform.processor()
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_has_amx() -> bool:
+    """Whether this CPU has AMX tiles for bfloat16 (Intel Sapphire Rapids and later): oneDNN's bfloat16
+    convolutions run on them near the matmul roofline, which CPUs with only AVX512-BF16 do not reach."""
+    return "amx_bf16" in _cpu_flags().split()
 
 
 def _compiler() -> Optional[str]:
