@@ -93,6 +93,9 @@ assert dtensor.fetch_layout(kernel) == sharded_cols and len(dtensor.unpack(kerne
 local_cols = dtensor.unpack(kernel)[0].shape[1]
 full = dtensor.relayout(kernel, dtensor.Layout.replicated(mesh, 2)).to_local()
 full_bias = bias.full_tensor()
+assert np.array_equal(kernel.numpy(), full.detach().numpy())  # numpy(): the whole value, gathered on every client
+wide = dtensor.DVariable(dtensor.copy_to_mesh(w0, dtensor.Layout.replicated(mesh, 2)), dtype="float64", name="w")
+assert wide.dtype == torch.float64 and wide.name == "w" and wide.trainable
 dtensor.barrier(mesh)
 if dtensor.client_id() == 0:
     json.dump({"kernel": full.tolist(), "bias": full_bias.tolist(), "losses": losses, "local_cols": local_cols,
