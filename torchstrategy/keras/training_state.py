@@ -111,6 +111,19 @@ def resumable_on_another_count(backup: dict) -> Optional[str]:
     return None
 
 
+def check_resumed_input(resume: dict, data: data_adapter.EpochData, strategy: Any) -> None:
+    """Refuses, before any step, to resume a backup of another replica count on an input that this job reads
+    per replica or per worker: the backup's data position would not name the same samples here."""
+    if written_by_same_replicas(resume, strategy) or data.global_positions:
+        return
+    raise ValueError(
+        f"This fit() resumes a backup written by {resume['world_size']} replica(s) on "
+        f"{strategy.num_replicas_in_sync}, but here its input is read per replica or per worker (a dataset "
+        f"function, or files sharded over the {strategy.num_processes} processes), so the backup's position in "
+        f"global batches names other samples. Resume with {resume['world_size']} replica(s), or give fit a "
+        f"dataset of global batches read whole by every worker (AutoShardPolicy.DATA).")
+
+
 def apply_resume_point(model: Any, runtime: Any, resume: dict, progress: TrainingProgress) -> None:
     """Puts back the weights, optimizer state, RNG and metric states of a backup. On the replica count that
     wrote it each process takes back its own generators and metric totals (bit-identical to the run that

@@ -180,3 +180,15 @@ def test_a_backup_says_whether_its_data_position_holds_on_another_replica_count(
         assert backup["global_step"] == 2 and isinstance(backup["elastic"]["seed"], int)
         found[name] = backup["elastic"]["global_data_position"]
     assert found == {"arrays": True, "creator": False}
+    # the arrays' backup as 2 replicas would have written it (the same state twice), resumed on this 1 replica
+    # with a dataset function: its global-batch position would name other samples here, refused before a step
+    path = str(tmp_path / "arrays" / "backup.ckpt")
+    written = ckpt.load_state(path)
+    ckpt.save_state(dict(written, world_size=2, rng=written["rng"] * 2, metrics=written["metrics"] * 2), path)
+    model, _ = build()
+    before = [w.copy() for w in model.get_weights()]
+    with pytest.raises(ValueError, match=r"resumes a backup written by 2 replica\(s\) on 1, but here its input is "
+                                         r"read per replica or per worker"):
+        model.fit(creator, steps_per_epoch=8, epochs=2, verbose=0,
+                  callbacks=[tf.keras.callbacks.BackupAndRestore(str(tmp_path / "arrays"))])
+    assert all(np.array_equal(a, b) for a, b in zip(model.get_weights(), before))  # nothing trained
