@@ -90,8 +90,9 @@ def _run(folder, replicas: int, attempt: str, kill_at: int, launch: str):
     # an elastic job (1 to 2 nodes) whose one node runs `replicas` processes this time
     return mp.run_torchrun(["--nnodes=1:2", f"--nproc-per-node={replicas}", "--max-restarts=0",
                             "--rdzv-backend=c10d", f"--rdzv-endpoint={mp.LOOPBACK}:{port}",
-                            f"--local-addr={mp.LOOPBACK}", "--monitor-interval=0.5", "--rdzv-conf=join_timeout=60,last_call_timeout=1",
-                            "--rdzv-id=elastic-resize"], args, timeout=240)
+                            f"--local-addr={mp.LOOPBACK}", "--monitor-interval=0.5", "--rdzv-id=elastic-resize",
+                            # one node is enough: start without waiting the default 30 s for a second one
+                            "--rdzv-conf=join_timeout=60,last_call_timeout=1"], args, timeout=240)
 
 
 def _records(folder, attempt: str) -> list:
