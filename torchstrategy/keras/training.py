@@ -17,7 +17,7 @@ from torchstrategy.keras import preflight
 from torchstrategy.keras.data_adapter import unpack
 from torchstrategy.keras.dataset_creator import DatasetCreator
 from torchstrategy.keras.runtime import Runtime, eval_mode, first_replica, set_up
-from torchstrategy.keras.training_state import TrainingState, apply_resume_point
+from torchstrategy.keras.training_state import TrainingState, apply_resume_point, check_resumed_input
 from torchstrategy.nest import flatten as flatten_structure, map_structure, pack_sequence_as
 
 
@@ -235,6 +235,8 @@ def _fit_epochs(model: Any, strategy: Any, state: TrainingState, cbs: Any, data:
     progress = state.progress
     cbs.on_train_begin()
     resume = state.take_resume_point()  # left by BackupAndRestore.on_train_begin
+    if resume is not None:
+        check_resumed_input(resume, data, strategy)
     for epoch in range(resume["epoch"] if resume else initial_epoch, epochs):
         compiled.reset()
         resuming = resume is not None and epoch == resume["epoch"]
