@@ -13,7 +13,7 @@ from torchstrategy.keras import backend, graph_config, keras_config, weight_path
 
 
 def _numpy(tensor: Any) -> np.ndarray:
-    return backend.full_value(tensor).detach().cpu().numpy().copy()  # sharded weights gathered whole
+    return backend.full_value(tensor).detach().cpu().numpy()  # sharded weights gathered whole (written at once)
 
 
 # ----- compile settings -----------------------------------------------------------------------------------------
