@@ -47,6 +47,7 @@ def test_without_the_kernel_the_numpy_path_gives_the_same_values(monkeypatch):
     assert _crc32c.extend(_crc32c.value(data[:1000]), data[1000:]) == _crc32c.value(data)
 
 
+@pytest.mark.slow  # runs the C compiler
 @needs_kernels
 def test_the_table_fallback_built_without_cpu_flags_gives_the_same_values(tmp_path):
     """The library as a compiler without -march=native builds it (x86-64 baseline: no SSE4.2 CRC instruction)."""
