@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -193,7 +194,9 @@ def main(argv: list | None = None) -> str:
     finally:
         if args.folder is None:
             shutil.rmtree(folder, ignore_errors=True)
-    body = report(results, {"CNN": args.cnn_rounds, "MLP": args.rounds})
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
+    body = report(results, {"CNN": args.cnn_rounds, "MLP": args.rounds}) + (
+        f"\n\nPeak resident memory of the whole run (two MLPs alive while load_model builds one): {peak:.2f} GiB.")
     print(body)
     if not args.no_write:
         _results.write_section("save_load.py: .keras, .weights.h5, TF checkpoints vs own format vs torch.save", body)

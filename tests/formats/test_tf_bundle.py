@@ -169,3 +169,23 @@ def test_a_short_data_file_and_an_entry_that_does_not_fit_its_shape_are_named(tm
     with pytest.raises(tf_bundle.BundleCorruptedError, match=r"tensor 'w' holds 12 bytes, not the 4 per element its "
                                                              r"shape \[4\] needs"):
         tf_bundle.BundleReader(str(tmp_path / "odd")).tensor("w")
+
+
+def test_mapped_views_give_the_same_values_leave_the_file_alone_and_check_the_same(tmp_path):
+    prefix = _copy(tmp_path)
+    reader = tf_bundle.BundleReader(prefix)
+    data_file = prefix + ".data-00000-of-00001"
+    before = open(data_file, "rb").read()
+    for key in reader.entries:
+        if key == "_CHECKPOINTABLE_OBJECT_GRAPH":
+            continue
+        view = reader.tensor(key, copy=False)
+        np.testing.assert_array_equal(view, reader.tensor(key))
+        if view.size:
+            view.reshape(-1)[0] = 0  # private pages: the file keeps its bytes
+    assert open(data_file, "rb").read() == before
+    key = max(reader.entries, key=lambda k: reader.entries[k].offset + reader.entries[k].size)
+    with open(data_file, "r+b") as handle:
+        handle.truncate(reader.entries[key].offset + 1)
+    with pytest.raises(tf_bundle.BundleCorruptedError, match=rf"is truncated: tensor '{key}'"):
+        reader.tensor(key, copy=False)  # refused before the short file is mapped

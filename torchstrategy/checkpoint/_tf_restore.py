@@ -315,12 +315,13 @@ class TFRestorePlan:
         return f"{_pretty(self.paths.get(node_id, ''))}: attributes {{{attributes}\n}}"
 
     def apply(self) -> None:
-        """Reads every matched tensor (CRC-checked) first, then copies them all in."""
+        """Checks every matched tensor's CRC first (views of the mapped data file: nothing is allocated or copied
+        for that), then copies them all in."""
         values = []
         for target, key, _ in self.copies:
             if id(target) in self.restored:
                 continue
-            array = self.reader.tensor(key)
+            array = self.reader.tensor(key, copy=False)
             tensor = array if isinstance(array, torch.Tensor) else torch.from_numpy(np.ascontiguousarray(array))
             values.append((target, tensor))
         with torch.no_grad():

@@ -2,6 +2,7 @@
 BundleHeaderProto and one BundleEntryProto per tensor) and the `.data-0000k-of-0000n` shards, with CRC-32C checks."""
 from __future__ import annotations
 
+import mmap
 import os
 import re
 import struct
@@ -319,22 +320,32 @@ class BundleReader:
                                         f"missing. Copy every '{os.path.basename(self.prefix)}.data-*' file next to "
                                         f"its .index, or restore another checkpoint.")
 
-    def raw(self, key: str) -> np.ndarray:
-        """The stored bytes of tensor `key` (a uint8 array, read straight into its own buffer), CRC-checked."""
+    def raw(self, key: str, copy: bool = True) -> np.ndarray:
+        """The stored bytes of tensor `key` as a uint8 array, CRC-checked: read into a buffer of its own, or with
+        `copy=False` a view of the data file mapped into memory (private pages: writable, the file untouched),
+        which costs no allocation and no copy; the caller copies the values where they belong."""
         entry = self.entries[key]
         if entry.sliced:
             raise NotImplementedError(f"Tensor '{key}' of '{self.prefix}' is stored in slices (a partitioned "
                                       f"variable); reading sliced tensors is not supported.")
         path = data_path(self.prefix, entry.shard_id, self.num_shards)
-        data = np.empty(entry.size, dtype=np.uint8)
         try:
             with open(path, "rb", buffering=0) as handle:
-                handle.seek(entry.offset)
-                got = _read_into(handle, memoryview(data))
+                available = max(0, os.fstat(handle.fileno()).st_size - entry.offset)
+                if available < entry.size:
+                    data = None
+                elif copy or entry.size == 0:
+                    data = np.empty(entry.size, dtype=np.uint8)
+                    handle.seek(entry.offset)
+                    if _read_into(handle, memoryview(data)) != entry.size:
+                        data = None
+                else:
+                    mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+                    data = np.frombuffer(mapped, dtype=np.uint8, count=entry.size, offset=entry.offset)
         except FileNotFoundError:
             self.check_shards()
             raise
-        if got != entry.size:
+        if data is None:
             raise BundleCorruptedError(f"TF checkpoint data file '{path}' is truncated: tensor '{key}' needs bytes "
                                        f"{entry.offset}..{entry.offset + entry.size}.")
         checked = _string_checksum_input(path, key, data.tobytes(), entry) if entry.dtype == 7 else data
@@ -343,8 +354,9 @@ class BundleReader:
                                        f"'{key}' does not match. Restore an earlier checkpoint or write it again.")
         return data
 
-    def tensor(self, key: str) -> Any:
-        """Tensor `key` as a NumPy array (object array of bytes for strings, a torch tensor for bfloat16)."""
+    def tensor(self, key: str, copy: bool = True) -> Any:
+        """Tensor `key` as a NumPy array (object array of bytes for strings, a torch tensor for bfloat16); with
+        `copy=False` a view of the mapped data file (see `raw`), to be copied into its destination."""
         if key not in self.entries:
             raise KeyError(key)
         entry = self.entries[key]
@@ -352,7 +364,7 @@ class BundleReader:
         if dtype is None:
             raise NotImplementedError(f"Tensor '{key}' of '{self.prefix}' has TF dtype {entry.dtype_name}, which "
                                       f"is not read here.")
-        data = self.raw(key)
+        data = self.raw(key, copy=copy)
         if entry.dtype == 7:
             return np.array(_decode_strings(data.tobytes(), int(np.prod(entry.shape, dtype=np.int64))),
                             dtype=object).reshape(entry.shape)
