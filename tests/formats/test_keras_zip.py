@@ -64,3 +64,16 @@ def test_a_zip_without_keras_members_is_not_a_model(tmp_path):
         out.writestr("readme.txt", "hello")
     with pytest.raises(formats.FormatError, match="not a Keras model file.*config.json"):
         keras_zip.read(str(other))
+
+
+def test_a_repacked_archive_with_compressed_members_reads_the_same(tmp_path):
+    source = os.path.join(FIXTURES, "cnn.keras")  # Keras stores members; a repacked copy may deflate them
+    repacked = tmp_path / "deflated.keras"
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(repacked, "w", zipfile.ZIP_DEFLATED) as out:
+        for name in original.namelist():
+            out.writestr(name, original.read(name))
+    stored, deflated = keras_zip.read(source), keras_zip.read(str(repacked))
+    assert stored.config == deflated.config and list(stored.weights) == list(deflated.weights)
+    for path, group in stored.weights.items():
+        for a, b in zip(group.values, deflated.weights[path].values, strict=True):
+            np.testing.assert_array_equal(a, b)
