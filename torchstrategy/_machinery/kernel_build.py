@@ -180,4 +180,7 @@ def _load() -> Optional[ctypes.CDLL]:
     lib.ts_conv_pool_forward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
     lib.ts_conv_pool_backward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
     lib.ts_conv_pool_backward.restype = int_
+    lib.ts_crc32c_extend.argtypes = [ctypes.c_uint32, ptr, ctypes.c_size_t]
+    lib.ts_crc32c_extend.restype = ctypes.c_uint32
+    lib.ts_crc32c_hardware.restype = int_
     return lib

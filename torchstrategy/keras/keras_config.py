@@ -2,6 +2,7 @@
 objects with Keras's class names, module paths and argument names, and read back into our classes."""
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from typing import Any, Optional
@@ -58,7 +59,13 @@ def registered_name(cls: type) -> Optional[str]:
 
 
 def _own_defaults(cls: type) -> dict:
-    """Our constructor's defaults for `cls`, over its classes' __init__ signatures."""
+    """Our constructor's defaults for `cls`, over its classes' __init__ signatures (a fresh dict each call)."""
+    return dict(_defaults_of(cls))
+
+
+@functools.lru_cache(maxsize=None)
+def _defaults_of(cls: type) -> dict:
+    """`_own_defaults` computed once per class: reading signatures is most of the time a model's config takes."""
     found: dict = {}
     for klass in reversed(cls.__mro__):
         init = klass.__dict__.get("__init__")

@@ -321,7 +321,8 @@ class Sequential(Model):
         self._stack = torch.nn.ModuleList()
         self._input_layer: Optional[InputLayer] = None
         for layer in layers or []:
-            self.add(layer)
+            self.add(layer, rebuild=False)
+        self._build_from_input_shape()  # once for the whole stack (a build per add ran it n times)
 
     @property
     def layers(self) -> list[Layer]:

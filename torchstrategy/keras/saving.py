@@ -239,7 +239,8 @@ def load_weights(model: Any, filepath: str, skip_mismatch: bool = False, by_name
         tree = formats.KERAS_H5.read(filepath) if fmt is formats.KERAS_H5 else formats.KERAS_ZIP.read(filepath).weights
         keras_files.apply_weights_tree(model, tree, filepath, skip_mismatch=skip_mismatch)
         if "optimizer" in tree and getattr(model, "optimizer", None) is not None:
-            keras_files.apply_optimizer_state(model, tree["optimizer"], filepath, build=False)
+            keras_files.apply_optimizer_state(model, tree["optimizer"], filepath, build=False,
+                                              inner_group=tree.get("optimizer/inner_optimizer"))
         return
     payload = _own_payload(filepath, "weights")
     if not isinstance(payload, dict) or payload.get("format") not in (_WEIGHTS_FORMAT, _MODEL_FORMAT):
