@@ -27,14 +27,18 @@ class Model(Layer):
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Model":
-        functional_args = len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs
-        if functional_args and not issubclass(cls, Functional):
-            # Keras: `Model(inputs, outputs)` is functional, and so is `CustomModel(inputs, outputs)` for a
-            # subclass that only overrides steps: it becomes that subclass on top of the functional model.
-            return super().__new__(Functional if cls is Model else _functional_subclass(cls))
+        if cls is Model and _functional_init_arguments(args, kwargs):  # Keras: `Model(inputs, outputs)`
+            return super().__new__(Functional)
         return super().__new__(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if _functional_init_arguments(args, kwargs) and not isinstance(self, Functional):
+            # Keras: a subclass given (inputs, outputs), as `CustomModel(inputs, outputs)` or from its own
+            # __init__, becomes that subclass on top of the functional model. A subclass whose own __init__ takes
+            # other positional arguments (`Sub(3, "relu")`) is not: only what reaches Model.__init__ counts.
+            object.__setattr__(self, "__class__", _functional_subclass(type(self)))
+            Functional.__init__(self, *args, **kwargs)  # type: ignore[arg-type]
+            return
         if args:
             raise TypeError(f"{type(self).__name__}() got unexpected positional arguments {args!r}; a subclassed "
                             f"Model passes only keyword arguments (name=, trainable=, dtype=) to Model.__init__.")
@@ -297,8 +301,24 @@ class Model(Layer):
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Model":
-        """A subclassed model from its `get_config()` (`custom_objects` is for the subclasses that need it)."""
-        return cls(**config)
+        """The model a `get_config()` describes: a functional model's config (layers, input_layers,
+        output_layers) rebuilds the graph, as Keras does for Model, Functional and subclasses whose __init__
+        takes (inputs, outputs, name) or (*args, **kwargs); any other config goes to the constructor."""
+        from torchstrategy.keras import model_cloning
+
+        if model_cloning.is_functional_config(config) and model_cloning.revivable_as_functional(cls, Functional):
+            from torchstrategy.keras import saving
+
+            return saving.functional_from_config(config, custom_objects, cls=cls)
+        try:
+            return cls(**config)
+        except TypeError as error:
+            raise TypeError(f"Unable to revive model from config. When overriding the `get_config()` method, make "
+                            f"sure that the returned config contains all items used as arguments in the constructor "
+                            f"to {cls}, which is the default behavior. You can override this default behavior by "
+                            f"defining a `from_config(cls, config)` class method to specify how to create an "
+                            f"instance of {cls.__name__} from its config.\n\nReceived config={config}\n\nError "
+                            f"encountered during deserialization: {error}") from error
 
     def get_compile_config(self) -> Optional[dict]:
         return self._compiled.get_config() if self._compiled else None
@@ -514,29 +534,6 @@ class Functional(Model):
 
         return saving.functional_config(self)
 
-    @classmethod
-    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Functional":
-        from torchstrategy.keras import saving
-
-        return saving.functional_from_config(config, custom_objects)
-
-
-def model_from_json(json_string: str, custom_objects: Optional[dict] = None) -> Model:
-    """Rebuilds a model (fresh weights) from `model.to_json()`."""
-    import json
-
-    from torchstrategy.keras import saving
-
-    try:
-        config = json.loads(json_string)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"model_from_json needs the JSON string written by model.to_json(); it could not be "
-                         f"parsed: {error}") from None
-    if not isinstance(config, dict) or "class_name" not in config or "config" not in config:
-        raise ValueError("model_from_json needs the JSON string written by model.to_json(): an object with "
-                         "'class_name' and 'config'.")
-    return saving.model_from_config(config, custom_objects)
-
 
 def _json_default(value: Any) -> Any:
     """JSON for the few non-JSON values a config holds (tuples become lists on their own)."""
@@ -551,14 +548,12 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"to_json: {type(value).__name__} value {value!r} in the model config is not JSON-serializable.")
 
 
-def clone_model(model: Model) -> Model:
-    """A new model with the same architecture and freshly initialised weights."""
-    from torchstrategy.keras import saving
-
-    return saving.model_from_config(saving.serialize_layer(model))
-
-
 _FUNCTIONAL_SUBCLASSES: dict = {}
+
+
+def _functional_init_arguments(args: tuple, kwargs: dict) -> bool:
+    """Keras's test for `Model(inputs, outputs)` (positionally or by keyword)."""
+    return len(args) == 2 or (len(args) == 1 and "outputs" in kwargs) or ("inputs" in kwargs and "outputs" in kwargs)
 
 
 def _functional_subclass(cls: type) -> type:
@@ -567,3 +562,6 @@ def _functional_subclass(cls: type) -> type:
         _FUNCTIONAL_SUBCLASSES[cls] = type(cls.__name__, (cls, Functional), {"__module__": cls.__module__,
                                                                             "__qualname__": cls.__qualname__})
     return _FUNCTIONAL_SUBCLASSES[cls]
+
+
+from torchstrategy.keras.model_cloning import clone_model, model_from_json  # noqa: E402,F401  (keras.models)

@@ -48,9 +48,9 @@ def functional_config(model: Any) -> dict:
     return graph_config.functional_config(model)
 
 
-def functional_from_config(config: dict, custom_objects: Optional[dict] = None) -> Any:
-    """Rebuilds a functional model from its config."""
-    return graph_config.functional_from_config(config, custom_objects)
+def functional_from_config(config: dict, custom_objects: Optional[dict] = None, cls: Optional[type] = None) -> Any:
+    """Rebuilds a functional model from its config (as `cls(inputs, outputs, name=...)` when given)."""
+    return graph_config.functional_from_config(config, custom_objects, cls)
 
 
 # ----- writing -------------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from torchstrategy._machinery.eager import eager_outputs
 from torchstrategy.keras import dtype_policies as precision
 from torchstrategy.nest import flatten, map_structure
 from torchstrategy.keras import backend
+from torchstrategy.keras.layers import masking_flow
 
 
 def _snake_case(name: str) -> str:
@@ -83,7 +84,7 @@ class Layer(nn.Module):
         self._trainable = trainable
         self.built = False
         self.input_spec: Optional[InputSpec] = None
-        self.supports_masking = False
+        self.supports_masking = masking_flow.overrides_compute_mask(self, Layer)  # Keras 3's default
         self._weight_order: list[tuple[str, bool]] = []  # (attribute name, created trainable)
         # recorded now, not looked up during a step (the model's setup may replace it)
         self._distribute_strategy = _context.get_strategy() if _context.has_strategy() else None
@@ -450,7 +451,7 @@ class Layer(nn.Module):
         # Keras masking: a mask rides on the tensor as `_keras_mask`; an explicit mask= (not None) wins.
         previous_mask = kwargs.get("mask")
         if previous_mask is None:
-            previous_mask = _mask_of(inputs)
+            previous_mask = masking_flow.mask_of(inputs)
             if self._call_takes_mask and previous_mask is not None:
                 kwargs["mask"] = previous_mask
         if not _context.inside_layer_call():  # Keras: an outermost call starts with no added losses
@@ -462,8 +463,7 @@ class Layer(nn.Module):
                 outputs = _call_with_remat(self, super().__call__, inputs, *args, **kwargs)
             else:
                 outputs = super().__call__(inputs, *args, **kwargs)
-        if self.supports_masking:
-            _attach_masks(outputs, self.compute_mask(inputs, previous_mask))
+        masking_flow.set_output_masks(self, inputs, outputs, previous_mask)
         if self.__dict__.get("activity_regularizer") is not None:
             self._add_activity_loss(outputs)
         return eager_outputs(outputs) if outermost else outputs  # user code: outputs convert to NumPy as in TF
@@ -477,10 +477,11 @@ class Layer(nn.Module):
                     penalty = penalty / output.shape[0]
                 self.add_loss(penalty)
 
-    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
-        """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None).
-        Keras's base Layer spells it (inputs, previous_mask); its layers override it as (inputs, mask=None)."""
-        return mask if self.supports_masking else None
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
+        """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None). A
+        subclass that writes its own supports masking unless it says otherwise, as in Keras 3. Keras's base
+        Layer spells it (inputs, previous_mask); its layers override it as (inputs, mask=None)."""
+        return previous_mask if self.supports_masking else None
 
     def forward(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         # The dtype scope is entered here, inside nn.Module.__call__, so recomputation (remat) re-enters it;
@@ -534,26 +535,6 @@ class Layer(nn.Module):
 
 class _NotConnected(AttributeError):
     """`layer.input` / `layer.output` of a layer never called on a KerasTensor."""
-
-
-def _mask_of(inputs: Any) -> Any:
-    """The `_keras_mask` riding on `inputs` (a list of them for a list input), or None when there is none."""
-    if isinstance(inputs, (list, tuple)):
-        masks = [getattr(x, "_keras_mask", None) for x in inputs]
-        return None if all(m is None for m in masks) else masks
-    return getattr(inputs, "_keras_mask", None)
-
-
-def _attach_masks(outputs: Any, masks: Any) -> None:
-    """Sets each output's `_keras_mask` (Keras leaves a mask already there, e.g. on a returned input)."""
-    if masks is None:
-        return
-    flat_outputs, flat_masks = flatten(outputs), flatten(masks) if isinstance(masks, (list, tuple)) else [masks]
-    if all(getattr(t, "_keras_mask", None) is not None for t in flat_outputs):
-        return
-    for tensor, mask in zip(flat_outputs, flat_masks):
-        if mask is not None and isinstance(tensor, torch.Tensor) and getattr(tensor, "_keras_mask", None) is None:
-            tensor._keras_mask = mask
 
 
 def _iter_layers(items: Iterable[Any]) -> list[Layer]:

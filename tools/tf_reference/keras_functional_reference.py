@@ -1,0 +1,164 @@
+"""Freezes Keras 3's functional-API behaviour (run under the TF reference env):
+/work/tf-venv/bin/python tools/tf_reference/keras_functional_reference.py -> tests/keras/keras_functional_reference.json
+
+Sections: keras.ops on KerasTensors (the model config Keras writes and its outputs), masks from a custom
+compute_mask, Metric.add_variable, Model.from_config of a functional model, summary() of an unbuilt
+Sequential, stateful RNNs, FeatureSpace, and image augmentation layers called directly."""
+import io
+import json
+import os
+import sys
+
+import keras
+import numpy as np
+from keras import layers, ops
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "keras", "keras_functional_reference.json")
+X_A = np.array([[0.1, 0.2, 0.3], [0.4, 0.5, 0.6]], "float32")
+X_B = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], "float32")
+
+
+def ops_graph() -> dict:
+    """A model made only of keras.ops steps: its config and outputs."""
+    keras.backend.clear_session()
+    a = keras.Input((3,), name="a")
+    b = keras.Input((3,), name="b")
+    x = ops.exp(a + b) * 2
+    outs = [ops.sum(x, axis=1, keepdims=True), ops.reshape(x, (-1, 3, 1)), ops.concatenate([x, a], axis=-1),
+            x[:, 1:], ops.nn.softmax(x, axis=-1), 1.0 - a, -a, ops.where(a > 0.2, a, b), ops.mean(a * b, axis=-1),
+            ops.cast(a, "int32"), ops.expand_dims(a, 1), ops.matmul(a[:, :, None], b[:, None, :]), a[..., 0],
+            ops.clip(a, 0.1, 0.3), abs(a - 0.5), a ** 2, a // 0.2, ops.pad(a, [[0, 0], [1, 2]], constant_values=7.0),
+            ops.einsum("ij,ij->i", a, b), ops.nn.relu(a - 0.3), ops.image.resize(ops.reshape(a, (-1, 1, 3, 1)), (2, 6)),
+            ops.linalg.norm(a, axis=-1)]
+    model = keras.Model({"a": a, "b": b}, outs)
+    results = model.predict({"a": X_A, "b": X_B}, verbose=0)
+    return {"config": model.get_config(), "layer_names": [l.name for l in model.layers],
+            "outputs": [r.tolist() for r in results], "dtypes": [str(r.dtype) for r in results]}
+
+
+class _ZeroRowMask(layers.Layer):
+    def call(self, x):
+        return x * 1.0
+
+    def compute_mask(self, x, mask=None):
+        return ops.not_equal(x[..., 0], 0)
+
+
+class _MaskSum(layers.Layer):
+    def call(self, x, mask=None):
+        return ops.sum(x * ops.cast(mask, x.dtype)[..., None], axis=1)
+
+
+def masks() -> dict:
+    keras.backend.clear_session()
+    inputs = keras.Input((4, 2))
+    masked = _ZeroRowMask()(inputs)
+    model = keras.Model(inputs, [_MaskSum()(masked), layers.Concatenate()([masked, masked]), layers.Add()([masked, inputs])])
+    x = np.array([[[1, 1], [0, 0], [2, 2], [0, 1]]], "float32")
+    summed, concatenated, added = model(x)
+    return {"x": x.tolist(), "supports_masking": bool(_ZeroRowMask().supports_masking),
+            "sum": np.asarray(summed).tolist(),
+            "concat_mask": np.asarray(concatenated._keras_mask).tolist(),
+            "add_mask": None if getattr(added, "_keras_mask", None) is None else np.asarray(added._keras_mask).tolist()}
+
+
+class _Tally(keras.metrics.Metric):
+    def __init__(self, **kwargs):
+        super().__init__(**kwargs)
+        self.hits = self.add_variable(shape=(), initializer="ones", name="hit_count")
+        self.spread = self.add_variable(shape=(2,), initializer="zeros", name="spread", aggregation="mean")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        self.hits.assign_add(ops.sum(ops.cast(ops.equal(y_true, ops.round(y_pred)), "float32")))
+        self.hits.assign(self.hits * 2.0)
+        self.spread.assign_sub(ops.stack([ops.max(y_pred), ops.min(y_pred)]))
+
+    def result(self):
+        return self.hits + ops.sum(self.spread)
+
+
+def metric_variables() -> dict:
+    keras.backend.clear_session()
+    metric = _Tally(name="tally")
+    start = float(metric.result())
+    metric.update_state(np.array([1.0, 0.0, 1.0]), np.array([0.9, 0.4, 0.2]))
+    after = float(metric.result())
+    metric.reset_state()
+    return {"start": start, "after_update": after, "after_reset": float(metric.result()),
+            "paths": [v.path for v in metric.variables], "names": [v.name for v in metric.variables]}
+
+
+class ArgsModel(keras.Model):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+
+
+class Positional(keras.Model):
+    def __init__(self, units, act="relu", **kwargs):
+        super().__init__(**kwargs)
+        self.dense = layers.Dense(units, activation=act)
+
+    def call(self, x):
+        return self.dense(x)
+
+
+def _net() -> keras.Model:
+    inputs = keras.Input((3,), name="x")
+    hidden = layers.Dense(4, name="d")(inputs)
+    return keras.Model(inputs, layers.Dense(2, name="o")(ops.relu(hidden) + 1.0), name="net")
+
+
+def cloning() -> dict:
+    keras.backend.clear_session()
+    model = _net()
+    out: dict = {"from_config_names": [l.name for l in keras.Model.from_config(model.get_config()).layers]}
+    clone = keras.models.clone_model(model)
+    out["clone_same_config"] = clone.get_config() == model.get_config()
+    out["clone_names"] = [l.name for l in clone.layers]
+    revived = ArgsModel.from_config(model.get_config())
+    out["args_subclass_revived_as"] = [type(revived).__name__, isinstance(revived, ArgsModel)]
+    positional = Positional(3, "relu")
+    out["positional_output_shape"] = list(positional(np.ones((1, 2), "float32")).shape)
+    try:
+        Positional.from_config(model.get_config())
+    except TypeError as error:
+        out["positional_from_config_error"] = str(error).split(".")[0]
+
+    def wider(layer):
+        config = layer.get_config()
+        if layer.name == "d":
+            config["units"] *= 2
+        return layer.__class__.from_config(config)
+
+    out["clone_function_shapes"] = [list(w.shape) for w in keras.models.clone_model(model, clone_function=wider).weights]
+    sequential = keras.Sequential([keras.Input((3,)), layers.Dense(2, name="s1")], name="seq")
+    sequential_clone = keras.models.clone_model(sequential)
+    out["sequential_clone"] = {"names": [l.name for l in sequential_clone.layers], "built": sequential_clone.built}
+    new_input = keras.Input((3,), name="new_in")
+    out["input_tensors_names"] = [l.name for l in keras.models.clone_model(model, input_tensors=new_input).layers]
+    calls = []
+
+    def record(layer, *args, **kwargs):
+        calls.append(layer.name)
+        return layer(*args, **kwargs)
+
+    keras.models.clone_model(model, call_function=record)
+    out["call_function_calls"] = calls
+    model.compile("adam", "mse", metrics=["mae"])
+    compiled = keras.models.clone_model(model)
+    out["compiled_clone"] = [compiled.compiled, type(compiled.optimizer).__name__, compiled.optimizer is model.optimizer]
+    return out
+
+
+def main() -> int:
+    out = {"keras_version": keras.__version__, "ops_graph": ops_graph(), "masks": masks(),
+           "metric_variables": metric_variables(), "cloning": cloning()}
+    with open(OUT, "w", encoding="utf-8") as handle:
+        json.dump(out, handle, sort_keys=True, indent=0)
+        handle.write("\n")
+    print("wrote", os.path.abspath(OUT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
