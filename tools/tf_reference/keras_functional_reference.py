@@ -150,9 +150,48 @@ def cloning() -> dict:
     return out
 
 
+def _summary(model, **kwargs) -> str:
+    lines = []
+    model.summary(print_fn=lines.append, **kwargs)
+    return "".join(lines)
+
+
+def summaries() -> dict:
+    """Summary texts (run with COLUMNS=80, so the default width is 76 as in a plain 80-column terminal)."""
+    keras.backend.clear_session()
+    out = {}
+    unbuilt = keras.Sequential([layers.Dense(3, name="d1"), layers.Dense(2, name="d2")], name="unbuilt")
+    out["unbuilt"] = _summary(unbuilt)
+    out["unbuilt_narrow"] = _summary(unbuilt, line_length=60)
+    built = keras.Sequential([keras.Input((4,)), layers.Dense(3, name="d3"), layers.BatchNormalization(name="bn")],
+                             name="built")
+    built.layers[0].trainable = False
+    out["built_trainable"] = _summary(built, show_trainable=True, line_length=70)
+    a = keras.Input((4,), name="a")
+    b = keras.Input((4,), name="b")
+    hidden = layers.Dense(3, name="d")(a)
+    branching = keras.Model([a, b], layers.Concatenate(name="cat")([hidden, ops.exp(b)]), name="two")
+    out["branching"] = _summary(branching)
+    branching.compile("adam", "mse")
+    branching.fit([np.ones((2, 4), "float32")] * 2, np.ones((2, 7), "float32"), verbose=0)
+    out["branching_compiled"] = _summary(branching, show_trainable=True)
+    inner = keras.Sequential([keras.Input((4,)), layers.Dense(3, name="in1"), layers.Dense(3, name="in2")],
+                             name="inner")
+    x = keras.Input((4,), name="x")
+    h = inner(x)
+    multi = keras.Model(x, [layers.Dense(2, name="o1")(h), layers.Dense(5, name="o2")(h)], name="multi")
+    out["nested"] = _summary(multi, expand_nested=True)
+    out["layer_range"] = _summary(multi, layer_range=["inner", "o1"])
+    y = keras.Input((4,), name="y")
+    split = layers.Lambda(lambda t: [t[:, :2], t[:, 2:]], name="split")(y)
+    out["two_outputs_chain"] = _summary(keras.Model(y, split, name="two_out"), line_length=90)
+    return out
+
+
 def main() -> int:
     out = {"keras_version": keras.__version__, "ops_graph": ops_graph(), "masks": masks(),
-           "metric_variables": metric_variables(), "cloning": cloning()}
+           "metric_variables": metric_variables(), "cloning": cloning(),
+           "summaries": summaries()}
     with open(OUT, "w", encoding="utf-8") as handle:
         json.dump(out, handle, sort_keys=True, indent=0)
         handle.write("\n")

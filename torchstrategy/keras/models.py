@@ -291,10 +291,12 @@ class Model(Layer):
         saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, by_name=by_name)
 
     def summary(self, line_length: Optional[int] = None, positions: Any = None, print_fn: Any = None,
-                expand_nested: bool = False, show_trainable: bool = False, **kwargs: Any) -> None:
+                expand_nested: bool = False, show_trainable: bool = False, layer_range: Any = None) -> None:
+        """Prints Keras 3's table of layers, output shapes and parameter counts (summary.py)."""
         from torchstrategy.keras import summary
 
-        summary.print_summary(self, line_length=line_length, print_fn=print_fn)
+        summary.print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn,
+                              expand_nested=expand_nested, show_trainable=show_trainable, layer_range=layer_range)
 
     def get_config(self) -> dict:
         return {"name": self.name, "trainable": self.trainable}

@@ -91,6 +91,7 @@ class Operation(Layer):
         self._function = _public_function(self.function_name)
         self._signature = inspect.signature(self._function)
         self.op_config = config
+        self.built = True  # nothing to build: a summary shows 0 parameters, not 'unbuilt'
 
     def __reduce_ex__(self, protocol: int) -> Any:  # the class is made at run time: pickle says how to make it
         return _bare_operation, (self.function_name, self.entry), self.__dict__
