@@ -188,10 +188,50 @@ def summaries() -> dict:
     return out
 
 
+def _hand_weights(layer) -> list:
+    """Deterministic weights of each layer's shapes (sin of a ramp, scaled), so both libraries load the same."""
+    out = []
+    for weight in layer.get_weights():
+        ramp = np.arange(weight.size, dtype="float32").reshape(weight.shape)
+        out.append((np.sin(ramp * 0.37 + weight.ndim) * 0.4).astype("float32"))
+    return out
+
+
+STATEFUL_X = (np.cos(np.arange(2 * 3 * 4, dtype="float32").reshape(2, 3, 4) * 0.5) * 0.8).astype("float32")
+
+
+def stateful() -> dict:
+    """predict_on_batch three times (the third after reset_states) for each stateful recurrent layer."""
+    out = {}
+    makers = {
+        "SimpleRNN": lambda: layers.SimpleRNN(3, stateful=True),
+        "LSTM": lambda: layers.LSTM(3, stateful=True),
+        "GRU": lambda: layers.GRU(3, stateful=True),
+        "RNN_GRUCell": lambda: layers.RNN(layers.GRUCell(3), stateful=True),
+        "RNN_stacked": lambda: layers.RNN([layers.SimpleRNNCell(2), layers.LSTMCell(3)], stateful=True),
+        "Bidirectional_LSTM": lambda: layers.Bidirectional(layers.LSTM(2, stateful=True, return_sequences=True)),
+    }
+    for name, make in makers.items():
+        keras.backend.clear_session()
+        layer = make()
+        model = keras.Sequential([keras.Input(batch_shape=(2, 3, 4)), layer])
+        layer.set_weights(_hand_weights(layer))
+        first = model.predict_on_batch(STATEFUL_X)
+        second = model.predict_on_batch(STATEFUL_X)
+        try:
+            layer.reset_states()
+            third = model.predict_on_batch(STATEFUL_X).tolist()
+        except AttributeError:  # Keras 3.15 cannot reset stacked cells' nested states ('ListWrapper' has no assign)
+            third = None
+        out[name] = {"first": first.tolist(), "second": second.tolist(), "third": third,
+                     "weights": len(layer.weights)}
+    return out
+
+
 def main() -> int:
     out = {"keras_version": keras.__version__, "ops_graph": ops_graph(), "masks": masks(),
            "metric_variables": metric_variables(), "cloning": cloning(),
-           "summaries": summaries()}
+           "summaries": summaries(), "stateful": stateful()}
     with open(OUT, "w", encoding="utf-8") as handle:
         json.dump(out, handle, sort_keys=True, indent=0)
         handle.write("\n")

@@ -6,7 +6,8 @@ from typing import Any, Optional, Sequence
 
 import torch
 
-from torchstrategy.keras.layers.base import Layer, _shape_of
+from torchstrategy import _context
+from torchstrategy.keras.layers.base import Layer
 from torchstrategy.keras.layers.input_layer import Input, InputLayer, KerasTensor, Node  # noqa: F401
 from torchstrategy.nest import flatten as flatten_structure, map_structure
 
@@ -32,17 +33,24 @@ def _has_unknown_sizes(structure: Any) -> bool:
     return any(isinstance(t, KerasTensor) and None in t.shape[1:] for t in flatten_structure(structure))
 
 
+def static_batch(structure: Any) -> Optional[int]:
+    """The batch size the KerasTensors in `structure` share (`Input(batch_shape=(2, ...))`), else None."""
+    sizes = {t.shape[0] for t in flatten_structure(structure) if isinstance(t, KerasTensor) and t.shape}
+    return sizes.pop() if len(sizes) == 1 and None not in sizes else None
+
+
 def _run_on_probe(layer: Layer, inputs: Any, args: tuple, kwargs: dict, probe: int, batch: int = 1,
                   random: bool = False) -> Any:
     as_concrete = lambda value: _concrete(value, probe, batch, random)  # noqa: E731
-    with torch.no_grad():
+    with torch.no_grad(), _context.shape_probe(static_batch((inputs, args, kwargs))):
         return layer(map_structure(as_concrete, inputs), *map_structure(as_concrete, args),
                      **dict(map_structure(as_concrete, kwargs), training=False))
 
 
-def _compare(first: Any, second: Any, whole: bool) -> list:
+def _compare(first: Any, second: Any, whole: bool, batch: Optional[int] = None) -> list:
     """Output shapes from two probes: sizes that changed with the probe are unknown (None). A layer's batch axis
-    is None; with `whole` (a keras.ops step, which may move or drop that axis) every axis is compared."""
+    is the inputs' static `batch` (None when unknown); with `whole` (a keras.ops step, which may move or drop
+    that axis) every axis is compared."""
     shapes = []
     for a, b in zip(flatten_structure(first), flatten_structure(second)):
         if not isinstance(a, torch.Tensor):
@@ -50,7 +58,9 @@ def _compare(first: Any, second: Any, whole: bool) -> list:
         elif whole:
             shapes.append(tuple(x if x == y else None for x, y in zip(a.shape, b.shape)))
         else:
-            shapes.append((None,) + tuple(x if x == y else None for x, y in zip(a.shape[1:], b.shape[1:])))
+            first_axis = batch if batch is not None and a.dim() and a.shape[0] == batch else None
+            shapes.append(((first_axis,) if a.dim() else ()) +
+                          tuple(x if x == y else None for x, y in zip(a.shape[1:], b.shape[1:])))
     return shapes
 
 
@@ -74,9 +84,10 @@ def _infer(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> tuple[Any, l
                     [t.dim() for t in flatten_structure(second) if isinstance(t, torch.Tensor)]:
                 return first, _compare(first, second, whole=True)
         raise error  # type: ignore[misc]
+    batch = static_batch((inputs, args, kwargs))
     if not _has_unknown_sizes((inputs, args, kwargs)):
         concrete = _run_on_probe(layer, inputs, args, kwargs, 1)
-        return concrete, [_shape_of(t) if isinstance(t, torch.Tensor) else None for t in flatten_structure(concrete)]
+        return concrete, _compare(concrete, concrete, whole=False, batch=batch)
     for small, large in _PROBES:
         try:
             first = _run_on_probe(layer, inputs, args, kwargs, small)
@@ -84,7 +95,7 @@ def _infer(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> tuple[Any, l
         except Exception as caught:  # a probe too small for the layer (a large 'valid' kernel): try larger
             error = caught
             continue
-        return first, _compare(first, second, whole=False)
+        return first, _compare(first, second, whole=False, batch=batch)
     raise error  # type: ignore[misc]
 
 

@@ -105,8 +105,9 @@ class Model(Layer):
             return
         shapes = [input_shape] if isinstance(input_shape, tuple) and all(
             d is None or isinstance(d, int) for d in input_shape) else list(input_shape)
-        dummies = [torch.zeros((1,) + tuple(1 if d is None else d for d in s[1:])) for s in shapes]
-        with torch.no_grad():
+        batch = shapes[0][0] if shapes and shapes[0] else None  # a stateful RNN's states take a static batch
+        dummies = [torch.zeros((batch or 1,) + tuple(1 if d is None else d for d in s[1:])) for s in shapes]
+        with torch.no_grad(), _context.shape_probe(batch):
             self(dummies[0] if len(dummies) == 1 else dummies, training=False)
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
@@ -394,7 +395,7 @@ class Sequential(Model):
         if self._input_layer is not None and self._stack:
             self.built = False
             spec = self._input_layer.output
-            with torch.no_grad():
+            with torch.no_grad(), _context.shape_probe(spec.shape[0]):
                 self(functional._concrete(spec), training=False)
 
     @property

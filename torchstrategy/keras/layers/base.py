@@ -492,17 +492,16 @@ class Layer(nn.Module):
         return self.call(inputs, *args, **kwargs)
 
     def compute_output_shape(self, input_shape: Any) -> Any:
-        """Output shape (batch None) found by running the layer on a one-row zero input. (Keras's base Layer
-        spells it (*args, **kwargs); its layers override it as (input_shape).)"""
-
-        def zeros(shape: Any) -> torch.Tensor:
-            return torch.zeros((1,) + tuple(shape[1:]), dtype=self._compute_torch_dtype)
-
+        """Output shape found by running the layer on a zero input of one row (of the batch size, when
+        `input_shape` gives one). (Keras's base Layer spells it (*args, **kwargs); its layers override it as
+        (input_shape).)"""
         is_shape = lambda s: isinstance(s, tuple) and all(d is None or isinstance(d, int) for d in s)
-        dummy = zeros(input_shape) if is_shape(input_shape) else [zeros(s) for s in input_shape]
-        with torch.no_grad():
-            out = self(dummy, training=False)
-        return map_structure(_shape_of, out)
+        shapes = [input_shape] if is_shape(input_shape) else list(input_shape)
+        batch = shapes[0][0] if shapes and shapes[0] else None
+        dummies = [torch.zeros((batch or 1,) + tuple(s[1:]), dtype=self._compute_torch_dtype) for s in shapes]
+        with torch.no_grad(), _context.shape_probe(batch):
+            out = self(dummies[0] if is_shape(input_shape) else dummies, training=False)
+        return map_structure(lambda t: (batch,) + _shape_of(t)[1:] if t.dim() else (), out)
 
     # ----- config --------------------------------------------------------------------------
     def get_config(self) -> dict:

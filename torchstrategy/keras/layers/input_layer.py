@@ -131,7 +131,7 @@ class InputLayer(Layer):
         _check_input_shape(tuple(batch_input_shape))
         super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
         self.built = True
-        output = KerasTensor((None,) + tuple(batch_input_shape[1:]), backend.to_torch_dtype(self.dtype),
+        output = KerasTensor(tuple(batch_input_shape), backend.to_torch_dtype(self.dtype),
                              Node(self, None), name=self.name)
         output.node.outputs = output
         self.__dict__["_inbound_nodes"] = [output.node]  # `self.output` (Layer) reads it
