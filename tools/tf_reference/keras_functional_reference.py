@@ -228,10 +228,64 @@ def stateful() -> dict:
     return out
 
 
+FS_DATA = {"f": [0.5, 1.5, -2.0, 3.0, 0.0, 1.0], "n": [1.0, 2.0, 3.0, 4.0, 5.0, 9.0],
+           "r": [10.0, 20.0, 30.0, 40.0, 50.0, 60.0], "d": [0.1, 0.4, 0.35, 0.8, 0.9, 0.2],
+           "ic": [3, 1, 3, 7, 1, 3], "sc": ["a", "b", "a", "c", "b", "a"], "ih": [5, 6, 7, 5, 6, 5],
+           "sh": ["x", "y", "z", "x", "y", "w"]}
+FS_DTYPES = {"f": "float32", "n": "float32", "r": "float32", "d": "float32", "ic": "int64", "ih": "int64"}
+
+
+def _fs_arrays() -> dict:
+    return {k: np.asarray(v, FS_DTYPES.get(k)) if k in FS_DTYPES else np.asarray(v) for k, v in FS_DATA.items()}
+
+
+def feature_space() -> dict:
+    """Every feature type, a cross, concat and dict output, adapt on a tf.data Dataset, and a model on top."""
+    import tensorflow as tf
+    from keras.utils import FeatureSpace
+
+    keras.backend.clear_session()
+    data = _fs_arrays()
+    space = FeatureSpace(features={
+        "f": "float", "n": "float_normalized", "r": FeatureSpace.float_rescaled(scale=0.1, offset=1.0),
+        "d": FeatureSpace.float_discretized(num_bins=3), "ic": "integer_categorical", "sc": "string_categorical",
+        "ih": FeatureSpace.integer_hashed(num_bins=4), "sh": "string_hashed"},
+        crosses=[("sc", "ic")], crossing_dim=5, hashing_dim=6, output_mode="concat")
+    space.adapt(tf.data.Dataset.from_tensor_slices(data).batch(4))
+    out = {"concat": np.asarray(space({k: v[:3] for k, v in data.items()})).tolist(),
+           "single_shape": list(space({k: v[0] for k, v in data.items()}).shape),
+           "vocab_sc": [str(t) for t in space.preprocessors["sc"].get_vocabulary()],
+           "vocab_ic": [int(t) for t in space.preprocessors["ic"].get_vocabulary()],
+           "boundaries_d": [float(b) for b in space.preprocessors["d"].bin_boundaries],
+           "input_shapes": {k: list(v.shape) for k, v in space.get_inputs().items()},
+           "encoded_shape": list(space.get_encoded_features().shape),
+           "config_keys": sorted(space.get_config())}
+    encoded = space.get_encoded_features()
+    dense = layers.Dense(1, name="head")
+    predictions = dense(encoded)
+    training_model = keras.Model(inputs=encoded, outputs=predictions)
+    dense.set_weights([(np.arange(29, dtype="float32").reshape(29, 1) - 14) / 20, np.array([0.25], "float32")])
+    inference_model = keras.Model(inputs=space.get_inputs(), outputs=predictions)
+    sample = {k: tf.convert_to_tensor([v[4]]) for k, v in data.items()}
+    out["inference"] = np.asarray(inference_model.predict(sample, verbose=0)).tolist()
+    out["training_on_encoded"] = np.asarray(training_model.predict(space({k: v[3:] for k, v in data.items()}),
+                                                                   verbose=0)).tolist()
+    keras.backend.clear_session()
+    small = FeatureSpace(features={"ic": "integer_categorical", "sc": FeatureSpace.string_categorical(output_mode="int"),
+                                   "f": "float"}, output_mode="dict")
+    small.adapt(tf.data.Dataset.from_tensor_slices({k: data[k] for k in ("ic", "sc", "f")}))
+    batch = small({k: data[k][:2] for k in ("ic", "sc", "f")})
+    single = small({k: data[k][0] for k in ("ic", "sc", "f")})
+    out["dict"] = {k: {"dtype": v.dtype.name, "value": np.asarray(v).tolist(), "single_shape": list(single[k].shape)}
+                   for k, v in batch.items()}
+    return out
+
+
 def main() -> int:
     out = {"keras_version": keras.__version__, "ops_graph": ops_graph(), "masks": masks(),
            "metric_variables": metric_variables(), "cloning": cloning(),
-           "summaries": summaries(), "stateful": stateful()}
+           "summaries": summaries(), "stateful": stateful(),
+           "feature_space": feature_space()}
     with open(OUT, "w", encoding="utf-8") as handle:
         json.dump(out, handle, sort_keys=True, indent=0)
         handle.write("\n")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+import numpy as np
 import torch
 
 from torchstrategy import _context
-from torchstrategy.keras.layers.base import Layer
-from torchstrategy.keras.layers.input_layer import Input, InputLayer, KerasTensor, Node  # noqa: F401
+from torchstrategy.keras.layers.base import Layer, _shape_str
+from torchstrategy.keras.layers.input_layer import STRING, Input, InputLayer, KerasTensor, Node  # noqa: F401
 from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 
@@ -21,6 +22,8 @@ def _concrete(value: Any, probe: int = 1, batch: int = 1, random: bool = False) 
     if isinstance(value, KerasTensor):
         shape = () if not value.shape else \
             (batch if value.shape[0] is None else value.shape[0],) + tuple(probe if d is None else d for d in value.shape[1:])
+        if value.dtype is STRING:  # text: empty strings
+            return np.full(shape, "", dtype=object)
         stand_in = torch.rand(shape, dtype=value.dtype) if random and value.dtype.is_floating_point \
             else torch.zeros(shape, dtype=value.dtype)
         if value.mask_rank is not None:  # a masked value: its stand-in carries an all-True mask
@@ -120,6 +123,24 @@ def call_symbolic(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> Any:
     return node.outputs
 
 
+def fit_input_ranks(model_name: str, inputs: Sequence[KerasTensor], values: Sequence[Any]) -> list:
+    """The values fed to a model's `inputs`, checked against their shapes; as Keras 3 does, a value one rank short
+    of an input whose last size is 1 gets that axis, and one with an extra last axis of 1 loses it."""
+    out = []
+    for symbolic, value in zip(inputs, values):
+        shape, expected = tuple(value.shape), symbolic.shape
+        if len(shape) == len(expected) - 1 and expected and expected[-1] == 1:
+            value = value[..., None]
+        elif len(shape) == len(expected) + 1 and shape and shape[-1] == 1:
+            value = value[..., 0]
+        shape = tuple(value.shape)
+        if len(shape) != len(expected) or any(e is not None and e != s for e, s in zip(expected[1:], shape[1:])):
+            raise ValueError(f"Input '{symbolic.node.layer.name}' of model '{model_name}' is incompatible: expected "
+                             f"shape={_shape_str(expected)}, found shape={_shape_str((None,) + shape[1:])}.")
+        out.append(value)
+    return out
+
+
 def topological_nodes(outputs: Any, inputs: Sequence[KerasTensor]) -> list[Node]:
     """Nodes needed to compute `outputs` from `inputs`, each after the nodes it reads."""
     input_ids = {id(t) for t in inputs}
@@ -179,8 +200,8 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
 
     computed: dict[int, Any] = {}
     deferred: dict[int, Node] = {}  # position of a second node -> its first node, whose output was not computed
-    for symbolic, value in zip(inputs, values):
-        computed[id(symbolic)] = symbolic.node.layer(value)
+    for symbolic, value in zip(inputs, values):  # an Input casts its value; a tensor from another graph is as given
+        computed[id(symbolic)] = symbolic.node.layer(value) if isinstance(symbolic.node.layer, InputLayer) else value
 
     def lookup(item: Any) -> Any:
         return computed[id(item)] if isinstance(item, KerasTensor) else item
@@ -244,8 +265,9 @@ def keras_layer_order(inputs: Sequence[KerasTensor], outputs: Any) -> list[Layer
         for parent in node.input_tensors:
             if parent.node is not None and id(parent.node) in in_graph:
                 node_depth[id(parent.node)] = max(depth + 1, node_depth.get(id(parent.node), 0))
-    for tensor in inputs:  # an input no output depends on still belongs to the model
-        if tensor.node is not None and id(tensor.node.layer) not in layer_depth:
+    for tensor in inputs:  # an Input no output depends on still belongs to the model
+        if tensor.node is not None and isinstance(tensor.node.layer, InputLayer) \
+                and id(tensor.node.layer) not in layer_depth:
             layers[id(tensor.node.layer)] = tensor.node.layer
             layer_depth[id(tensor.node.layer)], first_seen[id(tensor.node.layer)] = 0, -1
     return sorted(layers.values(), key=lambda l: (-layer_depth[id(l)], first_seen[id(l)]))

@@ -21,6 +21,9 @@ def _builtin_table() -> dict:
     table = {name: getattr(layers, name) for name in dir(layers) if isinstance(getattr(layers, name), type)}
     table.update(InputLayer=InputLayer, Sequential=models.Sequential, Functional=models.Functional,
                  Model=models.Functional)
+    from torchstrategy.keras.feature_space import FeatureSpace  # keras.utils.FeatureSpace, saved as a layer
+
+    table.setdefault("FeatureSpace", FeatureSpace)
     return table
 
 
@@ -105,7 +108,7 @@ def layer_from_entry(entry: dict, custom_objects: Optional[dict] = None) -> Any:
     what = f"layer '{config.get('name', name)}'"
     if cls is InputLayer:
         config = _input_layer_config(config)
-    elif _builtin(cls) and cls not in (models.Sequential, models.Functional):
+    elif _builtin(cls) and cls not in (models.Sequential, models.Functional) and name != "FeatureSpace":
         config = keras_config.config_from_keras("layers", name, cls, config, what)
     elif "dtype" in config:
         config["dtype"] = keras_config.policy_name(config["dtype"])

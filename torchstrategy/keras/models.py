@@ -454,12 +454,13 @@ class Functional(Model):
         self.autocast = False  # as Keras 3: a model's layers cast their own inputs, each to its own policy
         self._input_structure = inputs
         self._inputs = [t for t in flatten_structure(inputs)]
-        for tensor in self._inputs:
-            if not isinstance(tensor, KerasTensor) or not isinstance(tensor.node.layer, InputLayer):
-                raise ValueError(f"Model inputs must come from keras.Input(); got {tensor!r}.")
+        for tensor in self._inputs:  # keras.Input()s, or (Keras 3) KerasTensors computed in another graph
+            if not isinstance(tensor, KerasTensor) or tensor.node is None:
+                raise ValueError(f"Model inputs must be KerasTensors (from keras.Input()); got {tensor!r}.")
         self._outputs = outputs
         self._nodes = functional.topological_nodes(outputs, self._inputs)
-        self._input_layers = torch.nn.ModuleList([t.node.layer for t in self._inputs])
+        self._input_layers = torch.nn.ModuleList([t.node.layer for t in self._inputs
+                                                  if isinstance(t.node.layer, InputLayer)])
         # Keras's order (so weights and weight files line up layer by layer with Keras's)
         ordered = functional.keras_layer_order(self._inputs, outputs)
         self.__dict__["_layer_order"] = ordered
@@ -520,14 +521,7 @@ class Functional(Model):
             values = list(inputs)
         if len(values) != len(self._inputs):
             raise ValueError(f"Model '{self.name}' expects {len(self._inputs)} input(s), got {len(values)}.")
-        for symbolic, value in zip(self._inputs, values):
-            shape = tuple(value.shape)
-            expected = symbolic.shape
-            if len(shape) != len(expected) or any(e is not None and e != s for e, s in zip(expected[1:], shape[1:])):
-                raise ValueError(
-                    f"Input '{symbolic.node.layer.name}' of model '{self.name}' is incompatible: expected "
-                    f"shape={_shape_str(expected)}, found shape={_shape_str((None,) + shape[1:])}."
-                )
+        values = functional.fit_input_ranks(self.name, self._inputs, values)
         if getattr(self, "_chained_pairs", None) is None:
             self._chained_pairs = functional.chained_pairs(self._nodes, self._outputs)
         return functional.run_graph(self._nodes, self._inputs, values, self._outputs, training, self._chained_pairs)

@@ -148,6 +148,21 @@ def save_model(model: Any, filepath: str, overwrite: bool = True, include_optimi
     _write(model, payload, filepath)
 
 
+def save_layer(layer: Any, filepath: str, overwrite: bool = True) -> None:
+    """Writes a layer that is not a model (a FeatureSpace) to a `.keras` file: its config and variables;
+    `load_model` reads it back."""
+    _check_overwrite(filepath, overwrite)
+    if formats.for_path(filepath) is not formats.KERAS_ZIP:
+        raise ValueError(f"Invalid filepath extension for saving. Please add the `.keras` extension. Received: "
+                         f"filepath={filepath}")
+    from torchstrategy.keras import _legacy_backend
+
+    metadata = {"keras_version": _legacy_backend.version()}
+    archive = formats.KerasArchive(graph_config.layer_entry(layer), metadata,
+                                   keras_files.weights_tree(layer, include_optimizer=False))
+    _write_file(layer, filepath, lambda handle: formats.KERAS_ZIP.write(handle, archive))
+
+
 def _optimizer_built(optimizer: Any) -> bool:
     return bool(getattr(optimizer, "param_groups", None))
 

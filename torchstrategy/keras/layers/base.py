@@ -426,7 +426,7 @@ class Layer(nn.Module):
         target = self._compute_torch_dtype if self.autocast else None
 
         def cast(value: Any) -> Any:
-            if isinstance(value, np.ndarray):
+            if isinstance(value, np.ndarray) and value.dtype.kind not in "USO":  # text stays a NumPy array
                 value = backend.to_tensor(value)
             if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != target:
                 if target is not None and target.is_floating_point:

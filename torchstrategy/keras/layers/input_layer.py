@@ -13,6 +13,19 @@ from torchstrategy.keras.layers.base import Layer, _shape_str
 from torchstrategy.nest import flatten as flatten_structure
 
 
+class _StringDType:
+    """The dtype of a KerasTensor of text (`Input(dtype='string')`); its values are NumPy object arrays."""
+
+    is_floating_point = False
+    is_complex = False
+
+    def __repr__(self) -> str:
+        return "string"
+
+
+STRING = _StringDType()
+
+
 class KerasTensor:
     """A symbolic tensor: the shape (batch None) and dtype of a value in a functional graph."""
 
@@ -126,20 +139,29 @@ class InputLayer(Layer):
                  dtype: Any = None, name: Optional[str] = None, batch_input_shape: Any = None,
                  **kwargs: Any) -> None:
         dtype = backend.floatx() if dtype is None else dtype  # the input's dtype, not the global policy (Keras)
+        self.__dict__["_strings"] = dtype in ("string", "str", str, object)  # text in NumPy object arrays
         if batch_input_shape is None:
             batch_input_shape = (batch_size,) + tuple(input_shape or ())
         _check_input_shape(tuple(batch_input_shape))
-        super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
+        super().__init__(name=name, dtype=None if self._strings else dtype, batch_input_shape=batch_input_shape,
+                         **kwargs)
         self.built = True
-        output = KerasTensor(tuple(batch_input_shape), backend.to_torch_dtype(self.dtype),
+        output = KerasTensor(tuple(batch_input_shape), STRING if self._strings else backend.to_torch_dtype(self.dtype),
                              Node(self, None), name=self.name)
         output.node.outputs = output
         self.__dict__["_inbound_nodes"] = [output.node]  # `self.output` (Layer) reads it
+
+    @property
+    def dtype(self) -> str:
+        return "string" if self.__dict__.get("_strings") else super().dtype
 
     def call(self, inputs: Any) -> Any:
         return inputs
 
     def _cast_inputs(self, inputs: Any) -> Any:
+        if self._strings:
+            array = inputs if isinstance(inputs, np.ndarray) else np.asarray(inputs)
+            return array.astype(object)
         value = backend.to_tensor(inputs)
         target = self._compute_torch_dtype
         return value if value.dtype == target else value.to(target)
