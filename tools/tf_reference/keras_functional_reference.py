@@ -281,11 +281,42 @@ def feature_space() -> dict:
     return out
 
 
+AUGMENTERS = {
+    "RandomFlip": lambda: layers.RandomFlip(seed=1), "RandomRotation": lambda: layers.RandomRotation(0.3, seed=1),
+    "RandomZoom": lambda: layers.RandomZoom(0.3, seed=1),
+    "RandomTranslation": lambda: layers.RandomTranslation(0.3, 0.3, seed=1),
+    "RandomContrast": lambda: layers.RandomContrast(0.5, seed=1),
+    "RandomBrightness": lambda: layers.RandomBrightness(0.5, seed=1), "RandomCrop": lambda: layers.RandomCrop(4, 4, seed=1),
+    "RandomHue": lambda: layers.RandomHue(0.5, seed=1), "RandomSaturation": lambda: layers.RandomSaturation(0.5, seed=1),
+    "RandomGrayscale": lambda: layers.RandomGrayscale(1.0, seed=1),
+    "RandomColorJitter": lambda: layers.RandomColorJitter(value_range=(0, 1), brightness_factor=0.5, seed=1),
+    "Dropout": lambda: layers.Dropout(0.5, seed=1), "GaussianNoise": lambda: layers.GaussianNoise(0.5, seed=1)}
+
+
+def augmentation() -> dict:
+    """Whether each random layer changes its input when called with no `training`, True, False; in a model."""
+    images = np.random.RandomState(0).rand(2, 8, 8, 3).astype("float32")
+
+    def changed(out) -> bool:
+        out = np.asarray(out)
+        return bool(out.shape != images.shape or not np.allclose(out, images))
+
+    out = {}
+    for name, make in AUGMENTERS.items():
+        layer = make()
+        out[name] = [changed(layer(images)), changed(layer(images, training=True)),
+                     changed(layer(images, training=False))]
+    model = keras.Sequential([keras.Input((8, 8, 3)), layers.RandomFlip(seed=1), layers.Dropout(0.5, seed=1)])
+    out["model"] = {"call": changed(model(images)), "call_training": changed(model(images, training=True)),
+                    "predict": changed(model.predict(images, verbose=0))}
+    return out
+
+
 def main() -> int:
     out = {"keras_version": keras.__version__, "ops_graph": ops_graph(), "masks": masks(),
            "metric_variables": metric_variables(), "cloning": cloning(),
            "summaries": summaries(), "stateful": stateful(),
-           "feature_space": feature_space()}
+           "feature_space": feature_space(), "augmentation": augmentation()}
     with open(OUT, "w", encoding="utf-8") as handle:
         json.dump(out, handle, sort_keys=True, indent=0)
         handle.write("\n")

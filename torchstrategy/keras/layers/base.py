@@ -101,6 +101,10 @@ class Layer(nn.Module):
             p.kind is inspect.Parameter.VAR_KEYWORD for p in call_params.values()
         )
         self._call_takes_mask = "mask" in call_params  # Keras passes the input's mask only to such calls
+        # Keras 3: with no `training` given or handed down, a call runs with its own default (augmentation: True)
+        default = call_params["training"].default if "training" in call_params else None
+        self._call_training_required = default is inspect.Parameter.empty  # call(x, training): False is passed
+        self._call_training_default = default if isinstance(default, bool) or default is None else None
         self._build_input_shape: Optional[Any] = None
         self._remat_mode = _context.current_remat_mode()  # keras.RematScope in force at creation (Keras 3)
         self._losses: list = []  # add_loss() values of the current outermost call
@@ -446,7 +450,9 @@ class Layer(nn.Module):
         self._check_input(inputs)
         if training is None:
             training = _context.inherited_training()
-        if self._call_takes_training:
+        if training is None:
+            training = self._call_training_default
+        if self._call_takes_training and (training is not None or self._call_training_required):
             kwargs["training"] = bool(training)
         # Keras masking: a mask rides on the tensor as `_keras_mask`; an explicit mask= (not None) wins.
         previous_mask = kwargs.get("mask")
@@ -456,7 +462,7 @@ class Layer(nn.Module):
                 kwargs["mask"] = previous_mask
         if not _context.inside_layer_call():  # Keras: an outermost call starts with no added losses
             self._clear_losses()
-        with _context.training_scope(bool(training)):
+        with _context.training_scope(training):  # None hands nothing down: inner calls use their defaults
             if self._remat_mode is not None and torch.is_grad_enabled():
                 from torchstrategy.keras.rematerialization import _call_with_remat
 

@@ -6,16 +6,23 @@ import functools
 from typing import Any, Callable
 
 
+@functools.lru_cache(maxsize=None)
+def _marked(kind: type) -> bool:
+    """Whether values of `kind` are KerasTensors (a type fact, asked once per type)."""
+    return bool(getattr(kind, "_keras_symbolic", False))
+
+
 def has_symbolic(values: Any) -> bool:
     """True when a KerasTensor is among `values` (searched through lists, tuples and dicts)."""
     for value in values:
         kind = type(value)
-        if getattr(kind, "_keras_symbolic", False):
-            return True
         if kind is list or kind is tuple:
             if has_symbolic(value):
                 return True
-        elif kind is dict and has_symbolic(value.values()):
+        elif kind is dict:
+            if has_symbolic(value.values()):
+                return True
+        elif _marked(kind):
             return True
     return False
 
