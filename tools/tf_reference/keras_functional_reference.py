@@ -4,7 +4,6 @@
 Sections: keras.ops on KerasTensors (the model config Keras writes and its outputs), masks from a custom
 compute_mask, Metric.add_variable, Model.from_config of a functional model, summary() of an unbuilt
 Sequential, stateful RNNs, FeatureSpace, and image augmentation layers called directly."""
-import io
 import json
 import os
 import sys
