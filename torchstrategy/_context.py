@@ -280,6 +280,32 @@ def current_remat_mode() -> Any:
     return _remat.mode_stack[-1] if _remat.mode_stack else None
 
 
+# ----- shape probes (keras functional API) ----------------------------------------------------------
+# Per thread: while a layer runs on stand-in tensors to learn its output shapes, the symbolic batch size.
+class _ShapeProbeState(threading.local):
+    def __init__(self) -> None:
+        self.batches: list[Optional[int]] = []
+
+
+_shape_probes = _ShapeProbeState()
+
+
+@contextmanager
+def shape_probe(static_batch: Optional[int]) -> Iterator[None]:
+    """Marks calls on stand-in tensors (shape inference of a KerasTensor graph); `static_batch` is the symbolic
+    inputs' batch size, None when it is unknown."""
+    _shape_probes.batches.append(static_batch)
+    try:
+        yield
+    finally:
+        _shape_probes.batches.pop()
+
+
+def current_shape_probe() -> tuple[bool, Optional[int]]:
+    """(whether layers now run on stand-ins for shape inference, the symbolic batch size then)."""
+    return (True, _shape_probes.batches[-1]) if _shape_probes.batches else (False, None)
+
+
 def call_context_snapshot() -> tuple:
     """What a recomputation must see again: the `training` values handed down and the autocast dtype."""
     return tuple(_state.training_stack), autocast_dtype()

@@ -17,10 +17,10 @@ _MISSING = object()
 
 
 def to_device(structure: Any, device: torch.device) -> Any:
-    """Moves every tensor (or NumPy array) leaf to `device`."""
+    """Moves every tensor (or numeric NumPy array) leaf to `device`; text stays a NumPy array on the host."""
 
     def move(leaf: Any) -> Any:
-        if isinstance(leaf, np.ndarray):
+        if isinstance(leaf, np.ndarray) and leaf.dtype.kind not in "USO":
             leaf = torch.from_numpy(np.ascontiguousarray(leaf))
         if isinstance(leaf, torch.Tensor) and leaf.device != device:
             return leaf.to(device, non_blocking=True)

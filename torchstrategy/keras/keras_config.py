@@ -186,7 +186,7 @@ def config_from_keras(kind: str, class_name: str, cls: type, config: dict, what:
             pass  # the class's from_config rebuilds nested layers
         else:
             value = _nested_from_keras(value)
-        if accepted is None or key in accepted:
+        if accepted is None or key in accepted or key in _READ_BY_FROM_CONFIG:
             out[key] = value
             continue
         default = table.get(key, _MISSING)
@@ -198,6 +198,8 @@ def config_from_keras(kind: str, class_name: str, cls: type, config: dict, what:
 
 
 _MISSING = object()
+# config keys a class's from_config reads (or drops) itself, not constructor arguments: a lookup's vocabulary_size
+_READ_BY_FROM_CONFIG = {"vocabulary_size"}
 
 
 def _same(value: Any, default: Any) -> bool:

@@ -48,9 +48,9 @@ def functional_config(model: Any) -> dict:
     return graph_config.functional_config(model)
 
 
-def functional_from_config(config: dict, custom_objects: Optional[dict] = None) -> Any:
-    """Rebuilds a functional model from its config."""
-    return graph_config.functional_from_config(config, custom_objects)
+def functional_from_config(config: dict, custom_objects: Optional[dict] = None, cls: Optional[type] = None) -> Any:
+    """Rebuilds a functional model from its config (as `cls(inputs, outputs, name=...)` when given)."""
+    return graph_config.functional_from_config(config, custom_objects, cls)
 
 
 # ----- writing -------------------------------------------------------------------------------------------------
@@ -146,6 +146,21 @@ def save_model(model: Any, filepath: str, overwrite: bool = True, include_optimi
         payload["optimizer"] = optimizers.serialize(model.optimizer)
         payload["optimizer_state"] = _full_state(model.optimizer.state_dict()) if _optimizer_built(model.optimizer) else None
     _write(model, payload, filepath)
+
+
+def save_layer(layer: Any, filepath: str, overwrite: bool = True) -> None:
+    """Writes a layer that is not a model (a FeatureSpace) to a `.keras` file: its config and variables;
+    `load_model` reads it back."""
+    _check_overwrite(filepath, overwrite)
+    if formats.for_path(filepath) is not formats.KERAS_ZIP:
+        raise ValueError(f"Invalid filepath extension for saving. Please add the `.keras` extension. Received: "
+                         f"filepath={filepath}")
+    from torchstrategy.keras import _legacy_backend
+
+    metadata = {"keras_version": _legacy_backend.version()}
+    archive = formats.KerasArchive(graph_config.layer_entry(layer), metadata,
+                                   keras_files.weights_tree(layer, include_optimizer=False))
+    _write_file(layer, filepath, lambda handle: formats.KERAS_ZIP.write(handle, archive))
 
 
 def _optimizer_built(optimizer: Any) -> bool:
