@@ -76,6 +76,8 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "strings": "torchstrategy.strings",
     "sparse": "torchstrategy.sparse",
     "SparseTensor": "torchstrategy.sparse:SparseTensor",
+    "IndexedSlices": "torchstrategy.indexed_slices:IndexedSlices",
+    "IndexedSlicesSpec": "torchstrategy.indexed_slices:IndexedSlicesSpec",
     "ragged": "torchstrategy.ragged",
     "RaggedTensor": "torchstrategy.ragged:RaggedTensor",
     "RaggedTensorSpec": "torchstrategy.ragged:RaggedTensorSpec",
