@@ -233,3 +233,18 @@ def test_bad_input_is_refused_clearly() -> None:
     with pytest.raises(ValueError, match="need updates of shape"):
         v.scatter_add(tf.IndexedSlices(tf.constant([[1.0, 1.0, 1.0]]), tf.constant([1])))
     assert v.numpy().tolist() == START  # nothing was written
+
+
+def test_graph_only_members_fail_as_in_tf_eager() -> None:
+    v = tf.Variable([1.0])
+    for member in ("op", "graph"):
+        with pytest.raises(AttributeError, match="eager execution"):
+            getattr(v, member)
+    with pytest.raises(RuntimeError, match="eager execution"):
+        v.initial_value  # noqa: B018
+    with pytest.raises(RuntimeError, match="eager execution"):
+        v.eval()
+    with pytest.raises(NotImplementedError, match="read_value"):
+        v.initialized_value()
+    with pytest.raises(RuntimeError, match="Checkpoint"):
+        v.to_proto()

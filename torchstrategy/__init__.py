@@ -77,6 +77,8 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "sparse": "torchstrategy.sparse",
     "SparseTensor": "torchstrategy.sparse:SparseTensor",
     "IndexedSlices": "torchstrategy.indexed_slices:IndexedSlices",
+    "sets": "torchstrategy.sets",
+    "lookup": "torchstrategy.lookup",
     "IndexedSlicesSpec": "torchstrategy.indexed_slices:IndexedSlicesSpec",
     "ragged": "torchstrategy.ragged",
     "RaggedTensor": "torchstrategy.ragged:RaggedTensor",

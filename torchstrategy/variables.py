@@ -378,6 +378,37 @@ class Variable(nn.Parameter):
         """None: variables are initialised when created (eager execution, as TF 2)."""
         return None
 
+    # ----- graph-mode members: what TF 2 gives for them under eager execution -----------------
+    @property
+    def op(self) -> Any:
+        raise AttributeError("Variable.op is undefined when eager execution is enabled (as in TF).")
+
+    @property
+    def graph(self) -> Any:
+        raise AttributeError("Variable.graph is undefined when eager execution is enabled (as in TF).")
+
+    @property
+    def initial_value(self) -> Any:
+        raise RuntimeError("Variable.initial_value is not supported when eager execution is enabled (as in TF); "
+                           "keep the initial value yourself, or use read_value().")
+
+    def initialized_value(self) -> torch.Tensor:
+        raise NotImplementedError("Variable.initialized_value is deprecated and not available in eager execution "
+                                  "(as in TF 2); use read_value().")
+
+    def eval(self, session: Any = None) -> Any:
+        raise RuntimeError("Variable.eval is not supported when eager execution is enabled (as in TF); use "
+                           "numpy() or read_value().")
+
+    def to_proto(self, export_scope: Any = None) -> Any:
+        raise RuntimeError("Variable.to_proto is not supported when eager execution is enabled (as in TF); save "
+                           "variables with tf.train.Checkpoint.")
+
+    @staticmethod
+    def from_proto(variable_def: Any, import_scope: Any = None) -> "Variable":
+        raise RuntimeError("Variable.from_proto is not supported when eager execution is enabled (as in TF); "
+                           "restore variables with tf.train.Checkpoint.")
+
     # ----- Python protocol -------------------------------------------------------------------
     def __repr__(self) -> str:  # type: ignore[override]
         value = self.numpy()
