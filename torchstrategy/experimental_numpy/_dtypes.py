@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import builtins
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 import torch
@@ -156,11 +156,3 @@ def is_inexact(dtype: torch.dtype) -> bool:
 def default_float() -> torch.dtype:
     """The dtype TF's tnp gives a non-float input of a float op (`result_type(float)`): float64."""
     return torch.float64
-
-
-def default_int() -> torch.dtype:
-    """NumPy's default integer (np.int_), which tnp's integer reductions widen to: int64."""
-    return torch.int64
-
-
-DTypeLike = Union[torch.dtype, np.dtype, type, str, None]
