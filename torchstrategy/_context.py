@@ -397,14 +397,16 @@ def set_logical_device_configs(device_name: str, configs: Any) -> None:
 
 # ----- tf.config settings ------------------------------------------------------------------------
 # tf.config.optimizer (jit, grappler options), tf.config.threading as set (0: never set, the runtime picks)
-# and tf.config.experimental.set_memory_growth per GPU name; dtensor's default-mesh stack.
+# and tf.config.experimental.set_memory_growth per GPU name; dtensor's default-mesh stack; tf.experimental.numpy's
+# prefer_float32 (Python floats as float32, set by experimental_enable_numpy_behavior).
 tf_config: dict = {"jit": "", "optimizer_options": {}, "intra_op_threads": 0, "inter_op_threads": 0,
-                   "memory_growth": {}, "dtensor_meshes": [], "dtensor_device_type": None}
+                   "memory_growth": {}, "dtensor_meshes": [], "dtensor_device_type": None,
+                   "tnp_prefer_float32": False}
 
 
 def config_setting(name: str) -> Any:
-    """One process-wide tf.config setting: 'jit', 'optimizer_options', 'intra_op_threads', 'inter_op_threads'
-    or 'memory_growth'."""
+    """One process-wide tf.config setting: 'jit', 'optimizer_options', 'intra_op_threads', 'inter_op_threads',
+    'memory_growth' or 'tnp_prefer_float32'."""
     return tf_config[name]
 
 

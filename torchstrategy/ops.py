@@ -106,9 +106,13 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
 
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: Optional[str] = None) -> Any:
     """`value` as a tensor: tensors pass through (cast to `dtype` when given), strings give a tf.string tensor,
-    other values convert as tf.constant does; `dtype_hint` is the dtype to use when the value allows it."""
+    an object with TF's `__tf_tensor__` (tf.IndexedSlices: the dense tensor) gives that tensor, other values
+    convert as tf.constant does; `dtype_hint` is the dtype to use when the value allows it."""
     if isinstance(value, torch.Tensor):
         return value if dtype is None else value.to(_dtype(dtype))
+    tensor_like = getattr(type(value), "__tf_tensor__", None)  # TF's conversion protocol (tf.IndexedSlices, ...)
+    if tensor_like is not None:
+        return tensor_like(value, dtype, name)
     if isinstance(value, np.ndarray) and value.dtype.kind in "OSU" and (dtype is None or _string_dtype(dtype)):
         if value.dtype == object and all(isinstance(item, bytes) for item in value.reshape(-1)):
             return value  # already a tf.string tensor
