@@ -9,7 +9,7 @@ import torch
 
 from torchstrategy.distribute import parts
 from torchstrategy.distribute.communication import LOCAL_TIMEOUT, CommunicationOptions
-from torchstrategy.distribute.parts.collectives import OneReplicaPerProcess, ProcessGroupCollectives
+from torchstrategy.distribute.parts.collectives import OneReplicaPerProcess, ProcessGroupCollectives, counted
 from torchstrategy.distribute.parts.layouts import MeshLayouts
 from torchstrategy.distribute.process_groups import (GroupConfig, checked_communication_options, join_process_group,
                                                      threads_per_replica)
@@ -34,6 +34,7 @@ class _OneDataReplicaCollectives(ProcessGroupCollectives):
     def active(self) -> bool:
         return self.num_processes > 1 and torch.distributed.is_initialized()
 
+    @counted("gather of Python objects")
     def gather_objects(self, value: Any) -> list:
         if not self.active:
             return [value]

@@ -9,6 +9,7 @@ import warnings
 import torch
 
 from torchstrategy import _context
+from torchstrategy.distribute.parts.progress import public_call
 from torchstrategy.keras import compile_utils, functional, runtime, steps, training
 from torchstrategy.keras.functional import InputLayer, KerasTensor
 from torchstrategy.keras.saving import load_model  # noqa: F401  (keras.models.load_model)
@@ -271,8 +272,9 @@ class Model(Layer):
         """Writes architecture, weights, compile settings and optimizer state to one file."""
         from torchstrategy.keras import saving
 
-        saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer,
-                          save_format=kwargs.pop("save_format", None))
+        with public_call("model.save"):
+            saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer,
+                              save_format=kwargs.pop("save_format", None))
 
     def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
                input_signature: Any = None, **kwargs: Any) -> None:
@@ -284,7 +286,8 @@ class Model(Layer):
     def save_weights(self, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:
         from torchstrategy.keras import saving
 
-        saving.save_weights(self, filepath, overwrite=overwrite)
+        with public_call("model.save_weights"):
+            saving.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath: str, skip_mismatch: bool = False, by_name: bool = False, **kwargs: Any) -> None:
         from torchstrategy.keras import saving

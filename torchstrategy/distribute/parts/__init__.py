@@ -26,6 +26,7 @@ class Collectives(Protocol):
     loss_multiplier: float  # a replica's loss times this before backward, so gradients sum over replicas
     process_rank: int
     num_processes: int
+    progress: Any  # this replica's progress beacon (parts/progress.py): ProgressBeacon, or NO_PROGRESS
 
     def execution(self) -> Any: ...  # entered around an execution's steps (an XLA mesh compiles them as one)
 
@@ -53,6 +54,7 @@ class Replication(Protocol):
     gradients and their global norm are taken."""
 
     setup_before_first_call: bool
+    forward_syncs: bool  # a forward pass runs collectives (gathers sharded weights): every replica must call it
 
     def setup(self, module: Any, optimizer: Any) -> Any: ...
     def prepare_optimizer(self, optimizer: Any) -> None: ...

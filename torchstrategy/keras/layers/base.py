@@ -328,7 +328,10 @@ class Layer(nn.Module):
 
     def get_weights(self) -> list[np.ndarray]:
         """The weights as NumPy arrays, in Keras order (so they match a Keras model's list)."""
-        return [backend.full_value(w).cpu().numpy().copy() for w in self.weights]  # sharded ones gathered
+        from torchstrategy.distribute.parts.progress import public_call
+
+        with public_call("get_weights"):  # sharded ones are gathered: every replica must call it
+            return [backend.full_value(w).cpu().numpy().copy() for w in self.weights]
 
     def set_weights(self, weights: Sequence[Any]) -> None:
         """Loads a list of arrays in Keras order (e.g. `keras_model.get_weights()`)."""
