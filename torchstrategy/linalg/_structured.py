@@ -76,7 +76,7 @@ def tridiagonal_solve(diagonals: Any, rhs: Any, diagonals_format: str = "compact
                       conjugate_rhs: bool = False, name: Optional[str] = None, partial_pivoting: bool = True,
                       perturb_singular: bool = False) -> torch.Tensor:
     """X with A @ X = rhs for the tridiagonal A (rhs [..., M, K] or [..., M]; `transpose_rhs` takes rhs as
-    [..., K, M] and returns X that way). Solved with partial pivoting; a singular A is an error."""
+    [..., K, M], and X still comes back [..., M, K], as TF). Solved with partial pivoting; a singular A is an error."""
     op = "tf.linalg.tridiagonal_solve"
     if perturb_singular:
         raise NotImplementedError(f"{op}(perturb_singular=True) is not supported; leave it False.")
@@ -92,9 +92,7 @@ def tridiagonal_solve(diagonals: Any, rhs: Any, diagonals_format: str = "compact
     if b.shape[-2] != dense.shape[-1]:
         raise ValueError(f"{op}: rhs has {b.shape[-2]} rows for {dense.shape[-1]}x{dense.shape[-1]} matrices.")
     out = torch.linalg.solve(dense, b)
-    if vector:
-        return out.squeeze(-1)
-    return out.transpose(-1, -2) if transpose_rhs else out
+    return out.squeeze(-1) if vector else out
 
 
 def eigh_tridiagonal(alpha: Any, beta: Any, eigvals_only: bool = True, select: str = "a", select_range: Any = None,

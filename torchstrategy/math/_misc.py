@@ -179,7 +179,10 @@ def accumulate_n(inputs: Any, shape: Any = None, tensor_dtype: Any = None, name:
 
 
 def _approx_k(operand: Any, k: int, dim: int, aggregate: bool, largest: bool, op: str) -> tuple:
-    tensor = require(to_tensor(operand, op=op), "real", op)
+    tensor = to_tensor(operand, op=op)
+    if tensor.dtype not in (torch.float16, torch.bfloat16, torch.float32):
+        raise DTypeError(f"{op} takes float16, bfloat16 or float32 operands (TF's ApproxTopK), got {tensor.dtype}; "
+                         "cast it first or use tf.math.top_k.")
     if tensor.dim() == 0 or not -tensor.dim() <= int(dim) < tensor.dim():
         raise ValueError(f"{op}: reduction_dimension {dim} is out of range for shape {tuple(tensor.shape)}.")
     size = tensor.shape[int(dim)]

@@ -1,5 +1,5 @@
 """tf.math's segment max/min/mean/prod (sorted ids) and unsorted_segment max/min/mean/prod/sqrt_n, with TF's
-fill values for empty segments (sorted ops: 0, or 1 for prod; unsorted max/min: the dtype's lowest/highest)."""
+fill for empty segments (sorted: 0, or 1 for prod; unsorted max/min: the dtype's lowest/highest finite value)."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -13,9 +13,7 @@ __all__ = ["segment_max", "segment_min", "segment_mean", "segment_prod", "unsort
 
 
 def _extreme(dtype: torch.dtype, low: bool) -> float:
-    if dtype.is_floating_point:
-        return float("-inf") if low else float("inf")
-    info = torch.iinfo(dtype)
+    info = torch.finfo(dtype) if dtype.is_floating_point else torch.iinfo(dtype)
     return info.min if low else info.max
 
 
@@ -121,7 +119,7 @@ def segment_mean(data: Any, segment_ids: Any, name: Optional[str] = None) -> tor
 def unsorted_segment_max(data: Any, segment_ids: Any, num_segments: Any, name: Optional[str] = None
                          ) -> torch.Tensor:
     """The max of entries by id into `num_segments` rows; empty segments hold the dtype's lowest value
-    (-inf for floats), negative ids are dropped, as TF."""
+    (the most negative finite float, not -inf), negative ids are dropped, as TF."""
     out, _ = _unsorted(data, segment_ids, num_segments, "tf.math.unsorted_segment_max", "amax",
                        lambda dtype: _extreme(dtype, low=True))
     return out
@@ -130,7 +128,7 @@ def unsorted_segment_max(data: Any, segment_ids: Any, num_segments: Any, name: O
 def unsorted_segment_min(data: Any, segment_ids: Any, num_segments: Any, name: Optional[str] = None
                          ) -> torch.Tensor:
     """The min of entries by id into `num_segments` rows; empty segments hold the dtype's highest value
-    (+inf for floats), negative ids are dropped, as TF."""
+    (the largest finite float), negative ids are dropped, as TF."""
     out, _ = _unsorted(data, segment_ids, num_segments, "tf.math.unsorted_segment_min", "amin",
                        lambda dtype: _extreme(dtype, low=False))
     return out
