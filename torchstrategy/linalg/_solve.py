@@ -143,7 +143,8 @@ def lstsq(matrix: Any, rhs: Any, l2_regularizer: Any = 0.0, fast: bool = True, n
           ) -> torch.Tensor:
     """X minimising ||matrix @ X - rhs||^2 + l2_regularizer * ||X||^2. fast=True (TF's default) solves the
     regularised normal equations by Cholesky (A^H A + l2 I when rows >= cols, else A^H (A A^H + l2 I)^-1);
-    fast=False uses an SVD-based least-squares solve and needs l2_regularizer == 0."""
+    fast=False gives the minimum-norm least-squares solution by SVD and, as TF 2.21's kernel does, leaves
+    l2_regularizer out."""
     op = "tf.linalg.lstsq"
     a, b = match_dtypes([matrix, rhs], op)
     a, b = _matrix(a, op), _matrix(b, op)
@@ -154,8 +155,6 @@ def lstsq(matrix: Any, rhs: Any, l2_regularizer: Any = 0.0, fast: bool = True, n
         raise ValueError(f"{op}: l2_regularizer must be >= 0, got {l2}.")
     rows, cols = a.shape[-2], a.shape[-1]
     if not fast:
-        if l2 != 0:
-            raise ValueError(f"{op}(fast=False) needs l2_regularizer == 0 (TF's rule); use fast=True.")
         return torch.linalg.lstsq(a, b, driver="gelsd" if a.device.type == "cpu" else None).solution
     if rows >= cols:
         gram = _h(a) @ a + l2 * torch.eye(cols, dtype=a.dtype, device=a.device)
