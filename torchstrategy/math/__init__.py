@@ -4,7 +4,8 @@ eager dtype rules (no promotion, int-only/float-only ops refuse the others), on 
 By concern: _elementwise (arithmetic, unary functions, clipping), _compare (comparisons, logic,
 NaN/inf tests), _reduce (reductions, arg-extremes, scans, top_k), _segment (segment sums, bincount),
 _segment_more (segment max/min/mean/prod), _special (erf/gamma/Bessel families, softmax, xlogy, complex
-parts) and _misc (polyval, confusion_matrix, in_top_k, approx_*_k ...); this module re-exports them (tf.math is this module)."""
+parts) and _misc (polyval, confusion_matrix, in_top_k, approx_*_k ...); this module re-exports them
+(tf.math is this module)."""
 from __future__ import annotations
 
 from torchstrategy.math._elementwise import (  # noqa: F401
