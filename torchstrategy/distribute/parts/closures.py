@@ -187,8 +187,8 @@ class WorkerService:
             return "ok", self._run(payload, specs)
         except BaseException as error:  # noqa: BLE001 - reported to the coordinator, which re-raises it
             failed = error.task if isinstance(error, RpcError) and error.task.startswith("ps:") else None
-            try:
-                pickle.dumps(error)
+            try:  # the coordinator unpickles it: an error whose __init__ needs arguments pickles but cannot come back
+                pickle.loads(pickle.dumps(error))
                 kept: Optional[BaseException] = error
             except Exception:  # noqa: BLE001 - an error that cannot travel is described instead
                 kept = None
