@@ -1,0 +1,11 @@
+"""`tf.nn` on torch tensors, one module per concern (activations, losses, conv, pool, space, norm, dropout,
+embedding, ranking); this package re-exports their TF names and the loss-scaling helpers from tape."""
+from __future__ import annotations
+
+from torchstrategy.nn._activations import (crelu, elu, gelu, leaky_relu, log_softmax, relu, relu6, selu, sigmoid,
+                                           silu, softmax, softplus, softsign, swish, tanh)
+from torchstrategy.nn._losses import (l2_loss, sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits,
+                                      sparse_softmax_cross_entropy_with_logits)
+from torchstrategy.tape import compute_average_loss, scale_regularization_loss
+
+__all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
