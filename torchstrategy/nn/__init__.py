@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from torchstrategy.nn._activations import (crelu, elu, gelu, leaky_relu, log_softmax, relu, relu6, selu, sigmoid,
                                            silu, softmax, softplus, softsign, swish, tanh)
+from torchstrategy.nn._conv import (atrous_conv2d, bias_add, conv1d, conv1d_transpose, conv2d, conv2d_transpose,
+                                     conv3d, conv3d_transpose, conv_transpose, convolution, depthwise_conv2d,
+                                     separable_conv2d)
 from torchstrategy.nn._losses import (l2_loss, sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits,
                                       sparse_softmax_cross_entropy_with_logits)
+from torchstrategy.nn._pool import (avg_pool, avg_pool1d, avg_pool2d, avg_pool3d, max_pool, max_pool1d, max_pool2d,
+                                     max_pool3d, max_pool_with_argmax, pool)
 from torchstrategy.tape import compute_average_loss, scale_regularization_loss
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
