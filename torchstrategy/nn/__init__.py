@@ -9,8 +9,11 @@ from torchstrategy.nn._conv import (atrous_conv2d, bias_add, conv1d, conv1d_tran
                                      separable_conv2d)
 from torchstrategy.nn._losses import (l2_loss, sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits,
                                       sparse_softmax_cross_entropy_with_logits)
+from torchstrategy.nn._norm import (batch_normalization, l2_normalize, local_response_normalization, lrn, moments,
+                                     normalize_moments, sufficient_statistics, weighted_moments)
 from torchstrategy.nn._pool import (avg_pool, avg_pool1d, avg_pool2d, avg_pool3d, max_pool, max_pool1d, max_pool2d,
                                      max_pool3d, max_pool_with_argmax, pool)
+from torchstrategy.nn._space import depth_to_space, space_to_batch, space_to_depth
 from torchstrategy.tape import compute_average_loss, scale_regularization_loss
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
