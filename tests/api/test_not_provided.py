@@ -74,4 +74,4 @@ def test_every_missing_manifest_name_under_an_implemented_namespace_says_tf_or_k
         library = "Keras" if api_manifest.canonical_path(path).startswith("keras") else "TensorFlow"
         assert f"{library} API" in message and "torchstrategy does not provide" in message, (path, message)
         checked += 1
-    assert checked > 500
+    assert checked > 300  # a floor: it falls as names get implemented (tf.nn's took it under 500)

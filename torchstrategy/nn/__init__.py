@@ -16,7 +16,8 @@ from torchstrategy.nn._norm import (batch_normalization, l2_normalize, local_res
                                     normalize_moments, sufficient_statistics, weighted_moments)
 from torchstrategy.nn._pool import (avg_pool, avg_pool1d, avg_pool2d, avg_pool3d, max_pool, max_pool1d, max_pool2d,
                                     max_pool3d, max_pool_with_argmax, pool)
-from torchstrategy.nn._ranking import in_top_k, top_k, zero_fraction
+from torchstrategy.math import top_k
+from torchstrategy.nn._ranking import in_top_k, zero_fraction
 from torchstrategy.nn._space import depth_to_space, space_to_batch, space_to_depth
 from torchstrategy.tape import compute_average_loss, scale_regularization_loss
 
