@@ -30,3 +30,23 @@ def test_bad_input_is_explained():
         tf.nn.embedding_lookup(P, [5])
     with pytest.raises(TypeError, match="integers"):
         tf.nn.embedding_lookup(P, [0.5])
+
+
+def _sparse(values):
+    return tf.SparseTensor([[0, 0], [0, 1], [2, 0]], values, [4, 2])
+
+
+def test_embedding_lookup_sparse_combiners():
+    # Numbers from TF 2.21 (tf.nn.embedding_lookup_sparse / safe_embedding_lookup_sparse on this table).
+    table = np.arange(15, dtype=np.float32).reshape(5, 3)
+    ids, weights = _sparse(np.array([1, 3, 4], np.int64)), _sparse(np.array([1.0, 2.0, 0.5], np.float32))
+    mean = tf.nn.embedding_lookup_sparse(table, ids, None)
+    torch.testing.assert_close(mean, torch.tensor([[6.0, 7, 8], [0, 0, 0], [12, 13, 14]]))
+    sqrtn = tf.nn.embedding_lookup_sparse(table, ids, weights, combiner="sqrtn")
+    torch.testing.assert_close(sqrtn, torch.tensor([[9.391485, 10.733126, 12.074767], [0, 0, 0], [12, 13, 14]]))
+    safe = tf.nn.safe_embedding_lookup_sparse(table, ids, weights, combiner="sum")
+    torch.testing.assert_close(safe, torch.tensor([[21.0, 24, 27], [0, 0, 0], [6, 6.5, 7], [0, 0, 0]]))
+    filled = tf.nn.safe_embedding_lookup_sparse(table, ids, None, default_id=0)
+    assert filled[1].tolist() == [0.0, 1.0, 2.0] and filled[3].tolist() == [0.0, 1.0, 2.0]
+    with pytest.raises(ValueError, match="combiner"):
+        tf.nn.embedding_lookup_sparse(table, ids, None, combiner="max")

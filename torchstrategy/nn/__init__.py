@@ -8,7 +8,7 @@ from torchstrategy.nn._conv import (atrous_conv2d, bias_add, conv1d, conv1d_tran
                                     conv3d, conv3d_transpose, conv_transpose, convolution, depthwise_conv2d,
                                     separable_conv2d)
 from torchstrategy.nn._dropout import dropout
-from torchstrategy.nn._embedding import embedding_lookup
+from torchstrategy.nn._embedding import embedding_lookup, embedding_lookup_sparse, safe_embedding_lookup_sparse
 from torchstrategy.nn._losses import (ctc_loss, l2_loss, log_poisson_loss, sigmoid_cross_entropy_with_logits,
                                       softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits,
                                       weighted_cross_entropy_with_logits)
