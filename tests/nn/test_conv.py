@@ -86,3 +86,8 @@ def test_bad_input_is_explained():
         tf.nn.conv2d(X, W, [2, 1, 1, 1], "SAME")
     with pytest.raises(ValueError, match="input of spatial size"):
         tf.nn.conv2d_transpose(X, arr(3, 3, 5, 3), [2, 20, 12, 5], 2)
+
+
+@pytest.mark.parametrize("pad,shape", [("SAME", [2, 7, 6, 5]), ("VALID", [2, 11, 10, 5])])
+def test_atrous_conv2d_transpose(pad, shape):
+    close(tf.nn.atrous_conv2d_transpose(X, arr(3, 3, 5, 3, offset=0.5), shape, 2, pad), f"atrous_transpose_{pad}")

@@ -51,3 +51,7 @@ def test_gradients_flow_and_bad_input():
         tf.nn.l2_normalize(np.array([1, 2], np.int32))
     with pytest.raises(ValueError, match="4-D"):
         tf.nn.lrn(X[0])
+
+
+def test_batch_norm_with_global_normalization():
+    close(tf.nn.batch_norm_with_global_normalization(X, 0.1, 2.0, 0.5, 1.5, 1e-3, False), "bn_global")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from torchstrategy.nn._activations import (crelu, elu, gelu, leaky_relu, log_softmax, relu, relu6, selu, sigmoid,
                                            silu, softmax, softplus, softsign, swish, tanh)
-from torchstrategy.nn._conv import (atrous_conv2d, bias_add, conv1d, conv1d_transpose, conv2d, conv2d_transpose,
+from torchstrategy.nn._conv import (atrous_conv2d, atrous_conv2d_transpose, bias_add, conv1d, conv1d_transpose, conv2d, conv2d_transpose,
                                     conv3d, conv3d_transpose, conv_transpose, convolution, depthwise_conv2d,
                                     separable_conv2d)
 from torchstrategy.nn._dropout import dropout
@@ -12,7 +12,7 @@ from torchstrategy.nn._embedding import embedding_lookup, embedding_lookup_spars
 from torchstrategy.nn._losses import (ctc_loss, l2_loss, log_poisson_loss, sigmoid_cross_entropy_with_logits,
                                       softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits,
                                       weighted_cross_entropy_with_logits)
-from torchstrategy.nn._norm import (batch_normalization, l2_normalize, local_response_normalization, lrn, moments,
+from torchstrategy.nn._norm import (batch_norm_with_global_normalization, batch_normalization, l2_normalize, local_response_normalization, lrn, moments,
                                     normalize_moments, sufficient_statistics, weighted_moments)
 from torchstrategy.nn._pool import (avg_pool, avg_pool1d, avg_pool2d, avg_pool3d, max_pool, max_pool1d, max_pool2d,
                                     max_pool3d, max_pool_with_argmax, pool)

@@ -206,3 +206,12 @@ def bias_add(value: Any, bias: Any, data_format: Optional[str] = None, name: Opt
         raise ValueError(f"tf.nn.bias_add: bias of size {b.shape[0]} does not match the channel dimension of "
                          f"value's shape {tuple(x.shape)}.")
     return x + (b.reshape(-1, *([1] * (x.dim() - 2))) if first else b)
+
+
+def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: int, padding: str,
+                            name: Optional[str] = None) -> torch.Tensor:
+    """Transpose of atrous_conv2d: conv2d_transpose at stride 1 with dilation `rate`; filters [h, w, out, in]."""
+    if int(rate) < 1:
+        raise ValueError(f"tf.nn.atrous_conv2d_transpose: rate must be at least 1, got {rate}.")
+    x, w = _inputs(value, filters, "tf.nn.atrous_conv2d_transpose")
+    return _conv_transpose(x, w, 2, output_shape, 1, padding, "NHWC", int(rate), "tf.nn.atrous_conv2d_transpose")

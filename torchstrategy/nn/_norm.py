@@ -131,3 +131,11 @@ def local_response_normalization(input: Any, depth_radius: int = 5, bias: float 
 
 
 lrn = local_response_normalization
+
+
+def batch_norm_with_global_normalization(input: Any, mean: Any, variance: Any, beta: Any, gamma: Any,  # noqa: A002
+                                         variance_epsilon: float, scale_after_normalization: bool,
+                                         name: Optional[str] = None) -> torch.Tensor:
+    """batch_normalization with offset beta and, when scale_after_normalization, scale gamma."""
+    return batch_normalization(input, mean, variance, beta, gamma if scale_after_normalization else None,
+                               variance_epsilon)
