@@ -1,0 +1,33 @@
+"""tf.nn.ctc_greedy_decoder against TF 2.21 numbers (frozen below): repeats merged or kept, blank last by
+default or at blank_index, lengths honoured."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+import torchstrategy as tf
+from tests.nn._reference import arr
+
+X = arr(8, 2, 4, offset=0.2) * 2
+NEG_SUM = [[-9.437410354614258], [-6.950143337249756]]  # TF 2.21
+
+
+@pytest.mark.parametrize("kwargs,indices,values,shape", [
+    ({}, [[0, 0], [0, 1], [1, 0], [1, 1]], [0, 1, 0, 2], [2, 2]),
+    ({"merge_repeated": False}, [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2], [1, 3], [1, 4]],
+     [0, 0, 1, 0, 0, 0, 2, 2], [2, 5]),
+    ({"blank_index": 0}, [[0, 0], [0, 1], [1, 0]], [3, 1, 2], [2, 2]),
+])
+def test_greedy_decoder_matches_tf(kwargs, indices, values, shape):
+    (decoded,), neg_sum = tf.nn.ctc_greedy_decoder(X, [8, 5], **kwargs)
+    assert isinstance(decoded, tf.SparseTensor)
+    assert decoded.indices.tolist() == indices and decoded.values.tolist() == values
+    assert decoded.values.dtype == torch.int64 and decoded.dense_shape.tolist() == shape
+    torch.testing.assert_close(neg_sum, torch.tensor(NEG_SUM))
+
+
+def test_bad_input_is_explained():
+    with pytest.raises(ValueError, match="sequence_length"):
+        tf.nn.ctc_greedy_decoder(X, [9, 1])
+    with pytest.raises(ValueError, match="max_time, batch"):
+        tf.nn.ctc_greedy_decoder(X[0], [1, 1])
