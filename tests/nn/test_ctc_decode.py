@@ -31,3 +31,12 @@ def test_bad_input_is_explained():
         tf.nn.ctc_greedy_decoder(X, [9, 1])
     with pytest.raises(ValueError, match="max_time, batch"):
         tf.nn.ctc_greedy_decoder(X[0], [1, 1])
+
+
+def test_collapse_repeated_matches_tf():
+    # TF 2.21: [[1, 2, 3, 0], [4, 0, 0, 0]] and [4, 1]; [[0], [4]] and [0, 1]
+    out, lengths = tf.nn.collapse_repeated([[1, 1, 2, 2, 3, 0], [4, 4, 4, 5, 0, 0]], [6, 3])
+    assert out.tolist() == [[1, 2, 3, 0], [4, 0, 0, 0]] and lengths.tolist() == [4, 1]
+    assert out.dtype == torch.int32 and lengths.dtype == torch.int32
+    out, lengths = tf.nn.collapse_repeated([[1, 1, 2], [4, 4, 4]], [0, 2])
+    assert out.tolist() == [[0], [4]] and lengths.tolist() == [0, 1]

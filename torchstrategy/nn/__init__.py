@@ -7,7 +7,7 @@ from torchstrategy.nn._activations import (crelu, elu, gelu, leaky_relu, log_sof
 from torchstrategy.nn._conv import (atrous_conv2d, atrous_conv2d_transpose, bias_add, conv1d, conv1d_transpose, conv2d, conv2d_transpose,
                                     conv3d, conv3d_transpose, conv_transpose, convolution, depthwise_conv2d,
                                     separable_conv2d)
-from torchstrategy.nn._ctc_decode import ctc_greedy_decoder
+from torchstrategy.nn._ctc_decode import collapse_repeated, ctc_greedy_decoder
 from torchstrategy.nn._dropout import dropout
 from torchstrategy.nn._embedding import embedding_lookup, embedding_lookup_sparse, safe_embedding_lookup_sparse
 from torchstrategy.nn._losses import (ctc_loss, l2_loss, log_poisson_loss, sigmoid_cross_entropy_with_logits,

@@ -1,5 +1,5 @@
-"""`tf.nn.ctc_greedy_decoder` on torch tensors: best class per step, repeats merged, blanks dropped, decoded as
-a tf.SparseTensor of int64 labels plus each sequence's negative summed best logit."""
+"""`tf.nn`'s CTC label helpers on torch tensors: ctc_greedy_decoder (best class per step, repeats merged, blanks
+dropped, a tf.SparseTensor of int64 labels) and collapse_repeated."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -45,3 +45,26 @@ def ctc_greedy_decoder(inputs: Any, sequence_length: Any, merge_repeated: bool =
     sparse = SparseTensor(torch.tensor(indices, dtype=torch.int64).reshape(-1, 2),
                           torch.tensor(values, dtype=torch.int64), torch.tensor([batch, longest], dtype=torch.int64))
     return [sparse], neg_sum
+
+
+def collapse_repeated(labels: Any, seq_length: Any, name: Optional[str] = None) -> tuple:
+    """(labels with runs of one value merged, zero-padded to the longest result; the new lengths) for
+    [batch, max_len] labels whose rows are valid up to seq_length."""
+    op = "tf.nn.collapse_repeated"
+    x = to_tensor(labels, op=op)
+    lengths = to_tensor(seq_length, op=op)
+    if x.dim() != 2 or lengths.reshape(-1).shape[0] != x.shape[0]:
+        raise ValueError(f"{op}: labels must be [batch, max_len] and seq_length [batch], got shapes "
+                         f"{tuple(x.shape)} and {tuple(lengths.shape)}.")
+    steps = torch.arange(x.shape[1], device=x.device)
+    valid = steps.unsqueeze(0) < lengths.reshape(-1, 1).long()
+    starts = torch.ones_like(valid)
+    starts[:, 1:] = x[:, 1:] != x[:, :-1]
+    keep = starts & valid
+    new_lengths = keep.sum(dim=1)
+    width = int(new_lengths.max()) if new_lengths.numel() else 0
+    out = torch.zeros((x.shape[0], width), dtype=x.dtype, device=x.device)
+    slots = torch.cumsum(keep.long(), dim=1) - 1
+    rows = torch.arange(x.shape[0], device=x.device).unsqueeze(1).expand_as(keep)
+    out[rows[keep], slots[keep]] = x[keep]
+    return out, new_lengths.to(lengths.dtype)
