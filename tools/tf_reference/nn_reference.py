@@ -88,6 +88,10 @@ out["ctc_loss_blank_last"] = tf.nn.ctc_loss(labels, logits, [3, 2], [8, 6], blan
 out["atrous_transpose_SAME"] = tf.nn.atrous_conv2d_transpose(x, wt, [2, 7, 6, 5], 2, "SAME").numpy()
 out["atrous_transpose_VALID"] = tf.nn.atrous_conv2d_transpose(x, wt, [2, 11, 10, 5], 2, "VALID").numpy()
 out["bn_global"] = tf.nn.batch_norm_with_global_normalization(x, 0.1, 2.0, 0.5, 1.5, 1e-3, False).numpy()
+mw = arr(3, 2, 3, offset=0.7)
+for pad in ("SAME", "VALID"):
+    out[f"dilation2d_{pad}"] = tf.nn.dilation2d(x, mw, [1, 2, 1, 1], pad, "NHWC", [1, 1, 2, 1]).numpy()
+    out[f"erosion2d_{pad}"] = tf.nn.erosion2d(x, mw, [1, 1, 2, 1], pad, "NHWC", [1, 2, 1, 1]).numpy()
 
 doc = {"tf_version": tf.__version__, "arrays": {k: {"dtype": str(np.asarray(v).dtype), "shape": list(np.shape(v)),
                                                     "data": np.asarray(v).ravel().tolist()} for k, v in out.items()}}

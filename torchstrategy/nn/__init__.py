@@ -13,6 +13,7 @@ from torchstrategy.nn._embedding import embedding_lookup, embedding_lookup_spars
 from torchstrategy.nn._losses import (ctc_loss, l2_loss, log_poisson_loss, sigmoid_cross_entropy_with_logits,
                                       softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits,
                                       weighted_cross_entropy_with_logits)
+from torchstrategy.nn._morphology import dilation2d, erosion2d
 from torchstrategy.nn._norm import (batch_norm_with_global_normalization, batch_normalization, l2_normalize, local_response_normalization, lrn, moments,
                                     normalize_moments, sufficient_statistics, weighted_moments)
 from torchstrategy.nn._pool import (avg_pool, avg_pool1d, avg_pool2d, avg_pool3d, max_pool, max_pool1d, max_pool2d,
