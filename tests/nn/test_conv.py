@@ -91,3 +91,13 @@ def test_bad_input_is_explained():
 @pytest.mark.parametrize("pad,shape", [("SAME", [2, 7, 6, 5]), ("VALID", [2, 11, 10, 5])])
 def test_atrous_conv2d_transpose(pad, shape):
     close(tf.nn.atrous_conv2d_transpose(X, arr(3, 3, 5, 3, offset=0.5), shape, 2, pad), f"atrous_transpose_{pad}")
+
+
+def test_depthwise_backprops():
+    dw, grad = arr(3, 3, 3, 2, offset=0.3), arr(2, 4, 3, 6, offset=1.3)
+    close(tf.nn.depthwise_conv2d_backprop_input([2, 7, 6, 3], dw, grad, [1, 2, 2, 1], "SAME"), "dw_backprop_input",
+          atol=1e-4)
+    close(tf.nn.depthwise_conv2d_backprop_filter(X, [3, 3, 3, 2], grad, [1, 2, 2, 1], "SAME"), "dw_backprop_filter",
+          atol=1e-4)
+    with pytest.raises(ValueError, match="out_backprop has shape"):
+        tf.nn.depthwise_conv2d_backprop_filter(X, [3, 3, 3, 2], grad[:, :2], [1, 2, 2, 1], "SAME")

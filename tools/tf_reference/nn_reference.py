@@ -92,6 +92,9 @@ mw = arr(3, 2, 3, offset=0.7)
 for pad in ("SAME", "VALID"):
     out[f"dilation2d_{pad}"] = tf.nn.dilation2d(x, mw, [1, 2, 1, 1], pad, "NHWC", [1, 1, 2, 1]).numpy()
     out[f"erosion2d_{pad}"] = tf.nn.erosion2d(x, mw, [1, 1, 2, 1], pad, "NHWC", [1, 2, 1, 1]).numpy()
+gb = arr(2, 4, 3, 6, offset=1.3)
+out["dw_backprop_input"] = tf.nn.depthwise_conv2d_backprop_input([2, 7, 6, 3], dw, gb, [1, 2, 2, 1], "SAME").numpy()
+out["dw_backprop_filter"] = tf.nn.depthwise_conv2d_backprop_filter(x, [3, 3, 3, 2], gb, [1, 2, 2, 1], "SAME").numpy()
 
 doc = {"tf_version": tf.__version__, "arrays": {k: {"dtype": str(np.asarray(v).dtype), "shape": list(np.shape(v)),
                                                     "data": np.asarray(v).ravel().tolist()} for k, v in out.items()}}

@@ -6,6 +6,7 @@ from torchstrategy.nn._activations import (crelu, elu, gelu, leaky_relu, log_sof
                                            silu, softmax, softplus, softsign, swish, tanh)
 from torchstrategy.nn._conv import (atrous_conv2d, atrous_conv2d_transpose, bias_add, conv1d, conv1d_transpose, conv2d, conv2d_transpose,
                                     conv3d, conv3d_transpose, conv_transpose, convolution, depthwise_conv2d,
+                                    depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input,
                                     separable_conv2d)
 from torchstrategy.nn._ctc_decode import collapse_repeated, ctc_greedy_decoder
 from torchstrategy.nn._dropout import dropout

@@ -215,3 +215,35 @@ def atrous_conv2d_transpose(value: Any, filters: Any, output_shape: Any, rate: i
         raise ValueError(f"tf.nn.atrous_conv2d_transpose: rate must be at least 1, got {rate}.")
     x, w = _inputs(value, filters, "tf.nn.atrous_conv2d_transpose")
     return _conv_transpose(x, w, 2, output_shape, 1, padding, "NHWC", int(rate), "tf.nn.atrous_conv2d_transpose")
+
+
+def _depthwise_vjp(x: torch.Tensor, w: torch.Tensor, grad: torch.Tensor, wrt: torch.Tensor, strides: Any,
+                   padding: Any, data_format: str, dilations: Any) -> torch.Tensor:
+    with torch.enable_grad():
+        out = depthwise_conv2d(x, w, strides, padding, data_format, dilations)
+        if out.shape != grad.shape:
+            raise ValueError(f"out_backprop has shape {tuple(grad.shape)} but the convolution gives "
+                             f"{tuple(out.shape)}.")
+        return torch.autograd.grad(out, wrt, grad_outputs=grad, create_graph=True)[0]
+
+
+def depthwise_conv2d_backprop_input(input_sizes: Any, filter: Any, out_backprop: Any, strides: Any,  # noqa: A002
+                                    padding: Any, data_format: str = "NHWC", dilations: Any = [1, 1, 1, 1],
+                                    name: Optional[str] = None) -> torch.Tensor:
+    """Gradient of depthwise_conv2d with respect to an input of shape input_sizes, given out_backprop."""
+    grad = to_tensor(out_backprop, op="tf.nn.depthwise_conv2d_backprop_input")
+    w = to_tensor(filter, hint=grad.dtype, op="tf.nn.depthwise_conv2d_backprop_input")
+    sizes = [int(v) for v in (input_sizes.tolist() if isinstance(input_sizes, torch.Tensor) else input_sizes)]
+    x = torch.zeros(sizes, dtype=grad.dtype, device=grad.device, requires_grad=True)
+    return _depthwise_vjp(x, w, grad, x, strides, padding, data_format, dilations)
+
+
+def depthwise_conv2d_backprop_filter(input: Any, filter_sizes: Any, out_backprop: Any, strides: Any,  # noqa: A002
+                                     padding: Any, data_format: str = "NHWC", dilations: Any = [1, 1, 1, 1],
+                                     name: Optional[str] = None) -> torch.Tensor:
+    """Gradient of depthwise_conv2d with respect to a filter of shape filter_sizes, given out_backprop."""
+    x = to_tensor(input, op="tf.nn.depthwise_conv2d_backprop_filter")
+    grad = to_tensor(out_backprop, hint=x.dtype, op="tf.nn.depthwise_conv2d_backprop_filter")
+    sizes = [int(v) for v in (filter_sizes.tolist() if isinstance(filter_sizes, torch.Tensor) else filter_sizes)]
+    w = torch.zeros(sizes, dtype=x.dtype, device=x.device, requires_grad=True)
+    return _depthwise_vjp(x, w, grad, w, strides, padding, data_format, dilations)
