@@ -11,6 +11,7 @@ from torchstrategy.nn._conv import (atrous_conv2d, atrous_conv2d_transpose, bias
 from torchstrategy.nn._ctc_decode import collapse_repeated, ctc_greedy_decoder
 from torchstrategy.nn._dropout import dropout
 from torchstrategy.nn._embedding import embedding_lookup, embedding_lookup_sparse, safe_embedding_lookup_sparse
+from torchstrategy.nn._isotonic import isotonic_regression
 from torchstrategy.nn._losses import (ctc_loss, l2_loss, log_poisson_loss, sigmoid_cross_entropy_with_logits,
                                       softmax_cross_entropy_with_logits, sparse_softmax_cross_entropy_with_logits,
                                       weighted_cross_entropy_with_logits)
