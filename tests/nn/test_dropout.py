@@ -38,3 +38,13 @@ def test_bad_input_is_explained():
         tf.nn.dropout(np.ones(3, np.int32), 0.5)
     with pytest.raises(ValueError, match="noise_shape"):
         tf.nn.dropout(np.ones((2, 3), np.float32), 0.5, noise_shape=[3, 1])
+
+
+def test_experimental_stateless_and_general_dropout():
+    x = torch.ones(200)
+    first = tf.nn.experimental.stateless_dropout(x, 0.5, seed=[1, 2])
+    assert torch.equal(tf.nn.experimental.stateless_dropout(x, 0.5, seed=[1, 2]), first)
+    assert set(first.unique().tolist()) == {0.0, 2.0}
+    fixed = tf.nn.experimental.general_dropout(torch.ones(4), 0.5,
+                                               lambda shape, dtype: torch.tensor([0.1, 0.6, 0.4, 0.9], dtype=dtype))
+    assert fixed.tolist() == [0.0, 2.0, 0.0, 2.0]

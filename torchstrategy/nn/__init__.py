@@ -2,6 +2,7 @@
 embedding, ranking); this package re-exports their TF names and the loss-scaling helpers from tape."""
 from __future__ import annotations
 
+from torchstrategy.nn import experimental
 from torchstrategy.nn._activations import (crelu, elu, gelu, leaky_relu, log_softmax, relu, relu6, selu, sigmoid,
                                            silu, softmax, softplus, softsign, swish, tanh)
 from torchstrategy.nn._conv import (atrous_conv2d, atrous_conv2d_transpose, bias_add, conv1d, conv1d_transpose, conv2d, conv2d_transpose,
