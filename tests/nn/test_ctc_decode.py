@@ -40,3 +40,10 @@ def test_collapse_repeated_matches_tf():
     assert out.dtype == torch.int32 and lengths.dtype == torch.int32
     out, lengths = tf.nn.collapse_repeated([[1, 1, 2], [4, 4, 4]], [0, 2])
     assert out.tolist() == [[0], [4]] and lengths.tolist() == [0, 1]
+
+
+def test_ctc_unique_labels_matches_tf():
+    # TF 2.21: [[3, 4, 0, 0, 0], [1, 2, 0, 0, 0]] (int64) and [[0, 1, 1, 0, 2], [0, 0, 1, 2, 2]] (int32)
+    unique, index = tf.nn.ctc_unique_labels([[3, 4, 4, 3, 0], [1, 1, 2, 0, 0]])
+    assert unique.tolist() == [[3, 4, 0, 0, 0], [1, 2, 0, 0, 0]] and unique.dtype == torch.int64
+    assert index.tolist() == [[0, 1, 1, 0, 2], [0, 0, 1, 2, 2]] and index.dtype == torch.int32

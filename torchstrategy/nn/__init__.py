@@ -9,7 +9,7 @@ from torchstrategy.nn._conv import (atrous_conv2d, atrous_conv2d_transpose, bias
                                     conv3d, conv3d_transpose, conv_transpose, convolution, depthwise_conv2d,
                                     depthwise_conv2d_backprop_filter, depthwise_conv2d_backprop_input,
                                     separable_conv2d)
-from torchstrategy.nn._ctc_decode import collapse_repeated, ctc_greedy_decoder
+from torchstrategy.nn._ctc_decode import collapse_repeated, ctc_greedy_decoder, ctc_unique_labels
 from torchstrategy.nn._dropout import dropout
 from torchstrategy.nn._embedding import embedding_lookup, embedding_lookup_sparse, safe_embedding_lookup_sparse
 from torchstrategy.nn._isotonic import isotonic_regression

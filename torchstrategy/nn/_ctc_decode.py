@@ -1,5 +1,5 @@
 """`tf.nn`'s CTC label helpers on torch tensors: ctc_greedy_decoder (best class per step, repeats merged, blanks
-dropped, a tf.SparseTensor of int64 labels) and collapse_repeated."""
+dropped, a tf.SparseTensor of int64 labels), collapse_repeated and ctc_unique_labels."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -68,3 +68,20 @@ def collapse_repeated(labels: Any, seq_length: Any, name: Optional[str] = None) 
     rows = torch.arange(x.shape[0], device=x.device).unsqueeze(1).expand_as(keep)
     out[rows[keep], slots[keep]] = x[keep]
     return out, new_lengths.to(lengths.dtype)
+
+
+def ctc_unique_labels(labels: Any, name: Optional[str] = None) -> tuple:
+    """Per row of [batch, max_len] labels: (its distinct values in first-seen order, zero-padded, as int64;
+    each label's position among them, as int32)."""
+    x = to_tensor(labels, op="tf.nn.ctc_unique_labels")
+    if x.dim() != 2:
+        raise ValueError(f"tf.nn.ctc_unique_labels: labels must be [batch, max_len], got shape {tuple(x.shape)}.")
+    unique = torch.zeros(x.shape, dtype=torch.int64)
+    index = torch.zeros(x.shape, dtype=torch.int32)
+    for b, row in enumerate(x.tolist()):
+        seen: dict = {}
+        for i, label in enumerate(row):
+            position = seen.setdefault(label, len(seen))
+            index[b, i] = position
+        unique[b, :len(seen)] = torch.tensor(list(seen), dtype=torch.int64)
+    return unique.to(x.device), index.to(x.device)
