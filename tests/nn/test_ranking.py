@@ -31,3 +31,12 @@ def test_bad_input_is_explained():
         tf.nn.top_k(F, 6)
     with pytest.raises(ValueError, match="predictions must be"):
         tf.nn.in_top_k([1], F, 2)
+
+
+def test_approx_max_k_exact_and_min_k():
+    x = np.array([[1.0, 5, 3, 5, 2], [0, -1, 4, 2, 2]], np.float32)
+    values, indices = tf.nn.approx_max_k(x, 2)  # TF 2.21: [[5, 5], [4, 2]] and [[1, 3], [2, 3]] (int32)
+    assert values.tolist() == [[5.0, 5.0], [4.0, 2.0]] and indices.tolist() == [[1, 3], [2, 3]]
+    assert indices.dtype == torch.int32
+    values, indices = tf.nn.approx_min_k(x, 1, reduction_dimension=0)
+    assert values.tolist() == [[0.0, -1.0, 3.0, 2.0, 2.0]] and indices.tolist() == [[1, 1, 0, 1, 0]]

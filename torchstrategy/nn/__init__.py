@@ -22,7 +22,7 @@ from torchstrategy.nn._norm import (batch_norm_with_global_normalization, batch_
 from torchstrategy.nn._pool import (avg_pool, avg_pool1d, avg_pool2d, avg_pool3d, max_pool, max_pool1d, max_pool2d,
                                     max_pool3d, max_pool_with_argmax, pool)
 from torchstrategy.math import top_k
-from torchstrategy.nn._ranking import in_top_k, zero_fraction
+from torchstrategy.nn._ranking import approx_max_k, approx_min_k, in_top_k, zero_fraction
 from torchstrategy.nn._space import depth_to_space, space_to_batch, space_to_depth
 from torchstrategy.tape import compute_average_loss, scale_regularization_loss
 
