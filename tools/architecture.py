@@ -83,8 +83,8 @@ SHARED_PRIVATE_MODULES = {"_context"} | MACHINERY | TENSOR_SUPPORT
 #: tf.distribute's value types, below the parts that use them
 _DISTRIBUTE_VALUE_MODULES = {"values", "partitioners"}
 #: tf.ragged is a tensor-level namespace package too (RaggedTensor and its ops, used by tf.math and tf.data), and so
-#: are tf.experimental.numpy (NumPy's functions on torch tensors), tf.lookup (tables over tensors) and tf.linalg
-TENSOR_PACKAGES |= {"ragged", "experimental_numpy", "lookup", "linalg"}
+#: are tf.experimental.numpy (NumPy's functions on torch tensors), tf.lookup (tables over tensors), tf.linalg and tf.nn
+TENSOR_PACKAGES |= {"ragged", "experimental_numpy", "lookup", "linalg", "nn"}
 
 #: Unit -> rank; higher ranks sit higher in the stack.
 LAYERS = {
