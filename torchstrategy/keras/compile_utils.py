@@ -326,11 +326,11 @@ class CompiledState:
         metrics = self.all_metrics()
         if strategy.num_processes > 1:
             _align_state_layouts(metrics, strategy)
-        states = [metric._state_contributions(strategy.process_rank) for metric in metrics]
+        states = [metric._state_tensors() for metric in metrics]
         summed = strategy.sum_across_replicas([t for group in states for t in group])
         offset = 0
         for metric, group in zip(metrics, states):
-            metric._load_state_tensors(summed[offset:offset + len(group)], processes=strategy.num_processes)
+            metric._load_state_tensors(summed[offset:offset + len(group)])
             offset += len(group)
 
     def get_config(self) -> dict:

@@ -70,8 +70,7 @@ class Metric:
         # unnamed metrics get unique Keras-style names ('auc', 'auc_1', ...), as Keras 2 does
         self.name = name or _context.unique_name(_snake_case(type(self).__name__))
         self._dtype = backend.to_torch_dtype(dtype)
-        self._state_variables: list[torch.Tensor] = []  # the state variables, in creation order
-        self._aggregations: list[str] = []  # how each combines over replicas: 'sum', 'mean', 'only_first_replica'
+        self._state_names: list[str] = []
         self._device = torch.device("cpu")
 
     @property
@@ -79,103 +78,69 @@ class Metric:
         """The state/result dtype name, e.g. 'float32'."""
         return str(self._dtype).replace("torch.", "")
 
-    def add_variable(self, shape: Sequence[int], initializer: Any, dtype: Any = None, aggregation: str = "sum",
-                     name: Optional[str] = None) -> torch.Tensor:
-        """Creates a state variable (Keras 3): a tensor with `assign` / `assign_add` / `assign_sub`, started at
-        `initializer`, zeroed by `reset_state`, combined over replicas by `aggregation` ('sum', 'mean' or
-        'only_first_replica') and kept as attribute `name` unless that name is taken."""
-        if aggregation not in ("sum", "mean", "only_first_replica"):
-            raise ValueError(f"Metric.add_variable(aggregation={aggregation!r}): a metric state must combine over "
-                             "replicas; use 'sum' (default), 'mean' or 'only_first_replica'.")
-        if name is None:
-            name = f"variable_{len(self._state_variables)}" if self._state_variables else "variable"
-        shape = (int(shape),) if isinstance(shape, int) else tuple(int(d) for d in shape)
-        dtype = backend.to_torch_dtype(dtype) if dtype else self._dtype
-        if initializer in ("zeros", None):
-            value = torch.zeros(shape, dtype=dtype)
-        else:
-            from torchstrategy.keras import initializers
-
-            value = backend.to_tensor(initializers.get(initializer)(shape, dtype=dtype)).to(dtype)
-        from torchstrategy.keras.variables import make_weight
-
-        variable = make_weight(value.to(self._device), False, False, name, f"{self.name}/{name}")
-        self._state_variables.append(variable)
-        self._aggregations.append(aggregation)
-        if not hasattr(type(self), name) and name not in self.__dict__:
-            setattr(self, name, variable)  # built-in metrics read their states by name
-        return variable
-
     def add_weight(self, shape: Sequence[int] = (), initializer: Any = None, dtype: Any = None,
                    name: Optional[str] = None) -> torch.Tensor:
-        """Keras's other spelling of `add_variable` (aggregation 'sum')."""
-        return self.add_variable(shape=shape, initializer=initializer, dtype=dtype, name=name)
+        """Creates a zero-initialised state tensor, stored as attribute `name`."""
+        if name is None:
+            name = f"variable_{len(self._state_names)}" if self._state_names else "variable"
+        if initializer not in ("zeros", None):
+            raise ValueError(f"Metric states start at zero; got initializer={initializer!r}. Use 'zeros'.")
+        tensor = torch.zeros(tuple(shape), dtype=backend.to_torch_dtype(dtype) if dtype else self._dtype,
+                             device=self._device)
+        setattr(self, name, tensor)
+        if name not in self._state_names:
+            self._state_names.append(name)
+        return tensor
+
+    def add_variable(self, shape: Sequence[int], initializer: Any, dtype: Any = None, aggregation: str = "sum",
+                     name: Optional[str] = None) -> torch.Tensor:
+        """Keras 3's spelling of add_weight; states combine over replicas by summing (aggregation='sum')."""
+        if aggregation != "sum":
+            raise NotImplementedError(f"Metric.add_variable(aggregation={aggregation!r}) is not supported: metric "
+                                      "states combine over replicas by summing (aggregation='sum').")
+        return self.add_weight(shape=shape, initializer=initializer, dtype=dtype, name=name)
 
     @property
     def variables(self) -> list[torch.Tensor]:
         return self._state_tensors()
 
     def _follow_device(self, device: torch.device) -> torch.device:
-        """Moves the states to `device` the first time inputs arrive there (in place: every reference to a
-        state variable stays valid); returns the device."""
+        """Moves the states to `device` the first time inputs arrive there; returns the device."""
         if device != self._device:
-            for index, state in enumerate(self._state_variables):
-                if device.type == "xla" and not state.any():  # zeros: made there (no upload in the graph)
-                    self._replace_state(index, torch.zeros(tuple(state.shape), dtype=state.dtype, device=device))
+            for name in self._state_names:
+                current = getattr(self, name)
+                if device.type == "xla" and not current.any():  # zeros: made there (no upload in the graph)
+                    setattr(self, name, torch.zeros(tuple(current.shape), dtype=current.dtype, device=device))
                 else:
-                    self._replace_state(index, state.data.to(device))
+                    setattr(self, name, current.to(device))
             self._device = device
         return device
 
-    def _replace_state(self, index: int, value: torch.Tensor) -> None:
-        """Gives state `index` a new value: in place when torch allows it, else as a new variable put wherever the
-        metric held the old one (a tensor of another kind, e.g. on an XLA device)."""
-        old = self._state_variables[index]
-        try:
-            old.data = value
-            return
-        except RuntimeError:
-            pass
-        from torchstrategy.keras.variables import make_weight
-
-        new = make_weight(value, False, False, old.name, old.path)
-        self._state_variables[index] = new
-        for key, held in list(self.__dict__.items()):
-            if held is old:
-                self.__dict__[key] = new
-
     def _state_tensors(self) -> list[torch.Tensor]:
-        """The state variables, in a fixed order; replicas combine them (see `_load_state_tensors`)."""
-        return list(self._state_variables)
+        """The state tensors, in a fixed order; replicas combine them by summing."""
+        return [getattr(self, name) for name in self._state_names]
 
-    def _state_contributions(self, process_rank: int) -> list[torch.Tensor]:
-        """What this process adds to the cross-process sum of each state: its value, or zeros for an
-        'only_first_replica' state on a process other than the first."""
-        return [torch.zeros_like(state) if how == "only_first_replica" and process_rank != 0 else state
-                for state, how in zip(self._state_variables, self._aggregations)]
-
-    def _load_state_tensors(self, tensors: Sequence[Any], processes: int = 1) -> None:
-        """Puts values in `_state_tensors` order into the states (in place); with `processes` > 1 they are sums
-        over that many processes, and 'mean' states take the mean."""
-        if len(tensors) != len(self._state_variables):
-            raise ValueError(f"Metric {self.name!r} has {len(self._state_variables)} state tensors "
-                             f"({[state.name for state in self._state_variables]}); got {len(tensors)} values.")
-        for index, (state, how, value) in enumerate(zip(self._state_variables, self._aggregations, tensors)):
-            value = backend.to_tensor(value).to(device=state.device, dtype=state.dtype)
-            if how == "mean" and processes > 1:
-                value = value / processes if value.is_floating_point() else value // processes
-            self._replace_state(index, value.reshape(state.shape).clone())
+    def _load_state_tensors(self, tensors: Sequence[Any]) -> None:
+        """Replaces the states with (summed) values in `_state_tensors` order."""
+        if len(tensors) != len(self._state_names):
+            raise ValueError(f"Metric {self.name!r} has {len(self._state_names)} state tensors "
+                             f"({self._state_names}); got {len(tensors)} values.")
+        for name, value in zip(self._state_names, tensors):
+            current = getattr(self, name)
+            value = backend.to_tensor(value).to(device=current.device, dtype=current.dtype)
+            setattr(self, name, value.reshape(current.shape).clone())
 
     def reset_state(self) -> None:
-        """Sets every state back to zero (whatever its initializer, as Keras 3 does)."""
+        """Sets every state back to zero."""
         if self._device.type == "xla":
             # fresh zeros made on the device, as the first epoch's states were: zeroing in place would give
             # the next epoch's first step a graph of its own, compiled again
-            for index, state in enumerate(self._state_variables):
-                self._replace_state(index, torch.zeros(tuple(state.shape), dtype=state.dtype, device=self._device))
+            for name in self._state_names:
+                current = getattr(self, name)
+                setattr(self, name, torch.zeros(tuple(current.shape), dtype=current.dtype, device=self._device))
             return
-        for state in self._state_variables:
-            state.data.zero_()
+        for tensor in self._state_tensors():
+            tensor.zero_()
 
     def reset_states(self) -> None:
         """Alias of `reset_state` (the Keras 2 name)."""
