@@ -202,10 +202,14 @@ void ts_conv_pool_forward(const float *restrict x, const float *restrict kernel,
   }
 }
 
-/* The kernel's gradient for taps [chunk, chunk + TAP_CHUNK) and channels [block, block + 16 * NB) summed
-   over one image, added to that thread's float64 totals (the bias's too, on the first chunk). */
-#define TAP_CHUNK 14
-#define DEFINE_CONV_POOL_GRAD(NAME, NB)                                                                    \
+/* The kernel's gradient for taps [chunk, chunk + CHUNK) and channels [block, block + 16 * NB) summed
+   over one image, added to that thread's float64 totals (the bias's too, on the first chunk). CHUNK * NB
+   accumulators plus 4 * NB working vectors stay within the 32 vector registers: 14 taps of 16 channels or 9
+   of 32 (a 3x3x3 kernel's 27 taps are 3 chunks of 9); more spill to the stack on every multiply-add. */
+#define TAP_CHUNK_1 14
+#define TAP_CHUNK_2 9
+#define TAP_CHUNK_MAX 14
+#define DEFINE_CONV_POOL_GRAD(NAME, NB, TAP_CHUNK)                                                                    \
   static inline void NAME(const float *restrict x, const float *restrict grad_out, const int8_t *restrict code, \
                           const long *restrict offsets, long b, long h, long w, long in, long oh, long ow,   \
                           long taps, long out, long block, long chunk, double *restrict totals) {             \
@@ -247,8 +251,8 @@ void ts_conv_pool_forward(const float *restrict x, const float *restrict kernel,
     }                                                                                                    \
   }
 
-DEFINE_CONV_POOL_GRAD(conv_pool_grad_1, 1)
-DEFINE_CONV_POOL_GRAD(conv_pool_grad_2, 2)
+DEFINE_CONV_POOL_GRAD(conv_pool_grad_1, 1, TAP_CHUNK_1)
+DEFINE_CONV_POOL_GRAD(conv_pool_grad_2, 2, TAP_CHUNK_2)
 
 /* Returns 0, or 1 when the per-thread sums could not be allocated. */
 int ts_conv_pool_backward(const float *restrict x, const float *restrict grad_out, const int8_t *restrict code,
@@ -256,9 +260,10 @@ int ts_conv_pool_backward(const float *restrict x, const float *restrict grad_ou
                           long kh, long kw, long out, int threads) {
   const long oh = (h - kh + 1) / 2, ow = (w - kw + 1) / 2, taps = kh * kw * in;
   const long step = out % 32 == 0 ? 32 : 16, teams = threads > 0 ? threads : 1, sums = taps * out + out;
-  long offsets[MAX_TAPS + TAP_CHUNK];
+  const long tap_chunk = step == 32 ? TAP_CHUNK_2 : TAP_CHUNK_1;
+  long offsets[MAX_TAPS + TAP_CHUNK_MAX];
   tap_offsets(offsets, w, in, kh, kw);
-  for (long t = taps; t < taps + TAP_CHUNK; ++t) offsets[t] = 0;  /* padding taps read a real element */
+  for (long t = taps; t < taps + TAP_CHUNK_MAX; ++t) offsets[t] = 0;  /* padding taps read a real element */
   double *totals = calloc((size_t)(sums * teams), sizeof(double));
   if (!totals) return 1;
   _Pragma("omp parallel num_threads(threads)")
@@ -267,7 +272,7 @@ int ts_conv_pool_backward(const float *restrict x, const float *restrict grad_ou
     _Pragma("omp for schedule(static)")
     for (long b = 0; b < n; ++b)
       for (long block = 0; block < out; block += step)
-        for (long chunk = 0; chunk < taps; chunk += TAP_CHUNK) {
+        for (long chunk = 0; chunk < taps; chunk += tap_chunk) {
           if (step == 32) conv_pool_grad_2(x, grad_out, code, offsets, b, h, w, in, oh, ow, taps, out, block, chunk, mine);
           else conv_pool_grad_1(x, grad_out, code, offsets, b, h, w, in, oh, ow, taps, out, block, chunk, mine);
         }
