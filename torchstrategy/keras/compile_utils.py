@@ -139,6 +139,7 @@ class CompiledState:
         self._output_trackers: list = []  # per-output loss means ('<output>_loss'), multi-output models only
         self._scratch: dict = {}  # thread id -> that replica thread's last per-output losses
         self._pending_states: Optional[list] = None  # metric states restored before the metrics exist
+        self._agreed_layout: Optional[list] = None  # metric state shapes all processes last agreed on, all made
         if loss is not None:  # resolve eagerly so a bad name fails at compile time
             flat = list(loss.values()) if isinstance(loss, dict) and not _is_config(loss) else (
                 loss if isinstance(loss, (list, tuple)) else [loss])
@@ -325,7 +326,14 @@ class CompiledState:
             return  # one replica, or one SPMD program that updated the metrics with the whole global batch
         metrics = self.all_metrics()
         if strategy.num_processes > 1:
-            _align_state_layouts(metrics, strategy)
+            # Every process once found the same layout with every metric's state made: as metrics make their
+            # state once (lazily, never again), the layouts still agree while this process's is that one, and
+            # all processes skip the check together (each holds the same agreed layout)
+            layout = _state_layout(metrics)
+            if layout != self._agreed_layout:
+                _align_state_layouts(metrics, strategy)
+                layout = _state_layout(metrics)
+                self._agreed_layout = layout if self.built and all(layout) else None
         states = [metric._state_tensors() for metric in metrics]
         summed = strategy.sum_across_replicas([t for group in states for t in group])
         offset = 0

@@ -199,11 +199,12 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     preflight.check_epochs(epochs, initial_epoch)
     strategy = model.distribute_strategy
     class_weights = _class_weight_table(class_weight)
-    x, y, sample_weight = data_adapter.chief_arrays(strategy, x, y, sample_weight)
+    x, y, sample_weight = data_adapter.chief_inputs(strategy, x, y, sample_weight)
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = data_adapter.split_validation(x, y, sample_weight, validation_split)
-    data = _epoch_data(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch),
-                       "train", steps_per_epoch, _input_options(x))
+    data = _epoch_data(strategy, data_adapter.adapt_everywhere(strategy, x, y, sample_weight, batch_size, shuffle,
+                                                               steps_per_epoch), "train", steps_per_epoch,
+                       _input_options(x))
     _check_trained_in_its_job(model, strategy)  # after _epoch_data, whose refusal of a foreign dataset says more
     val_data = None
     if validation_data is not None:
@@ -317,9 +318,9 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     if kwargs:
         raise TypeError(f"evaluate() got unexpected keyword arguments: {sorted(kwargs)}")
     strategy = model.distribute_strategy
-    x, y, sample_weight = data_adapter.chief_arrays(strategy, x, y, sample_weight)
-    data = _epoch_data(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, False, steps), "test", steps,
-                       _input_options(x))
+    x, y, sample_weight = data_adapter.chief_inputs(strategy, x, y, sample_weight)
+    data = _epoch_data(strategy, data_adapter.adapt_everywhere(strategy, x, y, sample_weight, batch_size, False, steps),
+                       "test", steps, _input_options(x))
     verbose = _verbosity(verbose)
     cbs = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else callbacks_module.CallbackList(
         callbacks, add_progbar=verbose != 0, model=model, verbose=verbose, epochs=1, steps=data.steps)
@@ -374,9 +375,9 @@ def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any =
     if kwargs:
         raise TypeError(f"predict() got unexpected keyword arguments: {sorted(kwargs)}")
     strategy = model.distribute_strategy
-    (x,) = data_adapter.chief_arrays(strategy, x)
-    data = _epoch_data(strategy, data_adapter.adapt(x, None, None, batch_size, False, steps), "predict", steps,
-                       _input_options(x))
+    (x,) = data_adapter.chief_inputs(strategy, x)
+    data = _epoch_data(strategy, data_adapter.adapt_everywhere(strategy, x, None, None, batch_size, False, steps),
+                       "predict", steps, _input_options(x))
     verbose = _verbosity(verbose)
     cbs = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=model, verbose=verbose,
                                         epochs=1, steps=data.steps)
