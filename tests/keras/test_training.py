@@ -299,6 +299,19 @@ for call in range(2):
                      ("predict", lambda: model.predict(x, batch_size=8, verbose=0).tolist())):
         calls.clear()
         report[f"{name} {call}"] = {"value": fn(), "calls": dict(calls)}
+
+
+class StopAfterTwo(tf.keras.callbacks.Callback):
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == 1:
+            self.model.stop_training = True
+
+
+# a callback on the chief only: every process still agrees to stop with it
+calls.clear()
+history = model.fit(x, y, batch_size=8, epochs=5, shuffle=False, verbose=0,
+                    callbacks=[StopAfterTwo()] if rank == 0 else [])
+report["stopped"] = {"loss": history.history["loss"], "calls": dict(calls)}
 report["final"] = [w.tolist() for w in model.get_weights()]
 with open(os.path.join(out, f"report_{rank}.json"), "w") as f:
     json.dump(report, f)
@@ -329,13 +342,23 @@ def test_repeated_calls_on_two_replicas_take_few_collectives_and_match_one_proce
             assert report[f"evaluate {call}"]["value"][key] == pytest.approx(value, rel=1e-5), key
         np.testing.assert_allclose(report[f"predict {call}"]["value"], model.predict(x, batch_size=8, verbose=0),
                                    atol=1e-6)
+    class StopAfterTwo(tf.keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 1:
+                self.model.stop_training = True
+
+    history = model.fit(x, y, batch_size=8, epochs=5, shuffle=False, verbose=0, callbacks=[StopAfterTwo()]).history
+    np.testing.assert_allclose(report["stopped"]["loss"], history["loss"], rtol=1e-5)
+    assert len(history["loss"]) == 2
+    # a process with a callback of its own: stop_training is agreed in a collective of its own each epoch
+    assert report["stopped"]["calls"] == {"all_gather": 1, "all_reduce": 4}
     for got, want in zip(report["final"], model.get_weights()):
         np.testing.assert_allclose(np.array(got), want, atol=1e-6)
     # per call: one small gather of the arrays' fingerprints and the pipeline's state; one all-reduce of every
-    # metric state and, in fit, one of stop_training (DDP's gradient buckets go through its own reducer).
+    # metric state, which in fit also agrees on stop_training (DDP's gradient buckets go through its own reducer).
     # The metric state shapes are compared once, at the first reduction (the AUC's state exists by then).
-    assert report["fit 0"]["calls"] == {"all_gather": 2, "all_reduce": 2}
-    assert report["fit 1"]["calls"] == {"all_gather": 1, "all_reduce": 2}
+    assert report["fit 0"]["calls"] == {"all_gather": 2, "all_reduce": 1}
+    assert report["fit 1"]["calls"] == {"all_gather": 1, "all_reduce": 1}
     for call in range(2):
         assert report[f"evaluate {call}"]["calls"] == {"all_gather": 1, "all_reduce": 1}
         assert report[f"predict {call}"]["calls"] == {"all_gather": 3}  # the arrays, the outputs' row counts, rows

@@ -165,6 +165,10 @@ def _raise_explained(strategy: Any, error: RuntimeError, where: str) -> None:
 def _epoch_logs(compiled: Any, strategy: Any, step_logs: Any) -> dict:
     """Metric results reduced over replicas; a custom step's own logs when they are not the metrics (Keras)."""
     compiled.reduce_across_replicas(strategy)
+    return _logs_of_epoch(compiled, step_logs)
+
+
+def _logs_of_epoch(compiled: Any, step_logs: Any) -> dict:
     results = compiled.results()
     if isinstance(step_logs, dict) and step_logs and set(step_logs) != set(results):
         return _float_logs(step_logs)
@@ -283,15 +287,23 @@ def _fit_epochs(model: Any, strategy: Any, state: TrainingState, cbs: Any, data:
             if model.stop_training:
                 break
         runtime.strategy.wait_steps()
-        logs = _epoch_logs(compiled, runtime.strategy, step_logs)
-        if val_data is not None and _should_validate(epoch, validation_freq):
+        validating = val_data is not None and _should_validate(epoch, validation_freq)
+        # the stop_training agreed below needs no collective of its own when no process runs code that could
+        # set it after this point (only History/ProgbarLogger, no validation): it rides on the metric sums
+        quiet = cbs.only_loggers and not validating
+        sums = compiled.reduce_across_replicas(runtime.strategy, (float(not quiet), float(bool(model.stop_training))))
+        logs = _logs_of_epoch(compiled, step_logs)
+        if validating:
             val_logs = evaluate(model, x=val_data[0], y=val_data[1], sample_weight=val_data[2],
                                 batch_size=validation_batch_size or batch_size, verbose=0,
                                 steps=validation_steps, callbacks=cbs, return_dict=True)
             logs.update({f"val_{key}": value for key, value in val_logs.items()})
         progress.finish_epoch(data)
         cbs.on_epoch_end(epoch, logs)
-        model.stop_training = runtime.strategy.any_replica(model.stop_training)
+        if sums is not None and sums[0] == 0:  # every process was quiet: the sums already agree on stopping
+            model.stop_training = sums[1] > 0
+        else:
+            model.stop_training = runtime.strategy.any_replica(model.stop_training)
         if model.stop_training:
             break
     if epochs > 0 and getattr(model, "optimizer", None) is not None:  # Keras 3: EMA weights replace the trained ones
