@@ -160,6 +160,8 @@ class Strategy:
     def _replica_value(self, structure: Any, index: int) -> Any:
         if _plain(structure):  # no per-replica value inside: the same for every replica, as it is
             return structure
+        if type(structure) is dict and all(_plain(value) for value in structure.values()):
+            return structure  # keyword arguments: `fn(**kwargs)` makes the replica's own dict
 
         def pick(value: Any) -> Any:
             if not isinstance(value, PerReplica):
