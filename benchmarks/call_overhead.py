@@ -205,7 +205,9 @@ def main() -> None:
     cpu = f"{model}; " + ", ".join(f"{flag} {'yes' if flag in flags else 'no'}" for flag in FLAGS)
     print(f"CPU: {cpu}", flush=True)
     counts = [int(n) for n in args.replicas.split(",")]
+    load_before = os.getloadavg()[0]
     summaries = {n: _summary(_measure(n, args), args.short, args.long) for n in counts}
+    load = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after"
     headers = ["call", "input"]
     for n in counts:
         label = "1 process" if n == 1 else f"{n} replicas"
@@ -245,7 +247,8 @@ def main() -> None:
             "the bare step on 2 replicas is a DistributedDataParallel step. Per step: the slope of fit()'s time "
             f"between {args.short} and {args.long} batches in one epoch, against a hand-written torch loop's slope "
             "(the ratio is the median of per-round ratios). Machine: "
-            f"{_results.machine().split(', torch')[0]}; CPU {cpu}.\n\n"
+            f"{_results.machine().split(', torch')[0]}; CPU {cpu}; {load} (every wait for another "
+            "process, a collective above all, grows with the machine's load).\n\n"
             + _results.table(headers, rows) + "\n\n" + _results.table(step_headers, step_rows))
     print(body)
     _results.write_section("call_overhead.py: the fixed cost of a Keras call, and fit's cost per step", body,
