@@ -105,8 +105,11 @@ def worker(replicas: int, rounds: int, calls: int, short: int, long: int) -> dic
             index = order[step * global_batch:(step + 1) * global_batch][mine]
             bare_train(xs[index], ys[index])
 
+    flag = torch.zeros(4)
     fns = {
         "bare train": lambda: bare_train(xb, yb), "bare test": bare_test, "bare predict": bare_predict,
+        # what one wait for every process costs here (on one process: nothing to wait for)
+        "all_reduce": (lambda: dist.all_reduce(flag)) if multi else (lambda: None),
         "fit NumPy": lambda: model.fit(x, y, batch_size=global_batch, epochs=1, verbose=0),
         "fit Dataset": lambda: model.fit(dataset, epochs=1, verbose=0),
         "evaluate NumPy": lambda: model.evaluate(x, y, batch_size=global_batch, verbose=0),
@@ -225,6 +228,10 @@ def main() -> None:
         for n in counts:
             row += [f"{summaries[n]['median'][f'bare {kind}']:.3f}", ""]
         rows.append(row)
+    row = ["one all_reduce of 4 floats", "what each collective costs here"]
+    for n in counts:
+        row += [f"{summaries[n]['median']['all_reduce']:.3f}" if n > 1 else "-", ""]
+    rows.append(row)
     step_rows = []
     for what in ("fit NumPy", "fit Dataset"):
         row = [f"`{what.split()[0]}` per step", what.split()[1]]
@@ -244,7 +251,12 @@ def main() -> None:
             f"replica per step, 1 intra-op thread per process; {args.rounds} interleaved rounds of {args.calls} calls, "
             f"times are medians (rank 0's clock on 2 replicas: MirroredStrategy over 2 CPU processes, gloo). "
             "Fixed cost = ms/call - steps x the bare torch step (1 step for every call here); "
-            "the bare step on 2 replicas is a DistributedDataParallel step. Per step: the slope of fit()'s time "
+            "the bare step on 2 replicas is a DistributedDataParallel step. On 2 replicas each call waits for the "
+            "other process in a few small collectives besides the step's own: fit and evaluate 2 on arrays (their "
+            "fingerprints and the pipeline's state in one gather; the metric sums, which in fit also agree on "
+            "stop_training) and 3 on a Dataset (rank 0's pipeline state, the first-batch check, the sums); predict "
+            "3 on arrays (the gather; the outputs' row counts, the rows) and 4 on a Dataset; the *_on_batch calls "
+            "none. Per step: the slope of fit()'s time "
             f"between {args.short} and {args.long} batches in one epoch, against a hand-written torch loop's slope "
             "(the ratio is the median of per-round ratios). Machine: "
             f"{_results.machine().split(', torch')[0]}; CPU {cpu}; {load} (every wait for another "

@@ -40,6 +40,8 @@ def test_quick_run_prints_both_tables_and_writes_its_section(tmp_path):
         ms_1, ratio_1, ms_2, ratio_2 = _numbers(rows[step])
         assert ms_1 > 0 and ms_2 > 0 and ratio_1 > 0 and ratio_2 > 0, rows[step]
     assert by_name["| bare torch loop per step"].count("1.00x") == 2
+    collective = by_name["| one all_reduce of 4 floats"]
+    assert "| - |" in collective and len(_numbers(collective)) == 1 and _numbers(collective)[0] > 0, collective
     text = results.read_text()
     assert "## other.py: kept\n\nan older section" in text
     assert "## call_overhead.py:" in text and "| `predict_on_batch` | NumPy |" in text
