@@ -1,13 +1,13 @@
-"""ParameterServerStrategy's asynchronous training speed (1 and 2 workers, one ps task) against synchronous
-MultiWorkerMirroredStrategy in 2 processes, with and without a worker slowed 2x, all on 127.0.0.1.
+"""ParameterServerStrategy side by side with TensorFlow 2.21's (1 and 2 workers, one ps task, a straggler), where
+the time of one closure goes, and synchronous MultiWorkerMirroredStrategy for reference; all on 127.0.0.1.
 
-    python benchmarks/parameter_server.py [--steps 24] [--rounds 7]
+    python benchmarks/parameter_server.py [--steps 24] [--rounds 7] [--tf-venv DIR] [--no-sync] [--no-write]
 
-Every cluster task is a process of its own started from TF_CONFIG (1 intra-op thread each). The three jobs
-run one after the other; within a job, runs with and without the straggler alternate (interleaved rounds),
-each started by a line on the job's stdin.
-Only the slow task gets SLOW_FACTOR in its environment: after each step it sleeps SLOW_FACTOR times as
-long as that step took, when the round asks for a straggler.
+Every cluster task is a process of its own started from TF_CONFIG (1 intra-op thread each). For each worker count,
+torchstrategy's job and TF's job (TF in its own venv: --tf-venv, else $TORCHSTRATEGY_TF_VENV, as
+benchmarks/vs_tensorflow.py finds it) are both started, then timed in interleaved rounds, each run started by a
+line on the chief's stdin. The straggler is made the same way on both sides: the benchmark stops worker:1 with
+SIGSTOP for a share of every 30 ms (SIGCONT for the rest), so it gets 1 / (1 + slow factor) of the time.
 """
 from __future__ import annotations
 
@@ -27,22 +27,26 @@ from collections.abc import Callable
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
+from _ps_timers import install_timers, read_timers  # noqa: E402  (imports no torch itself)
+
 BATCH = 64  # per worker (async) and per replica (sync)
 ROWS = 512  # synthetic CIFAR-shaped rows each task cycles through
+THROTTLE_PERIOD = 0.03  # seconds: the straggler is stopped for a share of each period
 
 
 # ----- the cluster tasks (each runs in its own process) -------------------------------------------
-def _setup_model(strategy):
-    import _results
+def _setup_model(strategy, data: str):
+    import numpy as np
     import torch
-    from fit_overhead import seed_cnn
+    from vs_tensorflow import build_model
 
     import torchstrategy as tf
 
     torch.set_num_threads(1)
-    tf.random.set_seed(0)
+    saved, arrays = np.load(os.path.join(data, "weights_seed.npz")), np.load(os.path.join(data, "data.npz"))
     with strategy.scope():
-        model = seed_cnn()
+        model = build_model(tf.keras, "seed")
+        model.set_weights([saved[f"w{index}"] for index in range(len(saved.files))])
         optimizer = tf.keras.optimizers.Adam(1e-3)
     loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True,
                                                                 reduction=tf.keras.losses.Reduction.NONE)
@@ -54,12 +58,12 @@ def _setup_model(strategy):
         optimizer.apply_gradients(zip(grads, model.trainable_variables))
         return loss
 
-    return _results.synthetic_cifar(ROWS), replica_fn
+    return (arrays["images"], arrays["labels"]), replica_fn
 
 
 def _commands():
-    """The lines the benchmark sends: 'run 0' / 'run 1' / 'run 2' (1: with the straggler, 2: empty closures
-    instead of steps), then 'quit'."""
+    """The modes the benchmark sends ('run 0': steps, 'run 2': empty closures, 3/4: the same, timed inside),
+    until 'quit'."""
     for line in sys.stdin:
         if line.strip() == "quit":
             return
@@ -83,14 +87,22 @@ def serve_task() -> None:
     server.join()
 
 
-def ps_coordinator(steps: int) -> None:
+def _timers_on_worker(reset: bool) -> dict:
+    """Runs on a worker (a closure): installs the timers there once, returns them (and resets them)."""
+    main = sys.modules["__main__"]
+    main.install_timers("worker")
+    return main.read_timers(reset)
+
+
+def ps_coordinator(steps: int, data: str) -> None:
     """The chief of a parameter-server job: per command, schedules `steps` closures, joins, reports."""
     import collections
 
     import torchstrategy as tf
 
-    strategy = tf.distribute.ParameterServerStrategy(tf.distribute.cluster_resolver.TFConfigClusterResolver())
-    (images, labels), replica_fn = _setup_model(strategy)
+    resolver = tf.distribute.cluster_resolver.TFConfigClusterResolver()
+    strategy = tf.distribute.ParameterServerStrategy(resolver)
+    (images, labels), replica_fn = _setup_model(strategy, data)
 
     def dataset_fn(input_context):
         batch = input_context.get_per_replica_batch_size(BATCH)
@@ -102,99 +114,109 @@ def ps_coordinator(steps: int) -> None:
     coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
     iterator = iter(coordinator.create_per_worker_dataset(per_worker_dataset_fn))
 
-    def step_fn(iterator, straggle):
-        # runs on a worker: only the slow one has SLOW_FACTOR, so only it sleeps
-        start = time.perf_counter()
+    def step_fn(iterator):
         x, y = next(iterator)
         strategy.run(replica_fn, args=(x, y))
-        if straggle:
-            time.sleep(float(os.environ.get("SLOW_FACTOR", "0")) * (time.perf_counter() - start))
         return os.getpid()
 
-    for _ in range(2 * strategy.num_workers):  # warm-up: every worker reads the variables once
-        coordinator.schedule(step_fn, args=(iterator, False))
-    coordinator.join()
-    print("READY", flush=True)
     def empty_fn():  # a closure's round trip alone: no variable read, no update
         return os.getpid()
 
+    for _ in range(2 * strategy.num_workers):  # warm-up: every worker reads the variables once
+        coordinator.schedule(step_fn, args=(iterator,))
+        coordinator.schedule(empty_fn)
+    coordinator.join()
+    print("READY", flush=True)
+    transport = strategy.closure_cluster.transport
     for mode in _commands():
+        profiled = mode in (3, 4)
+        if profiled:  # timers everywhere, reset: the worker's (a closure), the ps task's, the coordinator's last
+            coordinator.schedule(_timers_on_worker, args=(True,)).fetch()
+            transport.call("ps:0", _timers_on_ps, (True,))
+            install_timers("coordinator")
+            read_timers(True)
+        empty = mode in (2, 4)
         start = time.perf_counter()
-        if mode == 2:
+        if empty:
             results = [coordinator.schedule(empty_fn) for _ in range(steps)]
         else:
-            results = [coordinator.schedule(step_fn, args=(iterator, mode == 1)) for _ in range(steps)]
+            results = [coordinator.schedule(step_fn, args=(iterator,)) for _ in range(steps)]
         coordinator.join()
         seconds = time.perf_counter() - start
         by_pid = collections.Counter(int(r.fetch()) for r in results)
-        _report({"seconds": seconds, "steps": steps, "samples": steps * (1 if mode == 2 else BATCH),
-                 "by_pid": dict(by_pid)})
+        report = {"seconds": seconds, "steps": steps, "samples": steps * (1 if empty else BATCH),
+                  "by_pid": dict(by_pid)}
+        if profiled:
+            report["timers"] = {**read_timers(False), **coordinator.schedule(_timers_on_worker, args=(False,)).fetch(),
+                                **transport.call("ps:0", _timers_on_ps, (False,))}
+        _report(report)
 
 
-def sync_replica(steps: int) -> None:
+def _timers_on_ps(reset: bool) -> dict:
+    """Runs on the ps task (an RPC by name: every task runs this script): installs its timers, returns them."""
+    install_timers("ps")
+    return read_timers(reset)
+
+
+def sync_replica(steps: int, data: str) -> None:
     """One replica of a MultiWorkerMirroredStrategy job from TF_CONFIG: per command, `steps` custom-loop steps."""
     import torchstrategy as tf
 
     strategy = tf.distribute.MultiWorkerMirroredStrategy()
     replicas = strategy.num_replicas_in_sync
-    (images, labels), replica_fn = _setup_model(strategy)
+    (images, labels), replica_fn = _setup_model(strategy, data)
     dataset = tf.data.Dataset.from_tensor_slices((images, labels)).shuffle(ROWS).repeat().batch(BATCH * replicas)
     iterator = iter(strategy.experimental_distribute_dataset(dataset))
-    slow_factor = float(os.environ.get("SLOW_FACTOR", "0"))  # set for the slow replica only
 
-    def train(count: int, straggle: bool) -> None:
+    def train(count: int) -> None:
         for _ in range(count):
-            start = time.perf_counter()
             strategy.run(replica_fn, args=next(iterator))
-            if straggle and slow_factor:
-                time.sleep(slow_factor * (time.perf_counter() - start))
 
-    train(4, False)  # warm-up
+    train(4)  # warm-up
     if strategy.extended.should_checkpoint:
         print("READY", flush=True)
-    for mode in _commands():
-        straggle = mode == 1
-        train(1, straggle)  # the first collective lines both replicas up after the command
+    for _ in _commands():
+        train(1)  # the first collective lines both replicas up after the command
         start = time.perf_counter()
-        train(steps, straggle)
+        train(steps)
         seconds = time.perf_counter() - start
         if strategy.extended.should_checkpoint:
             _report({"seconds": seconds, "steps": steps, "samples": steps * BATCH * replicas, "replicas": replicas})
 
 
-# ----- the benchmark (launches the jobs, times them in turn) --------------------------------------
+# ----- the benchmark (launches the jobs, times them) ----------------------------------------------
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
 
 
-def _env(config: dict, **extra: str) -> dict:
+def _env(config: dict, side: str) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
-                                                               "MASTER_PORT", "TF_CONFIG", "SLOW_FACTOR")}
-    env["PYTHONPATH"] = os.path.dirname(HERE) + os.pathsep + env.get("PYTHONPATH", "")
+                                                               "MASTER_PORT", "TF_CONFIG", "PYTHONPATH")}
+    env["PYTHONPATH"] = HERE if side == "tf" else os.path.dirname(HERE) + os.pathsep + HERE
     env["OMP_NUM_THREADS"] = "1"
+    env["TF_CPP_MIN_LOG_LEVEL"] = "2"
     env["PYTHONUNBUFFERED"] = "1"
     env["TF_CONFIG"] = json.dumps(config)
-    env.update(extra)
     return env
 
 
 class _Job:
-    """The processes of one cluster; `lead` is the one that reads commands and reports, `listeners` all
-    that read commands."""
+    """The processes of one cluster; `lead` reads commands and reports, `listeners` all that read commands."""
 
-    def __init__(self, name: str, logs: str) -> None:
-        self.name, self.logs = name, logs
+    def __init__(self, name: str, logs: str, python: str, script: str, servers_leave: bool = True) -> None:
+        self.name, self.logs, self.python, self.script = name, logs, python, script
+        self.servers_leave = servers_leave
         self.processes: dict[str, subprocess.Popen] = {}
         self.listeners: list[subprocess.Popen] = []
         self.lead: subprocess.Popen = None  # type: ignore[assignment]
 
-    def start(self, task: str, role: str, config: dict, steps: int, listens: bool, leads: bool, **extra: str) -> None:
+    def start(self, task: str, args: list, config: dict, side: str, listens: bool, leads: bool) -> None:
         with open(os.path.join(self.logs, f"{self.name}-{task.replace(':', '')}.log"), "w") as log:
             process = subprocess.Popen(
-                [sys.executable, os.path.abspath(__file__), "--role", role, "--steps", str(steps)],
-                env=_env(config, **extra), stdin=subprocess.PIPE if listens else subprocess.DEVNULL,
+                [self.python, self.script, *args], env=_env(config, side),
+                stdin=subprocess.PIPE if listens else subprocess.DEVNULL,
                 stdout=subprocess.PIPE if leads else subprocess.DEVNULL, stderr=log, text=True, start_new_session=True)
         self.processes[task] = process
         if listens:
@@ -225,6 +247,8 @@ class _Job:
         return text
 
     def stop(self) -> None:
+        """Ends the job: 'quit' to the listeners; torchstrategy's tasks then leave by themselves, TF's servers
+        (whose join() never returns) are killed once their chief is done."""
         for process in self.listeners:
             try:
                 process.stdin.write("quit\n")
@@ -232,55 +256,84 @@ class _Job:
             except (BrokenPipeError, OSError, ValueError):
                 pass
         deadline = time.time() + 30
-        for process in self.processes.values():
+        for process in [self.lead] + [p for p in self.processes.values() if p is not self.lead]:
             try:
-                process.wait(timeout=max(0.1, deadline - time.time()))
+                process.wait(timeout=max(0.1, deadline - time.time()) if self.servers_leave or process is self.lead
+                             else 0.1)
             except subprocess.TimeoutExpired:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()
 
 
-def _ps_job(name: str, workers: int, steps: int, slow_factor: float, logs: str) -> _Job:
+def _ps_job(side: str, name: str, workers: int, steps: int, logs: str, python: str, data: str) -> _Job:
     cluster = {"chief": [f"127.0.0.1:{_free_port()}"],
                "worker": [f"127.0.0.1:{_free_port()}" for _ in range(workers)],
                "ps": [f"127.0.0.1:{_free_port()}"]}
-    job = _Job(name, logs)
-    tasks = [("ps", 0)] + [("worker", index) for index in range(workers)]
-    for kind, index in tasks:
-        # the last worker of a 2-worker job is the one that can be slowed
-        extra = {"SLOW_FACTOR": str(slow_factor)} if kind == "worker" and workers > 1 and index == workers - 1 else {}
-        job.start(f"{kind}:{index}", "task", {"cluster": cluster, "task": {"type": kind, "index": index},
-                                              "rpc_layer": "grpc"}, steps, listens=False, leads=False, **extra)
-    job.start("chief:0", "ps-chief", {"cluster": cluster, "task": {"type": "chief", "index": 0}, "rpc_layer": "grpc"},
-              steps, listens=True, leads=True)
-    return job
-
-
-def _sync_job(name: str, steps: int, slow_factor: float, logs: str) -> _Job:
-    cluster = {"chief": [f"127.0.0.1:{_free_port()}"], "worker": [f"127.0.0.1:{_free_port()}"]}
-    job = _Job(name, logs)
-    job.start("chief:0", "sync", {"cluster": cluster, "task": {"type": "chief", "index": 0}}, steps,
+    script = __file__ if side == "ts" else os.path.join(HERE, "_tf_parameter_server.py")
+    job = _Job(name, logs, python, os.path.abspath(script), servers_leave=side == "ts")
+    for kind, index in [("ps", 0)] + [("worker", index) for index in range(workers)]:
+        job.start(f"{kind}:{index}", ["--role", "task"], {"cluster": cluster, "task": {"type": kind, "index": index},
+                                                          "rpc_layer": "grpc"}, side, listens=False, leads=False)
+    job.start("chief:0", ["--role", "ps-chief" if side == "ts" else "chief", "--steps", str(steps), "--data", data],
+              {"cluster": cluster, "task": {"type": "chief", "index": 0}, "rpc_layer": "grpc"}, side,
               listens=True, leads=True)
-    job.start("worker:0", "sync", {"cluster": cluster, "task": {"type": "worker", "index": 0}}, steps,
-              listens=True, leads=False, SLOW_FACTOR=str(slow_factor))
     return job
 
 
-IDLE_SECONDS = 3.0
+def _sync_job(steps: int, logs: str, data: str) -> _Job:
+    cluster = {"chief": [f"127.0.0.1:{_free_port()}"], "worker": [f"127.0.0.1:{_free_port()}"]}
+    job = _Job("sync", logs, sys.executable, os.path.abspath(__file__))
+    for kind in ("chief", "worker"):
+        job.start(f"{kind}:0", ["--role", "sync", "--steps", str(steps), "--data", data],
+                  {"cluster": cluster, "task": {"type": kind, "index": 0}}, "ts", listens=True, leads=kind == "chief")
+    return job
 
 
-def _kill_all(job: _Job) -> None:
-    """The watchdog's last resort: a job that hangs is killed, so the benchmark fails instead of waiting."""
-    for process in job.processes.values():
-        if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
+class _Throttle:
+    """While active, the process `pid` runs only 1 / (1 + slow_factor) of every THROTTLE_PERIOD (SIGSTOP for
+    the rest): a task on a machine that slow, whatever it does (compute, sending, waiting)."""
+
+    def __init__(self, pid: int, slow_factor: float) -> None:
+        self.pid, self.stopped = pid, THROTTLE_PERIOD * slow_factor / (1 + slow_factor)
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def _loop(self) -> None:
+        while not self._done.is_set():
+            os.kill(self.pid, signal.SIGSTOP)
+            time.sleep(self.stopped)
+            os.kill(self.pid, signal.SIGCONT)
+            self._done.wait(THROTTLE_PERIOD - self.stopped)
+
+    def __enter__(self) -> "_Throttle":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+        os.kill(self.pid, signal.SIGCONT)
 
 
-def _contestant(job: _Job, mode: int, reports: list) -> Callable[[], float]:
-    """One timed run of `job` (0: steps, 1: steps with the straggler, 2: empty closures): its samples/s
-    (closures/s for empty ones); the report goes to `reports`."""
+def _kill_all(jobs: list) -> None:
+    """The watchdog's last resort: jobs that hang are killed, so the benchmark fails instead of waiting."""
+    for job in jobs:
+        for process in job.processes.values():
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+
+
+def _contestant(job: _Job, mode: int, reports: list, slow: Callable[[], object] = None) -> Callable[[], float]:
+    """One timed run of `job` (mode 0: steps, 2: empty closures), under `slow()` (a throttle) when given: its
+    samples/s (closures/s for empty ones); the report goes to `reports`."""
     def once() -> float:
-        report = job.run(mode)
+        before = {task: _cpu_seconds(process.pid) for task, process in job.processes.items()}
+        if slow is None:
+            report = job.run(mode)
+        else:
+            with slow():
+                report = job.run(mode)
+        report["cpu"] = {task: _cpu_seconds(process.pid) - before[task] for task, process in job.processes.items()}
         reports.append(report)
         return report["samples"] / report["seconds"]
 
@@ -294,6 +347,13 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _idle_cores(job: _Job, seconds: float) -> float:
+    pids = [process.pid for process in job.processes.values()]
+    before = sum(_cpu_seconds(pid) for pid in pids)
+    time.sleep(seconds)
+    return (sum(_cpu_seconds(pid) for pid in pids) - before) / seconds
+
+
 def _machine_busy_seconds() -> float:
     """CPU time all cores of this machine spent busy so far (Linux /proc/stat, every process)."""
     with open("/proc/stat") as handle:
@@ -301,172 +361,131 @@ def _machine_busy_seconds() -> float:
     return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
-def _cpu_model() -> str:
+def _write_inputs(data: str) -> None:
+    """The data and the seed CNN's initial weights both sides load (torchstrategy's get_weights())."""
+    import _results
+    import numpy as np
+    from vs_tensorflow import build_model
+
+    import torchstrategy as tf
+
+    images, labels = _results.synthetic_cifar(ROWS)
+    np.savez(os.path.join(data, "data.npz"), images=images, labels=labels)
+    tf.random.set_seed(0)
+    weights = build_model(tf.keras, "seed").get_weights()
+    np.savez(os.path.join(data, "weights_seed.npz"), **{f"w{index}": w for index, w in enumerate(weights)})
+
+
+def run_pair(workers: int, args: argparse.Namespace, pythons: dict, logs: str, data: str, out: dict) -> None:
+    """torchstrategy's and TF's job with `workers` workers, alive together, timed in interleaved rounds."""
+    import _results
+
+    jobs = {side: _ps_job(side, f"{side}{workers}", workers, args.steps, logs, pythons[side], data)
+            for side in ("ts", "tf")}
+    watchdog = threading.Timer(args.timeout, _kill_all, args=(list(jobs.values()),))
+    watchdog.daemon = True
+    watchdog.start()
     try:
-        text = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-    except OSError:
-        return "lscpu not available"
-    return next((line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Model name")), "?")
+        begun = time.perf_counter()
+        for job in jobs.values():
+            job.wait_ready()
+        out["setup"][workers] = time.perf_counter() - begun
+        out["pids"].update({f"{side}{workers}": {task: process.pid for task, process in job.processes.items()}
+                            for side, job in jobs.items()})
+        out["idle"].update({f"{side}{workers}": _idle_cores(job, 3.0) for side, job in jobs.items()})
+        runs = {}
+        for side, job in jobs.items():
+            runs[f"{side}_empty_{workers}w"] = _contestant(job, 2, out["reports"].setdefault(f"{side}_empty_{workers}w", []))
+            runs[f"{side}_step_{workers}w"] = _contestant(job, 0, out["reports"].setdefault(f"{side}_step_{workers}w", []))
+            if workers == 2:
+                pid = job.processes["worker:1"].pid
+                runs[f"{side}_slow_2w"] = _contestant(job, 0, out["reports"].setdefault(f"{side}_slow_2w", []),
+                                                      lambda pid=pid: _Throttle(pid, args.slow_factor))
+        for name, once in runs.items():  # warm-up, not counted
+            once()
+            out["reports"][name].clear()
+        busy, begun = _machine_busy_seconds(), time.perf_counter()
+        ours = [os.getpid()] + [p.pid for job in jobs.values() for p in job.processes.values()]
+        mine = sum(_cpu_seconds(pid) for pid in ours)
+        out["rates"].update(_results.interleave(runs, args.rounds))
+        out["background"][workers] = ((_machine_busy_seconds() - busy) - (sum(_cpu_seconds(pid) for pid in ours) - mine)
+                                      ) / (time.perf_counter() - begun)
+        if workers == 1:  # where one closure's time goes: timers in every torchstrategy task, after the timed rounds
+            out["profile"] = {"step": [jobs["ts"].run(3) for _ in range(3)], "empty": [jobs["ts"].run(4) for _ in range(3)]}
+    except BaseException:
+        for job in jobs.values():
+            print(job.log_tails(), file=sys.stderr)
+        raise
+    finally:
+        for job in jobs.values():
+            job.stop()
+        watchdog.cancel()
+
+
+def run_sync(args: argparse.Namespace, logs: str, data: str, out: dict) -> None:
+    import _results
+
+    job = _sync_job(args.steps, logs, data)
+    watchdog = threading.Timer(args.timeout, _kill_all, args=([job],))
+    watchdog.daemon = True
+    watchdog.start()
+    try:
+        job.wait_ready()
+        pid = job.processes["worker:0"].pid
+        runs = {"sync_2r": _contestant(job, 0, out["reports"].setdefault("sync_2r", [])),
+                "sync_2r_slow": _contestant(job, 0, out["reports"].setdefault("sync_2r_slow", []),
+                                            lambda: _Throttle(pid, args.slow_factor))}
+        for name, once in runs.items():
+            once()
+            out["reports"][name].clear()
+        out["rates"].update(_results.interleave(runs, args.rounds))
+    except BaseException:
+        print(job.log_tails(), file=sys.stderr)
+        raise
+    finally:
+        job.stop()
+        watchdog.cancel()
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--steps", type=int, default=24, help="steps (closures, or sync steps) per timed run")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=24, help="closures (or sync steps) per timed run")
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--slow-factor", type=float, default=1.0,
-                        help="the straggler sleeps this many times its step's time after each step (1.0: 2x slower)")
+                        help="the straggler is stopped this many times as long as it runs (1.0: half speed)")
+    parser.add_argument("--tf-venv", default=None, help="venv with tensorflow-cpu==2.21.0 (default: "
+                        "$TORCHSTRATEGY_TF_VENV, else vs_tensorflow.py's default)")
+    parser.add_argument("--no-sync", action="store_true", help="skip the MultiWorkerMirroredStrategy reference")
+    parser.add_argument("--no-write", action="store_true", help="print the section only; leave RESULTS.md alone")
+    parser.add_argument("--timeout", type=float, default=900, help="seconds one pair of jobs may take in all")
     parser.add_argument("--role", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--data", default="", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.role == "task":
         return serve_task()
     if args.role == "ps-chief":
-        return ps_coordinator(args.steps)
+        return ps_coordinator(args.steps, args.data)
     if args.role == "sync":
-        return sync_replica(args.steps)
+        return sync_replica(args.steps, args.data)
+    if min(args.steps, args.rounds) < 1 or args.slow_factor <= 0:
+        parser.error("--steps and --rounds must be at least 1 and --slow-factor above 0")
 
-    import _results
-    import torch
+    import vs_tensorflow
+    from _ps_report import write_report
 
     started = time.perf_counter()
+    venv = args.tf_venv or os.environ.get("TORCHSTRATEGY_TF_VENV") or vs_tensorflow.DEFAULT_TF_VENV
+    pythons = {"ts": sys.executable, "tf": vs_tensorflow.tf_python(venv)}
     logs = tempfile.mkdtemp(prefix="ps-bench-")
-    # One job at a time: an idle task of a parameter-server job keeps a CPU busy (see idle_cpu below), so a
-    # second job waiting side by side would slow the one being timed.
-    plan = {"async1": (lambda: _ps_job("async1", 1, args.steps, args.slow_factor, logs),
-                       {"async_1w": 0, "empty_1w": 2}),
-            "async2": (lambda: _ps_job("async2", 2, args.steps, args.slow_factor, logs),
-                       {"async_2w": 0, "async_2w_slow": 1}),
-            "sync": (lambda: _sync_job("sync", args.steps, args.slow_factor, logs),
-                     {"sync_2r": 0, "sync_2r_slow": 1})}
-    reports: dict[str, list[dict]] = {}
-    rates: dict[str, list[float]] = {}
-    idle_cpu: dict[str, float] = {}
-    pids: dict[str, dict[str, int]] = {}
-    setup_seconds: dict[str, float] = {}
-    background: dict[str, float] = {}
-    for job_name, (make, contestants) in plan.items():
-        begun = time.perf_counter()
-        job = make()
-        watchdog = threading.Timer(300, _kill_all, args=(job,))
-        watchdog.daemon = True
-        watchdog.start()
-        try:
-            job.wait_ready()
-            setup_seconds[job_name] = time.perf_counter() - begun
-            pids[job_name] = {task: process.pid for task, process in job.processes.items()}
-            before = sum(_cpu_seconds(pid) for pid in pids[job_name].values())
-            time.sleep(IDLE_SECONDS)
-            idle_cpu[job_name] = (sum(_cpu_seconds(pid) for pid in pids[job_name].values()) - before) / IDLE_SECONDS
-
-            runs = {name: _contestant(job, mode, reports.setdefault(name, []))
-                    for name, mode in contestants.items()}
-            for name, once in runs.items():  # warm-up, not counted
-                once()
-                reports[name].clear()
-            ours = [os.getpid(), *pids[job_name].values()]
-            busy, mine, begun = _machine_busy_seconds(), sum(_cpu_seconds(pid) for pid in ours), time.perf_counter()
-            rates.update(_results.interleave(runs, args.rounds))
-            # what other processes of the machine used meanwhile: the timings are only as good as this is small
-            background[job_name] = ((_machine_busy_seconds() - busy) - (sum(_cpu_seconds(pid) for pid in ours) - mine)
-                                    ) / (time.perf_counter() - begun)
-        except BaseException:
-            print(job.log_tails(), file=sys.stderr)
-            raise
-        finally:
-            job.stop()
-            watchdog.cancel()
-    total_seconds = time.perf_counter() - started
-
-    def per_round(top: str, bottom: str) -> float:  # same job, interleaved rounds
-        return statistics.median(a / b for a, b in zip(rates[top], rates[bottom]))
-
-    median = {name: statistics.median(values) for name, values in rates.items()}
-
-    def across(top: str, bottom: str) -> float:  # different jobs, run one after the other
-        return median[top] / median[bottom]
-
-    def split(name: str) -> dict:
-        counts = {task: 0 for task in pids["async2"] if task.startswith("worker")}
-        for report in reports[name]:
-            for pid, count in report["by_pid"].items():
-                counts[next(t for t, p in pids["async2"].items() if p == int(pid))] += count
-        return counts
-
-    def show(counts: dict) -> str:
-        total = sum(counts.values())
-        return ", ".join(f"{task} {count} ({100 * count / total:.0f}%)" for task, count in counts.items())
-
-    samples_per_step = {"async_1w": BATCH, "async_2w": BATCH, "async_2w_slow": BATCH, "sync_2r": 2 * BATCH,
-                        "sync_2r_slow": 2 * BATCH}
-    labels = {"async_1w": "ParameterServerStrategy, 1 worker + 1 ps (async)",
-              "async_2w": "ParameterServerStrategy, 2 workers + 1 ps (async)",
-              "async_2w_slow": "ParameterServerStrategy, 2 workers + 1 ps, worker:1 slowed 2x",
-              "sync_2r": "MultiWorkerMirroredStrategy, 2 replicas (sync)",
-              "sync_2r_slow": "MultiWorkerMirroredStrategy, 2 replicas, replica 1 slowed 2x"}
-    job_of = {"async_1w": "async1", "async_2w": "async2", "async_2w_slow": "async2", "sync_2r": "sync",
-              "sync_2r_slow": "sync"}
-    rows = [[labels[name], str(len(pids[job_of[name]])), str(samples_per_step[name]),
-             f"{median[name] / samples_per_step[name]:.2f}", f"{median[name]:,.0f}",
-             f"{idle_cpu[job_of[name]]:.2f}"] for name in labels]
-    scaling, async_sync = across("async_2w", "async_1w"), across("async_2w", "sync_2r")
-    async_slow, sync_slow = per_round("async_2w_slow", "async_2w"), per_round("sync_2r_slow", "sync_2r")
-    slow_vs = across("async_2w_slow", "sync_2r_slow")
-    ratios = [["async scaling: 2 workers / 1 worker (separate jobs)", f"{scaling:.2f}"],
-              ["async 2 workers / sync 2 replicas, no straggler (separate jobs)", f"{async_sync:.2f}"],
-              ["async: with straggler / without (same job, per round)", f"{async_slow:.2f}"],
-              ["sync: with straggler / without (same job, per round)", f"{sync_slow:.2f}"],
-              ["async / sync, both with the straggler (separate jobs)", f"{slow_vs:.2f}"]]
-    fast_share = split("async_2w_slow")
-    fast_fraction = fast_share["worker:0"] / max(1, sum(fast_share.values()))
-    idle_ps = max(idle_cpu["async1"], idle_cpu["async2"])
-    reading = (
-        "Reading: this machine has 2 cores, and the async jobs run 3 or 4 processes on them (coordinator, ps task, "
-        + (f"workers), so a second worker cannot double the rate: 2 workers give {scaling:.2f}x one worker's "
-           f"samples/s. " if scaling < 1.9 else
-           f"workers), yet 2 workers give {scaling:.2f}x one worker's samples/s: the lone worker likely waits for "
-           f"each round trip (variables from the ps task, the update applied there, the next closure from the "
-           f"coordinator), and a second worker fills those gaps. ")
-        + f"Idle, a parameter-server job uses {idle_ps:.2f} cores (its tasks talk over TCP only: TensorPipe's "
-        f"shared-memory transport, which spins while it waits, is off) and the sync job's gloo processes "
-        f"{idle_cpu['sync']:.2f}. "
-        f"Synchronous MultiWorkerMirroredStrategy in 2 processes needs no ps task or coordinator and moves "
-        f"{1 / async_sync:.2f}x the samples of the 2-worker async job without a straggler. With one task slowed "
-        f"2x, sync falls to {sync_slow:.2f}x its rate (every step waits for the slow replica), async to "
-        f"{async_slow:.2f}x, and the fast worker ran {100 * fast_fraction:.0f}% of the closures: the coordinator "
-        f"keeps it busy instead of waiting. With whole cores per task the best each could keep is "
-        f"{(1 + 1 / (1 + args.slow_factor)) / 2:.2f}x (async: the slow worker does half as much) and "
-        f"{1 / (1 + args.slow_factor):.2f}x (sync). The straggler's sleep also frees a core for the others here, which "
-        f"flatters both straggler rows compared with a cluster where every task has a machine of its own; these "
-        f"2-core numbers say little about scaling on such a cluster.")
-    machine = _results.machine().split(", torch")[0]
-    body = (
-        f"Seed CIFAR-10 CNN (benchmarks/fit_overhead.py `seed_cnn`), Keras Adam, batch {BATCH} per worker (async) "
-        f"or per replica (sync, global batch {2 * BATCH}), synthetic CIFAR-shaped data. Every cluster task is a "
-        f"process of its own started from TF_CONFIG on 127.0.0.1 with 1 intra-op thread. The three jobs run one "
-        f"after the other (so that no job's processes share the cores with the timed one); in each, "
-        f"{args.rounds} rounds of {args.steps} steps per contestant after a warm-up, the straggler and no-straggler "
-        f"runs of a job interleaved. Async: the coordinator schedules {args.steps} closures (each a `strategy.run` "
-        f"step over a per-worker dataset iterator, returning `os.getpid()`) and joins; sync: a custom loop of "
-        f"`strategy.run` steps. The straggler sleeps {args.slow_factor:g}x its own step time after each step "
-        f"(SLOW_FACTOR is in its environment only). samples/s are medians over rounds; ratios within a job are "
-        f"medians of per-round ratios, across jobs ratios of medians. 'idle cores' is the CPU the job's processes "
-        f"used, all together, in {IDLE_SECONDS:g} s with nothing scheduled. Machine: {machine} ({_cpu_model()}), "
-        f"torch {torch.__version__}: **2 cores shared by up to 4 processes**.\n\n"
-        + _results.table(["job", "processes", "samples/step", "steps/s", "samples/s", "idle cores"], rows)
-        + "\n\n" + _results.table(["ratio (samples/s)", "value"], ratios)
-        + f"\n\nClosures per worker over the timed rounds: without straggler {show(split('async_2w'))}; with worker:1 "
-        f"slowed {show(fast_share)}.\n\n"
-        f"Round trip of an empty closure (returns `os.getpid()`, touches no variable) on the 1-worker job: "
-        f"{median['empty_1w']:.0f} closures/s, {1000 / median['empty_1w']:.1f} ms each, against "
-        f"{1000 / (median['async_1w'] / BATCH):.1f} ms per training closure.\n\n" + reading + "\n\n"
-        f"Per-round samples/s: {({name: [round(v) for v in values] for name, values in rates.items()})}. Setup "
-        f"(starting a job's processes, first steps): "
-        f"{', '.join(f'{name} {seconds:.0f} s' for name, seconds in setup_seconds.items())}; other processes "
-        f"of the machine used {', '.join(f'{name} {cores:.2f}' for name, cores in background.items())} cores "
-        f"during the timed rounds; "
-        f"whole benchmark {total_seconds:.0f} s.")
-    print(body)
-    _results.write_section("parameter_server.py: async ParameterServerStrategy vs sync MultiWorkerMirroredStrategy",
-                           body)
+    _write_inputs(logs)
+    out: dict = {"rates": {}, "reports": {}, "idle": {}, "setup": {}, "background": {}, "pids": {}}
+    for workers in (1, 2):
+        print(f"{workers} worker(s): torchstrategy and TF jobs...", flush=True)
+        run_pair(workers, args, pythons, logs, logs, out)
+    if not args.no_sync:
+        print("MultiWorkerMirroredStrategy reference...", flush=True)
+        run_sync(args, logs, logs, out)
+    write_report(out, args, vs_tensorflow.cpu_flags(), time.perf_counter() - started, BATCH, not args.no_write)
 
 
 if __name__ == "__main__":

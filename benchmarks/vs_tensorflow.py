@@ -1,8 +1,9 @@
 """torchstrategy fit() against TensorFlow 2.21's Keras fit() on the seed CIFAR-10 CNN (float32 / mixed_bfloat16 /
-2 CPU replicas) and, in float32, a 3-block BatchNorm CNN and an MLP: the same data, initial weights, batch and
-optimizer on both sides, interleaved rounds on this machine.
+2 CPU replicas), a one-conv CNN, a 3-block BatchNorm CNN and an MLP (float32 and mixed_bfloat16): the same data,
+initial weights, batch and optimizer on both sides, interleaved rounds on this machine; each row's GFLOP/s is
+set against the float32 / bfloat16 matmul roofline measured in the same run.
 
-    python benchmarks/vs_tensorflow.py [--rounds 7] [--steps 20] [--configs fp32,bf16,mirrored,bn_cnn,mlp]
+    python benchmarks/vs_tensorflow.py [--rounds 7] [--steps 20] [--configs fp32,bf16,conv1,...]
                                        [--tf-venv DIR]
 
 TensorFlow (tensorflow-cpu==2.21.0) lives in a venv of its own, never in the package's: --tf-venv, else
@@ -28,14 +29,23 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TF_VERSION = "2.21.0"
 DEFAULT_TF_VENV = os.path.join(os.path.expanduser("~"), ".cache", "torchstrategy", f"tf-{TF_VERSION}")
-CONFIGS = ("fp32", "bf16", "mirrored", "bn_cnn", "mlp")
+CONFIGS = ("fp32", "bf16", "mirrored", "bn_cnn", "mlp", "conv1", "conv1_bf16", "bn_cnn_bf16", "mlp_bf16")
+DEFAULT_CONFIGS = CONFIGS
 CONFIG_LABELS = {"fp32": "a. float32, one process",
                  "bf16": "b. mixed_bfloat16, one process",
                  "mirrored": "c. float32, MirroredStrategy, 2 CPU replicas",
                  "bn_cnn": "d. 3-block CNN with BatchNormalization, float32, one process",
-                 "mlp": "e. MLP (3072-512-256-10), float32, one process"}
-#: the model each config trains: the seed CNN, or one of the two that show an optimisation slows nothing else
-MODEL_OF = {"fp32": "seed", "bf16": "seed", "mirrored": "seed", "bn_cnn": "bn_cnn", "mlp": "mlp"}
+                 "mlp": "e. MLP (3072-512-256-10), float32, one process",
+                 "conv1": "f. one-conv CNN, float32, one process",
+                 "conv1_bf16": "g. one-conv CNN, mixed_bfloat16, one process",
+                 "bn_cnn_bf16": "h. 3-block CNN with BatchNormalization, mixed_bfloat16, one process",
+                 "mlp_bf16": "i. MLP (3072-512-256-10), mixed_bfloat16, one process"}
+#: the model each config trains: the seed CNN, or one of the others that show an optimisation slows nothing else
+MODEL_OF = {"fp32": "seed", "bf16": "seed", "mirrored": "seed", "bn_cnn": "bn_cnn", "mlp": "mlp", "conv1": "conv1",
+            "conv1_bf16": "conv1", "bn_cnn_bf16": "bn_cnn", "mlp_bf16": "mlp"}
+BF16_CONFIGS = {"bf16", "conv1_bf16", "bn_cnn_bf16", "mlp_bf16"}
+#: the square matmul whose throughput is each precision's roofline (the machine's peak for dense math)
+PEAK_MATMUL_SIZE = 4096
 SIDES = ("tf", "ts")
 SIDE_LABELS = {"tf": "TF 2.21 Keras", "ts": "torchstrategy"}
 FLAG_PREFIXES = ("avx512", "amx")
@@ -52,6 +62,9 @@ def build_model(keras, name: str):
                 layers.Conv2D(64, (3, 3), activation="relu"), layers.MaxPooling2D((2, 2)),
                 layers.Conv2D(64, (3, 3), activation="relu"), layers.Flatten(),
                 layers.Dense(64, activation="relu"), layers.Dense(10)]
+    elif name == "conv1":  # the one-conv CNN of issue 25: Conv2D(64)-MaxPool-Dense(128)-Dense(10)
+        body = [layers.Conv2D(64, (3, 3), activation="relu"), layers.MaxPooling2D((2, 2)), layers.Flatten(),
+                layers.Dense(128, activation="relu"), layers.Dense(10)]
     elif name == "bn_cnn":
         body = []
         for filters in (32, 64, 128):
@@ -77,7 +90,7 @@ def _tf_model(config: str, threads: int, weights: list):
         strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
     else:
         strategy = tf.distribute.get_strategy()
-    if config == "bf16":
+    if config in BF16_CONFIGS:
         tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
     with strategy.scope():
         model = build_model(tf.keras, MODEL_OF[config])
@@ -98,7 +111,7 @@ def _ts_model(config: str, threads: int, weights: list):
     else:
         torch.set_num_threads(threads)
         strategy = tf.distribute.get_strategy()
-    if config == "bf16":
+    if config in BF16_CONFIGS:
         tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
     with strategy.scope():
         model = build_model(tf.keras, MODEL_OF[config])
@@ -187,6 +200,44 @@ def _tf_version(python: str) -> str:
     code = "import importlib.metadata as m\ntry: print(m.version('tensorflow-cpu'))\nexcept Exception: print('')"
     result = subprocess.run([python, "-c", code], capture_output=True, text=True, check=False)
     return result.stdout.strip()
+
+
+def matmul_peak(dtype_name: str, threads: int, repeats: int = 5) -> float:
+    """GFLOP/s of a PEAK_MATMUL_SIZE square torch.mm in `dtype_name` ('float32' or 'bfloat16') on `threads`
+    threads: the median of `repeats` timed products after one warm-up (this machine's roofline for that dtype)."""
+    import torch
+
+    torch.set_num_threads(threads)
+    dtype = getattr(torch, dtype_name)
+    n = PEAK_MATMUL_SIZE
+    generator = torch.Generator().manual_seed(0)
+    a = torch.randn(n, n, generator=generator).to(dtype)
+    b = torch.randn(n, n, generator=generator).to(dtype)
+    torch.mm(a, b)
+    seconds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        torch.mm(a, b)
+        seconds.append(time.perf_counter() - start)
+    return 2.0 * n ** 3 / statistics.median(seconds) / 1e9
+
+
+def model_flops(model_name: str) -> float:
+    """FLOPs of one training sample through `model_name`: forward and backward (weight and input gradients
+    as autograd runs them), counted by torch's FlopCounterMode on torch's own ops. The optimizer's
+    elementwise update is not counted; neither side's roofline figure includes it."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    import torchstrategy as tf
+    from torchstrategy._machinery.cpu_kernels import torch_ops_only
+
+    rows = 8
+    model = build_model(tf.keras, model_name)
+    images = torch.zeros(rows, 32, 32, 3)
+    with torch_ops_only(), FlopCounterMode(display=False) as counter:
+        model(images).sum().backward()
+    return counter.get_total_flops() / rows
 
 
 def cpu_flags() -> str:
@@ -290,8 +341,15 @@ def _fmt_rate(values: list[float]) -> str:
     return f"{statistics.median(values):,.0f} ({min(values):,.0f}-{max(values):,.0f})"
 
 
-def report(results: dict, args: argparse.Namespace, flags: str, seconds: float) -> str:
-    """The RESULTS.md section: one row per (config, side)."""
+def roofline(config: str, rate: float, flops: dict, peaks: dict) -> tuple[float, float]:
+    """(achieved GFLOP/s, fraction of the config's precision's matmul peak) at `rate` samples/s."""
+    achieved = flops[MODEL_OF[config]] * rate / 1e9
+    peak = statistics.median(peaks["bfloat16" if config in BF16_CONFIGS else "float32"])
+    return achieved, achieved / peak
+
+
+def report(results: dict, args: argparse.Namespace, flags: str, seconds: float, flops: dict, peaks: dict) -> str:
+    """The RESULTS.md section: one row per (config, side), each with its GFLOP/s against the roofline."""
     import _results
 
     tf_fp32 = statistics.median(results["fp32"]["rates"]["tf"]) if "fp32" in results else None
@@ -302,15 +360,19 @@ def report(results: dict, args: argparse.Namespace, flags: str, seconds: float) 
         ratios[config] = paired
         for side in SIDES:
             median = statistics.median(rates[side])
+            achieved, fraction = roofline(config, median, flops, peaks)
             rows.append([CONFIG_LABELS[config], SIDE_LABELS[side], _fmt_rate(rates[side]),
+                         f"{achieved:.0f}", f"{100 * fraction:.0f}%",
                          f"{median / tf_fp32:.2f}" if tf_fp32 and MODEL_OF[config] == "seed" else "-",
                          "1.00" if side == "tf" else f"**{paired:.2f}**",
                          f"{result['ready'][side]['loss_before']:.5f}",
                          f"{result['final'][side]['loss']:.4f}", f"{result['final'][side]['accuracy']:.4f}"])
     trained = (1 + args.rounds) * args.steps
-    body = (f"Seed CIFAR-10 CNN (benchmarks/fit_overhead.py `seed_cnn`) in configs a-c; d is three blocks of "
-            f"Conv2D(same) -> BatchNormalization -> ReLU -> MaxPooling2D (32/64/128 filters) and a Dense(10), e a "
-            f"Flatten -> Dense(512, relu) -> Dense(256, relu) -> Dense(10) MLP: each built by one function from "
+    body = (f"Seed CIFAR-10 CNN (benchmarks/fit_overhead.py `seed_cnn`) in configs a-c; d and h are three blocks "
+            f"of Conv2D(same) -> BatchNormalization -> ReLU -> MaxPooling2D (32/64/128 filters) and a Dense(10), e "
+            f"and i a Flatten -> Dense(512, relu) -> Dense(256, relu) -> Dense(10) MLP, f and g the one-conv CNN "
+            f"Conv2D(64, 3, relu) -> MaxPooling2D -> Flatten -> Dense(128, relu) -> Dense(10): each built by one "
+            f"function from "
             f"TF's tf.keras and from torchstrategy's (layer for layer the same), both "
             f"starting from torchstrategy's initial weights (get_weights() -> set_weights()), 'adam', "
             f"SparseCategoricalCrossentropy(from_logits=True), global batch {args.batch_size}, the same "
@@ -327,7 +389,16 @@ def report(results: dict, args: argparse.Namespace, flags: str, seconds: float) 
             f"training data after the warm-up and timed epochs ({trained} steps on each side). TF "
             f"{TF_VERSION} (tensorflow-cpu, Keras 3, its own venv). CPU: {flags}. Machine: {_results.machine()}. "
             f"Total benchmark time {seconds:.0f} s.\n\n"
-            + _results.table(["config", "trainer", "samples/s median (min-max)", "vs TF fp32", "vs same-config TF",
+            + f"Roofline: a {PEAK_MATMUL_SIZE}x{PEAK_MATMUL_SIZE} torch.mm on {args.threads} threads, measured before "
+              f"and after the configs in this run: "
+            + ", ".join(f"{dtype} {statistics.median(values):.0f} GFLOP/s ({' / '.join(f'{v:.0f}' for v in values)})"
+                        for dtype, values in peaks.items())
+            + ". FLOPs per training sample (forward + backward, torch's FlopCounterMode on the torch-ops model): "
+            + ", ".join(f"{name} {value / 1e6:.1f} MFLOP" for name, value in flops.items())
+            + "; GFLOP/s = that x samples/s, and 'of roofline' divides it by the matmul peak of the config's "
+              "precision (bfloat16 for mixed_bfloat16).\n\n"
+            + _results.table(["config", "trainer", "samples/s median (min-max)", "GFLOP/s", "of roofline",
+                              "vs TF fp32", "vs same-config TF",
                               "loss before", "final loss", "final accuracy"], rows)
             + "\n\ntorchstrategy / TF (same config): "
             + ", ".join(f"{config} {ratio:.2f}x" for config, ratio in ratios.items())
@@ -343,7 +414,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20, help="training steps (batches) per timed fit() epoch")
     parser.add_argument("--batch-size", type=int, default=256, help="global batch size")
     parser.add_argument("--threads", type=int, default=2, help="intra-op threads of each one-process worker")
-    parser.add_argument("--configs", default=",".join(CONFIGS), help=f"comma-separated subset of {','.join(CONFIGS)}")
+    parser.add_argument("--configs", default=",".join(DEFAULT_CONFIGS), help=f"comma-separated subset of {','.join(CONFIGS)}")
     parser.add_argument("--tf-venv", default=os.environ.get("TORCHSTRATEGY_TF_VENV") or DEFAULT_TF_VENV,
                         help=f"venv with tensorflow-cpu=={TF_VERSION}, made if missing (default: "
                              f"$TORCHSTRATEGY_TF_VENV, else {DEFAULT_TF_VENV})")
@@ -381,6 +452,9 @@ def main() -> None:
         tf.random.set_seed(0)
         weights = build_model(tf.keras, model_name).get_weights()
         np.savez(os.path.join(job, f"weights_{model_name}.npz"), **{f"w{index}": w for index, w in enumerate(weights)})
+    flops = {name: model_flops(name) for name in sorted({MODEL_OF[config] for config in configs})}
+    peaks = {dtype: [matmul_peak(dtype, args.threads)] for dtype in ("float32", "bfloat16")}
+    print("matmul roofline (GFLOP/s): " + ", ".join(f"{d} {v[0]:.0f}" for d, v in peaks.items()), flush=True)
     results = {}
     try:
         for config in configs:
@@ -391,7 +465,9 @@ def main() -> None:
     except RuntimeError as error:
         raise SystemExit(f"{error}\n(worker logs are in {job})") from None
     shutil.rmtree(job, ignore_errors=True)
-    body = report(results, args, flags, time.perf_counter() - start)
+    for dtype in peaks:  # again after the configs: the roofline is the median of the two readings
+        peaks[dtype].append(matmul_peak(dtype, args.threads))
+    body = report(results, args, flags, time.perf_counter() - start, flops, peaks)
     print(body)
     if not args.no_write:
         _results.write_section("vs_tensorflow.py: torchstrategy fit() vs TensorFlow 2.21 Keras fit(), CPU", body)

@@ -1,6 +1,6 @@
 """tf.experimental.dtensor on torch DTensor: Mesh and Layout (TF 2.21's text forms and checks, in-process, no
 process group), and a real 2-process gloo mesh training a Dense layer with a column-sharded kernel that
-matches one process."""
+matches one process (and a row-sharded DVariable's scatter_add of a tf.IndexedSlices)."""
 from __future__ import annotations
 
 import contextlib
@@ -93,9 +93,19 @@ assert dtensor.fetch_layout(kernel) == sharded_cols and len(dtensor.unpack(kerne
 local_cols = dtensor.unpack(kernel)[0].shape[1]
 full = dtensor.relayout(kernel, dtensor.Layout.replicated(mesh, 2)).to_local()
 full_bias = bias.full_tensor()
+assert np.array_equal(kernel.numpy(), full.detach().numpy())  # numpy(): the whole value, gathered on every client
+rows = dtensor.Layout(["model", dtensor.UNSHARDED], mesh)  # an embedding-like table, rows split over clients
+table = dtensor.DVariable(dtensor.relayout(dtensor.copy_to_mesh(w0, dtensor.Layout.replicated(mesh, 2)), rows),
+                          name="table")
+table.scatter_add(tf.IndexedSlices(tf.constant([[1.0] * 4, [2.0] * 4, [3.0] * 4]), tf.constant([5, 0, 5])))
+assert dtensor.fetch_layout(table) == rows
+scattered = table.numpy()
+wide = dtensor.DVariable(dtensor.copy_to_mesh(w0, dtensor.Layout.replicated(mesh, 2)), dtype="float64", name="w")
+assert wide.dtype == torch.float64 and wide.name == "w" and wide.trainable
 dtensor.barrier(mesh)
 if dtensor.client_id() == 0:
     json.dump({"kernel": full.tolist(), "bias": full_bias.tolist(), "losses": losses, "local_cols": local_cols,
+               "scattered": scattered.tolist(),
                "clients": dtensor.num_clients(), "w0": w0.tolist(), "x": x.tolist(), "y": y.tolist()},
               open(out, "w"))
 '''
@@ -130,6 +140,10 @@ def test_two_process_mesh_trains_a_sharded_dense_like_one_process(tmp_path):
     np.testing.assert_allclose(sharded["kernel"], alone["kernel"], rtol=0, atol=1e-6)
     np.testing.assert_allclose(sharded["bias"], alone["bias"], rtol=0, atol=1e-6)
     np.testing.assert_allclose(sharded["losses"], alone["losses"], rtol=1e-6)
+    scattered = np.array(alone["w0"], dtype=np.float32)
+    np.add.at(scattered, [5, 0, 5], np.array([[1.0] * 4, [2.0] * 4, [3.0] * 4], dtype=np.float32))  # TF's sum
+    np.testing.assert_allclose(alone["scattered"], scattered, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(sharded["scattered"], scattered, rtol=0, atol=1e-6)
     w, b = _numpy_reference(alone)
     np.testing.assert_allclose(alone["kernel"], w, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(alone["bias"], b, rtol=1e-5, atol=1e-5)

@@ -56,3 +56,25 @@ def test_checkpoint_round_trip(tmp_path):
     ckpt.restore(path)
     np.testing.assert_array_equal(layer.w.numpy(), np.ones((2, 2)))
     assert int(layer.count) == 0
+
+
+def test_tracked_children_are_what_tfs_checkpoint_graph_records():
+    """TF 2.21: a tf.Module's children are its trackable attributes in assignment order (private ones too); list
+    items keep their index when non-trackable items are left out; dict items go by key."""
+    from torchstrategy.module import tracked_children
+
+    class Holder(tf.Module):
+        def __init__(self):
+            super().__init__(name="holder")
+            self.z = tf.Variable(1.0)
+            self.count = 3
+            self.items = [1, tf.Variable(2.0), "s", []]
+            self.table = {"b": tf.Variable(3.0), "a": keras.layers.Dense(2), "n": None}
+            self._hidden = tf.Variable(4.0)
+            self.plain = np.zeros(2)
+
+    holder = Holder()
+    assert [name for name, _ in tracked_children(holder)] == ["z", "items", "table", "_hidden"]
+    assert [name for name, _ in tracked_children(holder.items)] == ["1", "3"]
+    assert [name for name, _ in tracked_children(holder.table)] == ["b", "a"]
+    assert tracked_children(holder.z) == [] and tracked_children(3) == []

@@ -40,6 +40,44 @@ def test_set_seed_repeats_global_draws() -> None:
     assert torch.equal(first, tf.random.normal([3]))
 
 
+def _draws() -> tuple:
+    import random
+
+    return random.random(), float(np.random.rand()), float(torch.rand(()))
+
+
+def test_rng_fingerprint_reads_every_generator_without_drawing() -> None:
+    import random
+
+    tf.random.set_seed(3)
+    fingerprint = tf.random.rng_fingerprint()
+    assert fingerprint == tf.random.rng_fingerprint() and 0 <= fingerprint < 2**63
+    after_reading = _draws()
+    tf.random.set_seed(3)
+    assert _draws() == after_reading  # reading the fingerprint drew nothing
+    tf.random.set_seed(3)
+    seen = {tf.random.rng_fingerprint()}
+    for draw in (random.random, np.random.rand, torch.rand):  # a draw from any one generator changes it
+        draw(1) if draw is torch.rand else draw()
+        seen.add(tf.random.rng_fingerprint())
+    assert len(seen) == 4
+
+
+def test_set_derived_seed_gives_the_same_streams_for_the_same_keys() -> None:
+    tf.random.set_derived_seed(123, 9, 0)
+    first = _draws()
+    torch.rand(5)
+    tf.random.set_derived_seed(123, 9, 0)
+    assert _draws() == first
+    others = set()
+    for keys in ((9, 1), (10, 0)):  # another replica, another step
+        tf.random.set_derived_seed(123, *keys)
+        others.add(_draws())
+    tf.random.set_derived_seed(124, 9, 0)  # another job seed
+    others.add(_draws())
+    assert first not in others and len(others) == 3
+
+
 def test_categorical_shuffle_gamma_poisson() -> None:
     logits = tf.math.log([[0.1, 0.9], [0.9, 0.1]])
     samples = tf.random.categorical(logits, 4000, seed=2)

@@ -1,5 +1,6 @@
 """tf.Variable: a real torch tensor with TF's assign*/numpy/read_value/name/trainable, plain-tensor
-arithmetic results, gradients for trainable floats, copies and pickling, and bad input."""
+arithmetic results, gradients for trainable floats, copies and pickling, and bad input; its sparse updates
+(scatter_* with tf.IndexedSlices, scatter_nd_*, sparse_read, gather_nd, count_up_to, ref) against TF 2.21."""
 from __future__ import annotations
 
 import copy
@@ -10,6 +11,7 @@ import pytest
 import torch
 
 import torchstrategy as tf
+from torchstrategy.errors import InvalidArgumentError, OutOfRangeError
 
 
 def test_defaults_follow_tf():
@@ -142,3 +144,107 @@ def test_on_read_variable_under_thread_replicas():
     assert float(made[tf.VariableAggregation.SUM]) == 0.0
     with pytest.raises(ValueError, match="SUM aggregation outside"):
         made[tf.VariableAggregation.SUM].assign_add(1.0)
+
+
+# ----- sparse updates -------------------------------------------------------------------------------
+START = [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]]
+# TF 2.21: Variable(START).<method>(IndexedSlices([[10, 20], [30, 40]], [3, 1]))
+EXPECTED = {
+    "scatter_add": [[1.0, 1.0], [32.0, 42.0], [3.0, 3.0], [14.0, 24.0]],
+    "scatter_sub": [[1.0, 1.0], [-28.0, -38.0], [3.0, 3.0], [-6.0, -16.0]],
+    "scatter_update": [[1.0, 1.0], [30.0, 40.0], [3.0, 3.0], [10.0, 20.0]],
+    "scatter_mul": [[1.0, 1.0], [60.0, 80.0], [3.0, 3.0], [40.0, 80.0]],
+    "scatter_div": [[1.0, 1.0], [0.06666667014360428, 0.05000000074505806], [3.0, 3.0],
+                    [0.4000000059604645, 0.20000000298023224]],
+    "scatter_max": [[1.0, 1.0], [30.0, 40.0], [3.0, 3.0], [10.0, 20.0]],
+    "scatter_min": [[1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 4.0]],
+}
+
+
+@pytest.mark.parametrize("method", sorted(EXPECTED))
+def test_scatter_with_indexed_slices(method: str) -> None:
+    v = tf.Variable(START)
+    out = getattr(v, method)(tf.IndexedSlices(tf.constant([[10.0, 20.0], [30.0, 40.0]]), tf.constant([3, 1])))
+    assert out is v and v.numpy().tolist() == EXPECTED[method]
+
+
+def test_repeated_indices() -> None:
+    dup = tf.IndexedSlices(tf.constant([[10.0, 20.0], [30.0, 40.0]]), tf.constant([1, 1]))
+    v = tf.Variable(START)
+    assert v.scatter_add(dup).numpy().tolist()[1] == [42.0, 62.0]  # TF 2.21: both rows added
+    v.assign(START)
+    assert v.scatter_update(dup).numpy().tolist()[1] == [30.0, 40.0]  # TF 2.21 (CPU): the last write wins
+    ints = tf.Variable([7, 9])
+    assert ints.scatter_div(tf.IndexedSlices(tf.constant([2]), tf.constant([1]))).numpy().tolist() == [7, 4]
+
+
+def test_scatter_keeps_training_working() -> None:
+    v = tf.Variable([1.0, 2.0, 3.0])
+    v.scatter_add(tf.IndexedSlices(tf.constant([5.0, 6.0]), tf.constant([0, 2])))
+    assert v.numpy().tolist() == [6.0, 2.0, 9.0]  # TF 2.21
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(v * v)
+    assert tape.gradient(loss, v).tolist() == [12.0, 4.0, 18.0]
+    assert v.requires_grad
+
+
+def test_nd_and_reads() -> None:
+    w = tf.Variable([1.0, 2.0, 3.0, 4.0])
+    assert w.scatter_nd_add([[1], [3]], [10.0, 20.0]).numpy().tolist() == [1.0, 12.0, 3.0, 24.0]  # TF 2.21
+    assert w.scatter_nd_sub([[1]], [1.0]).numpy().tolist() == [1.0, 11.0, 3.0, 24.0]
+    assert w.scatter_nd_update([[0]], [7.0]).numpy().tolist() == [7.0, 11.0, 3.0, 24.0]
+    v = tf.Variable(START)
+    assert v.sparse_read([2, 0]).tolist() == [[3.0, 3.0], [1.0, 1.0]]
+    assert v.gather_nd([[1, 0], [2, 1]]).tolist() == [2.0, 3.0]
+    b = tf.Variable([[1.0, 2.0], [3.0, 4.0]])
+    b.batch_scatter_update(tf.IndexedSlices(tf.constant([[9.0], [8.0]]), tf.constant([[1], [0]])))
+    assert b.numpy().tolist() == [[1.0, 9.0], [8.0, 4.0]]  # TF 2.21
+
+
+def test_count_up_to_ref_and_shape() -> None:
+    c = tf.Variable(0)
+    assert int(c.count_up_to(2)) == 0 and int(c.count_up_to(2)) == 1
+    with pytest.raises(OutOfRangeError, match="Reached limit of 2"):
+        c.count_up_to(2)
+    v = tf.Variable(START)
+    assert v.ref() == v.ref() and v.ref().deref() is v and v.experimental_ref() == v.ref()
+    assert {v.ref(): 1}[v.ref()] == 1
+    v.set_shape([4, None])
+    with pytest.raises(ValueError, match="not compatible"):
+        v.set_shape([3, 2])
+    v.load([[0.0, 0.0]] * 4)
+    assert v.numpy().sum() == 0.0 and v.initializer is None
+
+
+def test_torch_style_scatter_add_still_works() -> None:
+    v = tf.Variable(START)
+    out = v.scatter_add(0, torch.tensor([[0, 0]]), torch.tensor([[5.0, 5.0]]))  # torch.Tensor.scatter_add
+    assert out.tolist()[0] == [6.0, 6.0] and v.numpy().tolist() == START
+
+
+def test_bad_input_is_refused_clearly() -> None:
+    v = tf.Variable(START)
+    with pytest.raises(TypeError, match="must be a `tf.IndexedSlices`"):
+        v.scatter_add(tf.constant([1.0]))
+    with pytest.raises(InvalidArgumentError, match=r"= 7 is not in \[0, 4\)"):
+        v.scatter_add(tf.IndexedSlices(tf.constant([[1.0, 1.0]]), tf.constant([7])))
+    with pytest.raises(ValueError, match="dtype"):
+        tf.Variable([1.0, 2.0]).scatter_add(tf.IndexedSlices(tf.constant([5]), tf.constant([0])))
+    with pytest.raises(ValueError, match="need updates of shape"):
+        v.scatter_add(tf.IndexedSlices(tf.constant([[1.0, 1.0, 1.0]]), tf.constant([1])))
+    assert v.numpy().tolist() == START  # nothing was written
+
+
+def test_graph_only_members_fail_as_in_tf_eager() -> None:
+    v = tf.Variable([1.0])
+    for member in ("op", "graph"):
+        with pytest.raises(AttributeError, match="eager execution"):
+            getattr(v, member)
+    with pytest.raises(RuntimeError, match="eager execution"):
+        v.initial_value  # noqa: B018
+    with pytest.raises(RuntimeError, match="eager execution"):
+        v.eval()
+    with pytest.raises(NotImplementedError, match="read_value"):
+        v.initialized_value()
+    with pytest.raises(RuntimeError, match="Checkpoint"):
+        v.to_proto()

@@ -17,8 +17,8 @@ what they are, because one "torchstrategy" node would mix the top and the bottom
                     nest, errors, nn, image, linalg, random, sparse, strings, tape, variables, ...)
     _context        the process-wide state (strategy stack, dtype policy, distribution)
     machinery       the _machinery package (lazy namespaces, protobuf wire format, FarmHash, host memory,
-                    the CPU kernels); _tensor_convert (TF's conversion rules, raising tf.errors) and the
-                    math package (tf.math) are tensor_ops
+                    the CPU kernels); _tensor_convert (TF's conversion rules, raising tf.errors), the
+                    math package (tf.math) and experimental_numpy (tf.experimental.numpy) are tensor_ops
 
 Layer order, top to bottom (an import from a unit to one of a HIGHER rank is "upward"; imports
 within one rank are allowed as long as they make no cycle). This is DESIGN.md's picture, adjusted
@@ -82,8 +82,9 @@ SHARED_PRIVATE_MODULES = {"_context"} | MACHINERY | TENSOR_SUPPORT
 
 #: tf.distribute's value types, below the parts that use them
 _DISTRIBUTE_VALUE_MODULES = {"values", "partitioners"}
-#: tf.ragged is a tensor-level namespace package too (RaggedTensor and its ops, used by tf.math and tf.data)
-TENSOR_PACKAGES |= {"ragged"}
+#: tf.ragged is a tensor-level namespace package too (RaggedTensor and its ops, used by tf.math and tf.data), and so
+#: are tf.experimental.numpy (NumPy's functions on torch tensors), tf.lookup (tables over tensors), tf.linalg and tf.nn
+TENSOR_PACKAGES |= {"ragged", "experimental_numpy", "lookup", "linalg", "nn"}
 
 #: Unit -> rank; higher ranks sit higher in the stack.
 LAYERS = {

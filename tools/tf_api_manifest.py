@@ -63,7 +63,7 @@ def _get(obj, name):
 
 def _is_api_module(module: types.ModuleType) -> bool:
     name = getattr(module, "__name__", "")
-    return (name.startswith("tensorflow._api.") or name == "keras" or
+    return (name.startswith("tensorflow._api.") or name in ("keras", "tensorflow.experimental") or
             (name.startswith("keras.") and not name.startswith("keras.src")))
 
 

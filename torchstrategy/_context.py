@@ -285,6 +285,32 @@ def current_remat_mode() -> Any:
     return _remat.mode_stack[-1] if _remat.mode_stack else None
 
 
+# ----- shape probes (keras functional API) ----------------------------------------------------------
+# Per thread: while a layer runs on stand-in tensors to learn its output shapes, the symbolic batch size.
+class _ShapeProbeState(threading.local):
+    def __init__(self) -> None:
+        self.batches: list[Optional[int]] = []
+
+
+_shape_probes = _ShapeProbeState()
+
+
+@contextmanager
+def shape_probe(static_batch: Optional[int]) -> Iterator[None]:
+    """Marks calls on stand-in tensors (shape inference of a KerasTensor graph); `static_batch` is the symbolic
+    inputs' batch size, None when it is unknown."""
+    _shape_probes.batches.append(static_batch)
+    try:
+        yield
+    finally:
+        _shape_probes.batches.pop()
+
+
+def current_shape_probe() -> tuple[bool, Optional[int]]:
+    """(whether layers now run on stand-ins for shape inference, the symbolic batch size then)."""
+    return (True, _shape_probes.batches[-1]) if _shape_probes.batches else (False, None)
+
+
 def call_context_snapshot() -> tuple:
     """What a recomputation must see again: the `training` values handed down and the autocast dtype."""
     return tuple(_state.training_stack), autocast_dtype()
@@ -376,14 +402,16 @@ def set_logical_device_configs(device_name: str, configs: Any) -> None:
 
 # ----- tf.config settings ------------------------------------------------------------------------
 # tf.config.optimizer (jit, grappler options), tf.config.threading as set (0: never set, the runtime picks)
-# and tf.config.experimental.set_memory_growth per GPU name; dtensor's default-mesh stack.
+# and tf.config.experimental.set_memory_growth per GPU name; dtensor's default-mesh stack; tf.experimental.numpy's
+# prefer_float32 (Python floats as float32, set by experimental_enable_numpy_behavior).
 tf_config: dict = {"jit": "", "optimizer_options": {}, "intra_op_threads": 0, "inter_op_threads": 0,
-                   "memory_growth": {}, "dtensor_meshes": [], "dtensor_device_type": None}
+                   "memory_growth": {}, "dtensor_meshes": [], "dtensor_device_type": None,
+                   "tnp_prefer_float32": False}
 
 
 def config_setting(name: str) -> Any:
-    """One process-wide tf.config setting: 'jit', 'optimizer_options', 'intra_op_threads', 'inter_op_threads'
-    or 'memory_growth'."""
+    """One process-wide tf.config setting: 'jit', 'optimizer_options', 'intra_op_threads', 'inter_op_threads',
+    'memory_growth' or 'tnp_prefer_float32'."""
     return tf_config[name]
 
 

@@ -38,7 +38,8 @@ def _numpy_to_tensor(array: np.ndarray, op: str) -> torch.Tensor:
 def to_tensor(value: Any, hint: Optional[torch.dtype] = None, op: str = "op") -> torch.Tensor:
     """`value` as a torch tensor the way TF converts op inputs.
 
-    Tensors and NumPy values keep their dtype. Python values take `hint` (the dtype of the op's other
+    Tensors and NumPy values keep their dtype; an object with TF's `__tf_tensor__` (tf.IndexedSlices) gives
+    that tensor. Python values take `hint` (the dtype of the op's other
     tensor inputs) when given, and refuse it when TF would (2.5 as int32, 1 as bool); without a hint
     Python floats become float32 and ints int32 (int64 when they do not fit), as `tf.constant` does.
 
@@ -49,6 +50,9 @@ def to_tensor(value: Any, hint: Optional[torch.dtype] = None, op: str = "op") ->
         return value
     if isinstance(value, (np.ndarray, np.generic)):
         return _numpy_to_tensor(np.asarray(value), op)
+    tensor_like = getattr(type(value), "__tf_tensor__", None)  # TF's conversion protocol (tf.IndexedSlices, ...)
+    if tensor_like is not None:
+        return tensor_like(value)
     if isinstance(value, (list, tuple)) and any(isinstance(item, torch.Tensor) for item in value):
         items = [to_tensor(item, hint, op) for item in value]
         return torch.stack(match_dtypes(items, op))
@@ -118,6 +122,13 @@ def require(tensor: torch.Tensor, allowed: str, op: str) -> torch.Tensor:
                   "tf.int32)", "signed": "cast it to a signed dtype first"}[allowed]
         raise DTypeError(f"{op} does not take {_dtype_name(dtype)} tensors; {advice}.")
     return tensor
+
+
+def refuse_layout(op: str, layout: Any) -> None:
+    """Raises NotImplementedError when a creation op `tf.<op>` is given a DTensor `layout` (only None is honoured)."""
+    if layout is not None:
+        raise NotImplementedError(f"tf.{op}(layout=...) (a DTensor layout) is not supported by torchstrategy; "
+                                  "place tensors with a tf.distribute strategy or keras.distribution instead.")
 
 
 def dims(axis: Any, rank: int) -> Optional[tuple]:

@@ -12,6 +12,7 @@ from torchstrategy._tensor_convert import (
     dims,
     int_list,
     match_dtypes,
+    refuse_layout,
     require,
     to_tensor,
 )
@@ -42,15 +43,9 @@ def where(condition: Any, x: Any = None, y: Any = None, name: Optional[str] = No
     return torch.where(cond.to(tx.device), tx, ty)
 
 
-def _refuse_layout(op: str, layout: Any) -> None:
-    if layout is not None:
-        raise NotImplementedError(f"tf.{op}(layout=...) (a DTensor layout) is not supported by torchstrategy; "
-                                  "place tensors with a tf.distribute strategy or keras.distribution instead.")
-
-
 def fill(dims: Any, value: Any, name: Optional[str] = None, layout: Any = None) -> torch.Tensor:  # noqa: A002
     """A tensor of shape `dims` filled with `value` (its dtype: 3 -> int32, 3.0 -> float32)."""
-    _refuse_layout("fill", layout)
+    refuse_layout("fill", layout)
     scalar = to_tensor(value, op="tf.fill")
     if scalar.dim() != 0:
         raise ValueError(f"tf.fill: value must be a scalar, got shape {tuple(scalar.shape)}.")
@@ -59,14 +54,14 @@ def fill(dims: Any, value: Any, name: Optional[str] = None, layout: Any = None) 
 
 def zeros_like(input: Any, dtype: Any = None, name: Optional[str] = None, layout: Any = None) -> torch.Tensor:  # noqa: A002
     """Zeros with `input`'s shape and dtype (or `dtype`)."""
-    _refuse_layout("zeros_like", layout)
+    refuse_layout("zeros_like", layout)
     tensor = to_tensor(input, op="tf.zeros_like")
     return torch.zeros_like(tensor, dtype=None if dtype is None else as_dtype(dtype))
 
 
 def ones_like(input: Any, dtype: Any = None, name: Optional[str] = None, layout: Any = None) -> torch.Tensor:  # noqa: A002
     """Ones with `input`'s shape and dtype (or `dtype`)."""
-    _refuse_layout("ones_like", layout)
+    refuse_layout("ones_like", layout)
     tensor = to_tensor(input, op="tf.ones_like")
     return torch.ones_like(tensor, dtype=None if dtype is None else as_dtype(dtype))
 

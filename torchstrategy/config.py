@@ -80,6 +80,7 @@ def use_xla_device(spec: Any, device: torch.device) -> torch.device:
     if index >= min(count, placeable):
         raise ValueError(f"{what} asks for XLA device {index}, but torch-xla has {placeable} placeable device(s) "
                          f"here ({count} in the runtime). Pick an index below {placeable}, e.g. '/tpu:0'.")
+    _tpu.require_xla_autograd(what, torch.device("xla", index))
     return torch.device("xla", index)
 
 

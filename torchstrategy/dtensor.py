@@ -13,6 +13,7 @@ import torch.distributed as dist
 
 from torchstrategy import _context
 from torchstrategy.cluster.resolvers import process_spec
+from torchstrategy.dtypes import as_dtype
 
 UNSHARDED = "unsharded"
 MATCH = "match"
@@ -401,10 +402,13 @@ class DVariable(_dtensor_class()):
     giving one) with TF's `assign`, `assign_add`, `assign_sub`, `read_value`, `name` and `trainable`; its
     layout is `fetch_layout(v)` (torch tensors keep `.layout` for their memory layout)."""
 
-    def __new__(cls, initial_value: Any, *args: Any, trainable: bool = True, name: Optional[str] = None,
-                **kwargs: Any) -> "DVariable":
+    def __new__(cls, initial_value: Any, *args: Any, dtype: Any = None, **kwargs: Any) -> "DVariable":
+        # TF forwards *args/**kwargs to tf.Variable: trainable and name are the ones that matter here
+        trainable, name = kwargs.pop("trainable", True), kwargs.pop("name", None)
         value = initial_value() if callable(initial_value) else initial_value
         value = _require_dtensor(value, "DVariable")
+        if dtype is not None:
+            value = value.to(as_dtype(dtype))
         variable = torch.nn.Parameter(value.detach().clone(), requires_grad=bool(trainable))
         variable.__class__ = cls
         variable._tf_name, variable._tf_trainable = name or "Variable", bool(trainable)
@@ -442,6 +446,20 @@ class DVariable(_dtensor_class()):
     def read_value(self) -> Any:
         """The value as a DTensor (no gradient link)."""
         return self.detach()
+
+    def numpy(self) -> Any:
+        """The whole value (every shard gathered) as a NumPy array."""
+        return self.detach().full_tensor().cpu().numpy()
+
+    def scatter_add(self, sparse_delta: Any, use_locking: bool = False, name: Optional[str] = None) -> "DVariable":
+        """Adds `sparse_delta.values` to the rows `sparse_delta.indices` (an IndexedSlices), as TF does."""
+        indices = torch.as_tensor(sparse_delta.indices).reshape(-1).long()
+        with torch.no_grad():
+            whole = self.detach().full_tensor()
+            rows = torch.as_tensor(sparse_delta.values, dtype=whole.dtype).reshape(indices.numel(), *whole.shape[1:])
+            whole = whole.index_add(0, indices.to(whole.device), rows.to(whole.device))
+            self.copy_(copy_to_mesh(whole, fetch_layout(self)))
+        return self
 
 
 def get_default_mesh() -> Optional[Mesh]:

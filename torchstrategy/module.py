@@ -12,7 +12,7 @@ from torch import nn
 from torchstrategy import _context
 from torchstrategy.framework import name_scope as _name_scope_class
 
-__all__ = ["Module"]
+__all__ = ["Module", "tracked_children"]
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.]*$")
 
@@ -183,6 +183,26 @@ class Module:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} name={self._name!r}>"
+
+
+def _tracked(value: Any) -> bool:
+    return _is_variable(value) or isinstance(value, (Module, nn.Module, torch.optim.Optimizer, list, tuple, dict))
+
+
+def tracked_children(value: Any) -> list:
+    """The (local name, value) pairs TF's checkpoint object graph records under a tf.Module (its attributes, in the
+    order they were set), a list or tuple (items by index) or a dict (items by string key), keeping only what TF
+    tracks: variables, modules (tf.Module, Keras layers), optimizers and containers. Other values (numbers,
+    strings, plain tensors) are left out, and the items after them keep their own index, as TF numbers them."""
+    if isinstance(value, Module):
+        items = [(key, item) for key, item in vars(value).items() if key not in ("_name", "_scope_name")]
+    elif isinstance(value, dict):
+        items = [(key, item) for key, item in value.items() if isinstance(key, str)]
+    elif isinstance(value, (list, tuple)):
+        items = [(str(index), item) for index, item in enumerate(value)]
+    else:
+        return []
+    return [(name, item) for name, item in items if _tracked(item)]
 
 
 def _torch_state(module: nn.Module) -> list:

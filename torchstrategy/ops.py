@@ -8,7 +8,7 @@ from typing import Any, Optional
 import numpy as np
 import torch
 
-from torchstrategy._tensor_convert import byte_strings
+from torchstrategy._tensor_convert import byte_strings, refuse_layout
 from torchstrategy.dtypes import as_dtype
 from torchstrategy.ragged import RaggedTensor
 from torchstrategy.ragged import concat as ragged_concat
@@ -29,12 +29,6 @@ newaxis = None
 
 def _dtype(dtype: Any) -> Optional[torch.dtype]:
     return None if dtype is None else as_dtype(dtype)
-
-
-def _refuse_layout(op: str, layout: Any) -> None:
-    if layout is not None:
-        raise NotImplementedError(f"tf.{op}(layout=...) (a DTensor layout) is not supported by torchstrategy; "
-                                  "place tensors with a tf.distribute strategy or keras.distribution instead.")
 
 
 def _string_dtype(dtype: Any) -> bool:
@@ -112,9 +106,13 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
 
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: Optional[str] = None) -> Any:
     """`value` as a tensor: tensors pass through (cast to `dtype` when given), strings give a tf.string tensor,
-    other values convert as tf.constant does; `dtype_hint` is the dtype to use when the value allows it."""
+    an object with TF's `__tf_tensor__` (tf.IndexedSlices: the dense tensor) gives that tensor, other values
+    convert as tf.constant does; `dtype_hint` is the dtype to use when the value allows it."""
     if isinstance(value, torch.Tensor):
         return value if dtype is None else value.to(_dtype(dtype))
+    tensor_like = getattr(type(value), "__tf_tensor__", None)  # TF's conversion protocol (tf.IndexedSlices, ...)
+    if tensor_like is not None:
+        return tensor_like(value, dtype, name)
     if isinstance(value, np.ndarray) and value.dtype.kind in "OSU" and (dtype is None or _string_dtype(dtype)):
         if value.dtype == object and all(isinstance(item, bytes) for item in value.reshape(-1)):
             return value  # already a tf.string tensor
@@ -159,13 +157,13 @@ def _static_shape(value: Any) -> list:
 
 def zeros(shape: Any, dtype: Any = torch.float32, name: Optional[str] = None, layout: Any = None) -> torch.Tensor:
     """A tensor of zeros (`layout`, a DTensor layout, is not supported)."""
-    _refuse_layout("zeros", layout)
+    refuse_layout("zeros", layout)
     return torch.zeros(tuple(shape) if not isinstance(shape, int) else (shape,), dtype=_dtype(dtype))
 
 
 def ones(shape: Any, dtype: Any = torch.float32, name: Optional[str] = None, layout: Any = None) -> torch.Tensor:
     """A tensor of ones (`layout`, a DTensor layout, is not supported)."""
-    _refuse_layout("ones", layout)
+    refuse_layout("ones", layout)
     return torch.ones(tuple(shape) if not isinstance(shape, int) else (shape,), dtype=_dtype(dtype))
 
 

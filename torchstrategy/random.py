@@ -283,3 +283,22 @@ def set_rng_state(state: dict) -> None:
     torch.set_rng_state(state["torch"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def rng_fingerprint() -> int:
+    """A 63-bit number that depends on the state of every global generator of this process (as
+    `get_rng_state` captures it), read without drawing from any of them."""
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(repr(_py_random.getstate()).encode())
+    kind, keys, position, has_gauss, gauss = np.random.get_state()
+    digest.update(f"{kind}/{position}/{has_gauss}/{gauss}".encode() + np.ascontiguousarray(keys).tobytes())
+    digest.update(torch.get_rng_state().numpy().tobytes())
+    return int.from_bytes(digest.digest(), "little") >> 1
+
+
+def set_derived_seed(seed: int, *keys: int) -> None:
+    """Seeds every global generator (as `set_seed`) from `seed` and `keys` mixed by a hash: the same
+    arguments give the same streams in any process, other keys give unrelated ones."""
+    text = "/".join(str(int(part)) for part in (seed, *keys))
+    digest = hashlib.blake2b(f"torchstrategy.derived_seed/{text}".encode(), digest_size=8).digest()
+    set_seed(int.from_bytes(digest, "little") >> 1)

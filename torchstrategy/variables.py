@@ -12,6 +12,11 @@ from torch import nn
 
 from torchstrategy import _context, ops
 from torchstrategy._machinery.eager import NUMPY_OPERATORS, eager_outputs
+from torchstrategy.array_ops import gather_nd as _gather_nd
+from torchstrategy.array_ops import tensor_scatter_nd_update
+from torchstrategy.errors import OutOfRangeError
+from torchstrategy.indexed_slices import IndexedSlices, scatter_rows
+from torchstrategy.scatter_ops import tensor_scatter_nd_add, tensor_scatter_nd_sub
 
 _DATA_GET = torch.Tensor.data.__get__  # type: ignore[attr-defined]
 
@@ -260,6 +265,150 @@ class Variable(nn.Parameter):
                 torch.Tensor.sub_(slot, part)
         return self._finish(read_value)
 
+    # ----- sparse updates (tf.IndexedSlices rows, scatter_nd index tuples) ----------------------
+    def _scatter(self, sparse_delta: Any, mode: str, op: str) -> "Variable":
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: {sparse_delta!r}")
+        current = self._current().detach()
+        return self.assign(scatter_rows(current, sparse_delta, mode, f"Variable.{op}"), read_value=True)
+
+    def scatter_add(self, sparse_delta: Any, use_locking: bool = False, name: Optional[str] = None) -> Any:
+        """Adds the rows of an IndexedSlices at their indices (repeated indices add up); returns the variable.
+        Called torch's way (`scatter_add(dim, index, src)`, positionally) it is torch.Tensor.scatter_add."""
+        if isinstance(sparse_delta, int) and isinstance(use_locking, torch.Tensor):
+            return torch.Tensor.scatter_add(self, sparse_delta, use_locking, name)
+        return self._scatter(sparse_delta, "add", "scatter_add")
+
+    def scatter_sub(self, sparse_delta: Any, use_locking: bool = False, name: Optional[str] = None) -> "Variable":
+        """Subtracts the rows of an IndexedSlices at their indices; returns the variable."""
+        return self._scatter(sparse_delta, "sub", "scatter_sub")
+
+    def scatter_update(self, sparse_delta: Any, use_locking: bool = False, name: Optional[str] = None) -> "Variable":
+        """Sets the rows of an IndexedSlices at their indices (the last of repeated indices wins)."""
+        return self._scatter(sparse_delta, "update", "scatter_update")
+
+    def scatter_mul(self, sparse_delta: Any, use_locking: bool = False, name: Optional[str] = None) -> "Variable":
+        """Multiplies the rows at the IndexedSlices' indices by its rows."""
+        return self._scatter(sparse_delta, "mul", "scatter_mul")
+
+    def scatter_div(self, sparse_delta: Any, use_locking: bool = False, name: Optional[str] = None) -> "Variable":
+        """Divides the rows at the IndexedSlices' indices by its rows."""
+        return self._scatter(sparse_delta, "div", "scatter_div")
+
+    def scatter_max(self, sparse_delta: Any, use_locking: bool = False, name: Optional[str] = None) -> "Variable":
+        """The larger of each row and the IndexedSlices' row at its index."""
+        return self._scatter(sparse_delta, "max", "scatter_max")
+
+    def scatter_min(self, sparse_delta: Any, use_locking: bool = False, name: Optional[str] = None) -> "Variable":
+        """The smaller of each row and the IndexedSlices' row at its index."""
+        return self._scatter(sparse_delta, "min", "scatter_min")
+
+    def batch_scatter_update(self, sparse_delta: Any, use_locking: bool = False,
+                             name: Optional[str] = None) -> "Variable":
+        """Sets, in each batch row, the values at the IndexedSlices' per-row indices ([batch, k] indices,
+        [batch, k, ...] values) along the axis after the batch axes."""
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError(f"Argument `sparse_delta` must be a `tf.IndexedSlices`. Received arg: {sparse_delta!r}")
+        current = self._current().detach().clone()
+        index = sparse_delta.indices.to(torch.int64)
+        values = sparse_delta.values.to(current.device)
+        batch = index.dim() - 1
+        if tuple(current.shape[:batch]) != tuple(index.shape[:batch]) or values.shape[:index.dim()] != index.shape:
+            raise ValueError(f"Variable.batch_scatter_update: indices of shape {list(index.shape)} and values of "
+                             f"shape {list(values.shape)} do not match the variable's shape {list(current.shape)}.")
+        expanded = index.reshape(index.shape + (1,) * (current.dim() - index.dim())).expand(values.shape)
+        return self.assign(current.scatter(batch, expanded.to(current.device), values.to(current.dtype)))
+
+    def _scatter_nd(self, indices: Any, updates: Any, op: str) -> "Variable":
+        scatter = {"scatter_nd_add": tensor_scatter_nd_add, "scatter_nd_sub": tensor_scatter_nd_sub,
+                   "scatter_nd_update": tensor_scatter_nd_update}[op]
+        return self.assign(scatter(self._current().detach(), indices, updates))
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: Optional[str] = None) -> "Variable":
+        """Adds `updates` at the index tuples `indices` (as tf.tensor_scatter_nd_add); returns the variable."""
+        return self._scatter_nd(indices, updates, "scatter_nd_add")
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: Optional[str] = None) -> "Variable":
+        """Subtracts `updates` at the index tuples `indices`; returns the variable."""
+        return self._scatter_nd(indices, updates, "scatter_nd_sub")
+
+    def scatter_nd_update(self, indices: Any, updates: Any, name: Optional[str] = None) -> "Variable":
+        """Sets `updates` at the index tuples `indices`; returns the variable."""
+        return self._scatter_nd(indices, updates, "scatter_nd_update")
+
+    def sparse_read(self, indices: Any, name: Optional[str] = None) -> torch.Tensor:
+        """The rows at `indices` (tf.gather of the value along axis 0)."""
+        index = torch.as_tensor(np.asarray(indices) if not isinstance(indices, torch.Tensor) else indices)
+        return torch.Tensor.index_select(self._current(), 0, index.reshape(-1).to(torch.int64).to(self.device)) \
+            .reshape(tuple(index.shape) + tuple(self.shape[1:]))
+
+    def gather_nd(self, indices: Any, name: Optional[str] = None) -> torch.Tensor:
+        """The values (or slices) at the index tuples `indices` (tf.gather_nd of the value)."""
+        return _gather_nd(self._current(), indices)
+
+    def count_up_to(self, limit: int) -> torch.Tensor:
+        """Adds 1 and returns the value before it, until the value reaches `limit` (then OutOfRangeError)."""
+        before = torch.Tensor.clone(self._current().detach())
+        if int(before) >= int(limit):
+            raise OutOfRangeError(None, None, f"Reached limit of {int(limit)}")
+        self.assign_add(torch.ones_like(before))
+        return before
+
+    def ref(self) -> "VariableReference":
+        """A hashable reference to this variable (usable as a dict key or in a set); `.deref()` gives it back."""
+        return VariableReference(self)
+
+    def experimental_ref(self) -> "VariableReference":
+        """The same as `ref()` (TF's older name)."""
+        return self.ref()
+
+    def set_shape(self, shape: Any) -> None:
+        """Checks that `shape` is compatible with the variable's (None dims match anything)."""
+        dims = list(shape) if shape is not None else None
+        if dims is not None and (len(dims) != self.dim() or any(
+                d is not None and int(d) != s for d, s in zip(dims, self.shape))):
+            raise ValueError(f"Shapes {tuple(self.shape)} and {tuple(dims)} are not compatible")
+
+    def load(self, value: Any, session: Any = None) -> None:
+        """Assigns `value` (TF's older spelling of `assign`)."""
+        self.assign(value)
+
+    @property
+    def initializer(self) -> None:
+        """None: variables are initialised when created (eager execution, as TF 2)."""
+        return None
+
+    # ----- graph-mode members: what TF 2 gives for them under eager execution -----------------
+    @property
+    def op(self) -> Any:
+        raise AttributeError("Variable.op is undefined when eager execution is enabled (as in TF).")
+
+    @property
+    def graph(self) -> Any:
+        raise AttributeError("Variable.graph is undefined when eager execution is enabled (as in TF).")
+
+    @property
+    def initial_value(self) -> Any:
+        raise RuntimeError("Variable.initial_value is not supported when eager execution is enabled (as in TF); "
+                           "keep the initial value yourself, or use read_value().")
+
+    def initialized_value(self) -> torch.Tensor:
+        raise NotImplementedError("Variable.initialized_value is deprecated and not available in eager execution "
+                                  "(as in TF 2); use read_value().")
+
+    def eval(self, session: Any = None) -> Any:
+        raise RuntimeError("Variable.eval is not supported when eager execution is enabled (as in TF); use "
+                           "numpy() or read_value().")
+
+    def to_proto(self, export_scope: Any = None) -> Any:
+        raise RuntimeError("Variable.to_proto is not supported when eager execution is enabled (as in TF); save "
+                           "variables with tf.train.Checkpoint.")
+
+    @staticmethod
+    def from_proto(variable_def: Any, import_scope: Any = None) -> "Variable":
+        raise RuntimeError("Variable.from_proto is not supported when eager execution is enabled (as in TF); "
+                           "restore variables with tf.train.Checkpoint.")
+
     # ----- Python protocol -------------------------------------------------------------------
     def __repr__(self) -> str:  # type: ignore[override]
         value = self.numpy()
@@ -294,6 +443,26 @@ class Variable(nn.Parameter):
 
 for _name, _method in NUMPY_OPERATORS.items():  # `np_array - v` gives a tensor, as in TF
     setattr(Variable, _name, _method)
+
+
+class VariableReference:
+    """A hashable handle on a variable (what Variable.ref() returns): equal for the same variable."""
+
+    def __init__(self, variable: Variable):
+        self._variable = variable
+
+    def deref(self) -> Variable:
+        """The variable this refers to."""
+        return self._variable
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, VariableReference) and other._variable is self._variable
+
+    def __hash__(self) -> int:
+        return id(self._variable)
+
+    def __repr__(self) -> str:
+        return f"<Reference wrapping {self._variable!r}>"
 
 
 def _rebuild_variable(value: torch.Tensor, trainable: bool, name: str) -> Variable:

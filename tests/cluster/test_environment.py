@@ -13,3 +13,19 @@ def test_summaries_on_every_process_reads_its_variable(monkeypatch, value, expec
     else:
         monkeypatch.setenv(environment.SUMMARIES_EVERY_PROCESS_VARIABLE, value)
     assert environment.summaries_on_every_process() is expected
+
+
+@pytest.mark.parametrize("value, expected", [(None, 60.0), ("", 60.0), ("4", 4.0), (" 2.5 ", 2.5)])
+def test_the_ps_start_up_timeout_reads_its_variable(monkeypatch, value, expected):
+    if value is None:
+        monkeypatch.delenv(environment.PS_STARTUP_TIMEOUT_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(environment.PS_STARTUP_TIMEOUT_VARIABLE, value)
+    assert environment.ps_startup_timeout() == expected
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "soon", "nan"])
+def test_a_bad_ps_start_up_timeout_is_refused_naming_the_variable(monkeypatch, value):
+    monkeypatch.setenv(environment.PS_STARTUP_TIMEOUT_VARIABLE, value)
+    with pytest.raises(ValueError, match="TORCHSTRATEGY_PS_STARTUP_TIMEOUT=.*positive number of seconds"):
+        environment.ps_startup_timeout()

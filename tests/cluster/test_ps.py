@@ -23,6 +23,16 @@ def test_every_task_sees_the_same_names_and_its_own_rank():
     assert layout.worker_names == ("worker:0", "worker:1") and layout.ps_names == ("ps:0", "ps:1")
 
 
+def test_errors_name_a_task_with_its_address_from_the_spec():
+    layout = ps_layout(SPEC, "worker", 1, where="test")
+    assert layout.describe("ps:1") == "ps:1 at 127.0.0.1:1004"
+    assert layout.describe("worker:0") == "worker:0 at 127.0.0.1:1001"
+    assert layout.describe("chief") == "chief at 127.0.0.1:1000"
+    in_process = ps_layout(tf.train.ClusterSpec({"worker": ["127.0.0.1:1001"], "ps": ["127.0.0.1:1003"]}), None, None,
+                           where="test")  # TF's in-process cluster: the coordinator is not in the spec
+    assert in_process.describe("chief") == "chief (no address in the cluster spec)"
+
+
 @pytest.mark.parametrize("cluster, task, message", [
     ({"worker": ["h:1"]}, ("chief", 0), "needs 'ps' tasks"),
     ({"ps": ["h:1"]}, ("chief", 0), "needs 'worker' tasks"),

@@ -117,3 +117,41 @@ def test_one_device_tpu_fit_equals_the_cpu_run_and_stops_compiling():
         np.testing.assert_allclose(xla_weight, cpu_weight, atol=1e-5)
     # One step graph per shape: a sync per optimizer step keeps later epochs off the compiler.
     assert compiles[1] == compiles[2], f"XLA compilations per epoch kept growing: {compiles}"
+
+
+_AFTER_A_CPU_BACKWARD = """
+import sys
+import numpy as np
+import torch
+import torchstrategy as tf
+from torchstrategy import keras
+if sys.argv[1] == "backward first":
+    weight = torch.ones(3, requires_grad=True)
+    (weight * 2).sum().backward()  # any CPU training before the XLA runtime starts
+strategy = tf.distribute.TPUStrategy() if sys.argv[2] == "tpu" else tf.distribute.OneDeviceStrategy("/tpu:0")
+print("strategy created", flush=True)
+with strategy.scope():
+    model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2)])
+    model.compile("sgd", "mse")
+history = model.fit(np.ones((16, 4), "float32"), np.ones((16, 2), "float32"), batch_size=8, verbose=0)
+print("trained", history.history["loss"], flush=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", ["tpu", "one_device"])
+def test_a_strategy_created_after_a_cpu_backward_is_refused_at_creation_with_what_to_do(kind):
+    import subprocess
+    import sys
+
+    def run(order: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", _AFTER_A_CPU_BACKWARD, order, kind], capture_output=True,
+                              text=True, timeout=240)
+
+    control = run("strategy first")
+    assert control.returncode == 0 and "trained" in control.stdout, control.stderr[-2000:]
+    refused = run("backward first")
+    assert refused.returncode != 0
+    assert "strategy created" not in refused.stdout  # refused when the strategy is made, not mid-fit
+    assert "a backward pass already ran in this process before torch-xla started" in refused.stderr
+    assert "Create the strategy" in refused.stderr and "INTERNAL ASSERT" not in refused.stderr

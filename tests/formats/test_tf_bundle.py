@@ -134,3 +134,58 @@ def test_tensors_of_a_second_shard_are_read_from_their_own_file(tmp_path):
     os.unlink(tmp_path / "two.data-00001-of-00002")
     with pytest.raises(FileNotFoundError, match="two.data-00001-of-00002' is missing"):
         reader.tensor("b")
+
+
+def test_tensors_are_written_from_their_own_buffers_whatever_their_layout(tmp_path):
+    base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    tensors = {"a/transposed": base.t(), "b/strided": base[:, ::2], "c/grad": torch.ones(3, requires_grad=True),
+               "d/big_endian": np.arange(4, dtype=">i4"), "e/fortran": np.asfortranarray(np.arange(6.0).reshape(2, 3)),
+               "f/scalar": np.float64(2.5), "g/large": torch.linspace(-1, 1, 300_000)}
+    tf_bundle.write_bundle(str(tmp_path / "out"), tensors)
+    reader = tf_bundle.BundleReader(str(tmp_path / "out"))
+    for key, value in tensors.items():
+        expected = value.detach().numpy() if isinstance(value, torch.Tensor) else np.asarray(value)
+        got = reader.tensor(key)
+        assert got.shape == expected.shape and got.dtype == expected.dtype.newbyteorder("=")
+        np.testing.assert_array_equal(got, expected)
+        assert got.flags.writeable and got.flags.c_contiguous  # an array of its own, usable as is
+
+
+def test_a_short_data_file_and_an_entry_that_does_not_fit_its_shape_are_named(tmp_path):
+    prefix = _copy(tmp_path)
+    reader = tf_bundle.BundleReader(prefix)
+    key = max(reader.entries, key=lambda k: reader.entries[k].offset + reader.entries[k].size)  # the last tensor
+    data_file = prefix + ".data-00000-of-00001"
+    with open(data_file, "r+b") as handle:
+        handle.truncate(reader.entries[key].offset + 1)
+    with pytest.raises(tf_bundle.BundleCorruptedError, match=rf"data-00000-of-00001' is truncated: tensor '{key}'"):
+        reader.tensor(key)
+    blob = np.arange(3, dtype=np.float32).tobytes()
+    entry = tf_bundle.BundleEntry(dtype=1, shape=(4,), shard_id=0, offset=0, size=len(blob),  # 4 floats need 16
+                                  crc32c=_crc32c.mask(_crc32c.value(blob)))
+    table = tf_bundle.build_table([(b"", bytes([0x08, 0x01])), (b"w", entry.serialize())])
+    (tmp_path / "odd.index").write_bytes(table)
+    (tmp_path / "odd.data-00000-of-00001").write_bytes(blob)
+    with pytest.raises(tf_bundle.BundleCorruptedError, match=r"tensor 'w' holds 12 bytes, not the 4 per element its "
+                                                             r"shape \[4\] needs"):
+        tf_bundle.BundleReader(str(tmp_path / "odd")).tensor("w")
+
+
+def test_mapped_views_give_the_same_values_leave_the_file_alone_and_check_the_same(tmp_path):
+    prefix = _copy(tmp_path)
+    reader = tf_bundle.BundleReader(prefix)
+    data_file = prefix + ".data-00000-of-00001"
+    before = open(data_file, "rb").read()
+    for key in reader.entries:
+        if key == "_CHECKPOINTABLE_OBJECT_GRAPH":
+            continue
+        view = reader.tensor(key, copy=False)
+        np.testing.assert_array_equal(view, reader.tensor(key))
+        if view.size:
+            view.reshape(-1)[0] = 0  # private pages: the file keeps its bytes
+    assert open(data_file, "rb").read() == before
+    key = max(reader.entries, key=lambda k: reader.entries[k].offset + reader.entries[k].size)
+    with open(data_file, "r+b") as handle:
+        handle.truncate(reader.entries[key].offset + 1)
+    with pytest.raises(tf_bundle.BundleCorruptedError, match=rf"is truncated: tensor '{key}'"):
+        reader.tensor(key, copy=False)  # refused before the short file is mapped

@@ -200,3 +200,107 @@ def test_our_archive_round_trips_a_tf_archive_exactly(tmp_path, name):
                 np.testing.assert_allclose(np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), atol=1e-7)
     assert sorted(e["class_name"] for e in ours.config["config"]["layers"]) == \
         sorted(e["class_name"] for e in theirs.config["config"]["layers"])
+
+
+# ----- LossScaleOptimizer (loss_scale.*: a mixed_float16 layer, LossScaleOptimizer(Adam), five steps in TF 2.21) ---
+def _loss_scale_data():
+    return np.load(os.path.join(FIXTURES, "loss_scale.npz"))
+
+
+def _loss_scale_model_here():
+    layers = tf.keras.layers
+    model = tf.keras.Sequential([tf.keras.Input((3,)), layers.Dense(4, activation="relu", dtype="mixed_float16",
+                                                                    name="hidden"), layers.Dense(2, name="out")])
+    optimizer = tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.Adam(0.01), initial_scale=4096.0,
+                                                            dynamic_growth_steps=2)
+    model.compile(optimizer=optimizer, loss="mse")
+    return model
+
+
+def _assert_tfs_loss_scale_state(model, data):
+    optimizer = model.optimizer
+    assert isinstance(optimizer, tf.keras.mixed_precision.LossScaleOptimizer)
+    assert type(optimizer.inner_optimizer).__name__ == "Adam"
+    # TF: skip, step, step (the scale doubles), skip, step
+    assert int(optimizer.iterations) == int(data["iterations"]) == 3
+    assert float(optimizer.dynamic_scale) == float(data["dynamic_scale"]) == 2048.0
+    assert int(optimizer.step_counter) == int(data["step_counter"]) == 1
+    for index, weight in enumerate(model.trainable_weights):
+        state = optimizer.inner_optimizer.state[weight]
+        np.testing.assert_array_equal(state["momentum"].numpy(), data[f"momentum_{index}"])
+        np.testing.assert_array_equal(state["velocity"].numpy(), data[f"velocity_{index}"])
+    for index, weight in enumerate(model.get_weights()):
+        np.testing.assert_array_equal(weight, data[f"weight_{index}"])
+
+
+def test_tf_written_loss_scale_optimizer_loads_with_tfs_state_and_takes_tfs_next_step():
+    data = _loss_scale_data()
+    model = tf.keras.models.load_model(os.path.join(FIXTURES, "loss_scale.keras"))
+    _assert_tfs_loss_scale_state(model, data)
+    assert model.optimizer.dynamic_growth_steps == 2 and model.optimizer.initial_scale == 4096.0
+    # the hidden layer computes in float16: TF's kernels and torch's round differently
+    np.testing.assert_allclose(model.predict(data["x"], verbose=0), data["y"], atol=2e-3)
+    model.train_on_batch(data["x"], data["target"])
+    assert int(model.optimizer.iterations) == int(data["after_iterations"]) == 4
+    assert float(model.optimizer.dynamic_scale) == float(data["after_dynamic_scale"]) == 4096.0  # doubled
+    assert int(model.optimizer.step_counter) == int(data["after_step_counter"]) == 0
+    np.testing.assert_allclose(model.predict(data["x"], verbose=0), data["after_step"], atol=2e-3)
+
+
+def test_tf_written_loss_scale_weights_file_loads_into_a_model_built_here():
+    data = _loss_scale_data()
+    model = _loss_scale_model_here()
+    model.optimizer.build(model.trainable_variables)
+    model.load_weights(os.path.join(FIXTURES, "loss_scale.weights.h5"))
+    _assert_tfs_loss_scale_state(model, data)
+
+
+def _h5_structure(source):
+    found = {}
+
+    def visit(name, item):
+        if isinstance(item, h5py.Dataset):
+            found[name] = (item.shape, item.dtype.str)
+        else:
+            found[name] = {key: str(value) for key, value in item.attrs.items()}
+
+    with h5py.File(source) as handle:
+        handle.visititems(visit)
+    return found
+
+
+def test_our_loss_scale_files_have_keras_paths_names_and_dtypes(tmp_path):
+    model = tf.keras.models.load_model(os.path.join(FIXTURES, "loss_scale.keras"))
+    model.save(str(tmp_path / "ours.keras"))
+    model.save_weights(str(tmp_path / "ours.weights.h5"))
+    theirs = _h5_structure(os.path.join(FIXTURES, "loss_scale.weights.h5"))
+    assert _h5_structure(str(tmp_path / "ours.weights.h5")) == theirs
+    with zipfile.ZipFile(tmp_path / "ours.keras") as ours, zipfile.ZipFile(os.path.join(FIXTURES, "loss_scale.keras")) \
+            as tf_file:
+        assert _h5_structure(ours.open("model.weights.h5")) == _h5_structure(tf_file.open("model.weights.h5"))
+        ours_optimizer = json.loads(ours.read("config.json"))["compile_config"]["optimizer"]
+        assert ours_optimizer == json.loads(tf_file.read("config.json"))["compile_config"]["optimizer"]
+    # Keras 3.15's layout, frozen: the wrapper's own iteration, learning rate, step_counter and dynamic_scale, then
+    # the inner Adam's iteration, learning rate and (momentum, velocity) per weight; the inner Adam again by itself
+    assert theirs["optimizer/vars"] == {"name": "loss_scale_optimizer"}
+    assert theirs["optimizer/inner_optimizer/vars"] == {"name": "adam"}
+    assert [theirs[f"optimizer/vars/{i}"] for i in range(4)] == [((), "<i8"), ((), "<f4"), ((), "<i8"), ((), "<f4")]
+    assert len([p for p in theirs if p.startswith("optimizer/vars/")]) == 4 + 2 + 2 * 4
+    assert len([p for p in theirs if p.startswith("optimizer/inner_optimizer/vars/")]) == 2 + 2 * 4
+    again = tf.keras.models.load_model(str(tmp_path / "ours.keras"))
+    _assert_tfs_loss_scale_state(again, _loss_scale_data())
+
+
+def test_an_optimizer_state_of_another_kind_warns_and_leaves_the_optimizer_as_it_was():
+    plain = tf.keras.models.load_model(os.path.join(FIXTURES, "loss_scale.keras"), compile=False)
+    plain.compile(optimizer=tf.keras.optimizers.Adam(0.01), loss="mse")
+    plain.optimizer.build(plain.trainable_variables)
+    with pytest.warns(UserWarning, match=r"optimizer state saved \(14 variables\) does not fit Adam .*\(10\)"):
+        plain.load_weights(os.path.join(FIXTURES, "loss_scale.weights.h5"))
+    assert int(plain.optimizer.iterations) == 0  # the weights loaded (as Keras), the optimizer did not
+    np.testing.assert_array_equal(plain.get_weights()[0], _loss_scale_data()["weight_0"])
+    wrapped = _loss_scale_model_here()
+    wrapped.optimizer.build(wrapped.trainable_variables)
+    with pytest.warns(UserWarning, match=r"does not fit LossScaleOptimizer\(Adam\) of this model \(14\)"):
+        wrapped.load_weights(os.path.join(FIXTURES, "opt_adam_amsgrad.keras"), skip_mismatch=True)
+    assert int(wrapped.optimizer.iterations) == 0 and float(wrapped.optimizer.dynamic_scale) == 4096.0

@@ -78,3 +78,22 @@ def test_keras2_functional_config_is_rebuilt():
     got = model.predict(x, verbose=0)
     assert got.shape == (2, 2)
     np.testing.assert_allclose(got, 2 * (x @ kernel + bias), rtol=1e-6)
+
+
+def test_a_loss_scale_optimizer_in_a_legacy_file_keeps_keras_names_and_its_state(tmp_path):
+    import os
+
+    fixtures = os.path.join(os.path.dirname(__file__), "..", "formats", "fixtures")
+    model = tf.keras.models.load_model(os.path.join(fixtures, "loss_scale.keras"))  # TF's: 3 steps, scale 2048
+    model.save(str(tmp_path / "lso.h5"))
+    with h5py.File(tmp_path / "lso.h5") as handle:
+        names = [n.decode() if isinstance(n, bytes) else n for n in handle["optimizer_weights"].attrs["weight_names"]]
+    # Keras 3.15's names for a LossScaleOptimizer's variables in a legacy file: its own four, then the inner's
+    assert names[:6] == ["loss_scale_optimizer/iteration", "loss_scale_optimizer/learning_rate",
+                         "loss_scale_optimizer/step_counter", "loss_scale_optimizer/dynamic_scale", "adam/iteration",
+                         "adam/learning_rate"]
+    assert len(names) == 14 and all(n.startswith("loss_scale_optimizer/adam/") for n in names[6:])
+    again = tf.keras.models.load_model(str(tmp_path / "lso.h5"))
+    optimizer = again.optimizer
+    assert type(optimizer).__name__ == "LossScaleOptimizer"
+    assert (int(optimizer.iterations), float(optimizer.dynamic_scale), int(optimizer.step_counter)) == (3, 2048.0, 1)

@@ -215,10 +215,38 @@ def test_fused_convolution_double_backward_is_torchs():
     assert _close(results[0][0], results[1][0]) and _close(results[0][1], results[1][1])
 
 
+@needs_kernels
+def test_the_fused_convolution_in_bfloat16_gives_a_bfloat16_convolutions_numbers():
+    from torchstrategy._machinery import kernel_build
+
+    g = torch.Generator().manual_seed(7)
+    x = torch.rand(16, 32, 32, 3, generator=g).bfloat16()
+    weights = [(torch.randn(3, 3, 3, 32, generator=g) * 0.3).requires_grad_(),
+               (torch.randn(32, generator=g) * 0.1).requires_grad_()]
+    kernel, bias = (w.bfloat16() for w in weights)  # a mixed_bfloat16 layer reads its float32 weights so
+    out = _cpu_kernels.conv_relu_max_pool_nhwc(x, kernel, bias)
+    if kernel_build.cpu_has_amx():  # oneDNN's AMX convolution is the faster path there
+        assert out is None
+        return
+    assert out is not None and out.dtype == torch.bfloat16
+    # float64 on the same bfloat16 values: the output is that rounded once to bfloat16
+    exact = [w.detach().bfloat16().double().requires_grad_() for w in weights]
+    reference = _torch_conv_pool(x.double(), *exact)
+    assert torch.equal(out.float(), reference.bfloat16().float()) or _close(out.double(), reference, rtol=2 ** -8)
+    grad = torch.randn(reference.shape, generator=g).bfloat16()
+    mine = torch.autograd.grad(out, weights, grad)
+    truth = torch.autograd.grad(reference, exact, grad.double())
+    for a, b_ in zip(mine, truth):
+        assert a.dtype == torch.float32
+        assert torch.equal(a, a.bfloat16().float())  # rounded to bfloat16 once, by the cast's backward
+        assert _close(a.double(), b_, rtol=2 ** -8)   # float32 sums: within bfloat16 rounding of float64
+
+
 def test_the_fused_convolution_declines_what_it_does_not_cover():
     x, kernel, bias = torch.rand(2, 8, 8, 3), torch.randn(3, 3, 3, 16), torch.zeros(16)
     fused = _cpu_kernels.conv_relu_max_pool_nhwc
-    assert fused(x.bfloat16(), kernel.bfloat16(), bias.bfloat16()) is None    # float32 only
+    assert fused(x.bfloat16(), kernel, bias) is None                          # dtypes mixed
+    assert fused(x.bfloat16().requires_grad_(), kernel.bfloat16(), bias.bfloat16()) is None
     assert fused(x.requires_grad_(), kernel, bias) is None                    # the input needs a gradient
     x = x.detach()
     assert fused(x, torch.randn(3, 3, 3, 24), torch.zeros(24)) is None         # channels not in 16s

@@ -1,6 +1,7 @@
 """Opens the Keras files torchstrategy wrote (tools/tf_reference/write_our_files.py) with TF 2.21 / Keras 3.15.1 and
-checks them: `tf.keras.models.load_model` of each `.keras` and `.h5` gives our predictions (atol 1e-5) and our
-optimizer iterations, and `load_weights` of each `.weights.h5` into that model gives them too. Prints one line
+checks them: `tf.keras.models.load_model` of each `.keras` and `.h5` gives our predictions (atol 1e-5, or the
+file's `atol`) and our optimizer iterations (and a LossScaleOptimizer's dynamic_scale and step_counter), and
+`load_weights` of each `.weights.h5` into that model gives them too. Prints one line
 per file and exits non-zero when one fails.
 
     PYTHONPATH=. .venv/bin/python tools/tf_reference/write_our_files.py /tmp/ours
@@ -24,6 +25,7 @@ def check(folder: str, name: str) -> list[str]:
     data = np.load(os.path.join(folder, f"{name}.npz"))
     x = [data["x0"], data["x1"]] if "x0" in data else data["x"]
     expected = [data[k] for k in sorted(data) if k.startswith("y")]
+    atol = float(data["atol"]) if "atol" in data else 1e-5
     results = []
     model = None
     for suffix in (".keras", ".h5"):
@@ -46,9 +48,15 @@ def check(folder: str, name: str) -> list[str]:
             error = max(float(np.abs(a - b).max()) for a, b in zip(got, expected))
             optimizer = getattr(loaded, "optimizer", None)
             iterations = int(optimizer.iterations) if optimizer is not None else None
-            ok = error <= 1e-5 and (note or iterations == int(data["iterations"]))
+            ok = error <= atol and (note or iterations == int(data["iterations"]))
+            scale = ""
+            if "dynamic_scale" in data and not note:
+                got_scale = (float(optimizer.dynamic_scale), int(optimizer.step_counter.numpy()))
+                ok = ok and got_scale == (float(data["dynamic_scale"]), int(data["step_counter"]))
+                scale = (f", {type(optimizer).__name__} dynamic_scale/step_counter {got_scale} (ours "
+                         f"{(float(data['dynamic_scale']), int(data['step_counter']))})")
             results.append(f"{'OK  ' if ok else 'FAIL'} {name}{suffix}: max |diff| {error:.2e}, iterations "
-                           f"{iterations} (ours {int(data['iterations'])}){note}")
+                           f"{iterations} (ours {int(data['iterations'])}){scale}{note}")
             model = model or loaded
         except Exception as error:  # noqa: BLE001  (the report names it)
             traceback.print_exc()
@@ -62,7 +70,7 @@ def check(folder: str, name: str) -> list[str]:
             got = model.predict(x, verbose=0)
             got = got if isinstance(got, list) else [got]
             error = max(float(np.abs(a - b).max()) for a, b in zip(got, expected))
-            results.append(f"{'OK  ' if error <= 1e-5 else 'FAIL'} {name}.weights.h5: max |diff| {error:.2e}")
+            results.append(f"{'OK  ' if error <= atol else 'FAIL'} {name}.weights.h5: max |diff| {error:.2e}")
         except Exception as error:  # noqa: BLE001
             results.append(f"FAIL {name}.weights.h5: {type(error).__name__}: {error}"[:400])
     return results

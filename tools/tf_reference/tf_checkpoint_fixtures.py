@@ -1,10 +1,15 @@
-"""Writes the TF-checkpoint fixtures of tests/checkpoint/test_tf_checkpoint.py and tests/formats/ with TF 2.21
+"""Writes the TF-checkpoint fixtures of tests/checkpoint/test_tf_checkpoint*.py and tests/formats/ with TF 2.21
 (tensorflow-cpu 2.21.0, Keras 3.15.1). Run: /work/tf-venv/bin/python tools/tf_reference/tf_checkpoint_fixtures.py
 
 tf_cnn_adam/: tf.train.Checkpoint(model=small CNN, optimizer=Adam) saved by a CheckpointManager after 3 Adam steps
 (batch 4), and expected.npz: the batch, the 4th step's loss and the weights after it on one device and on a
 2-replica MirroredStrategy (two logical CPUs). tf_misc/: a Functional LSTM model, a subclassed model and nested
-tf.Modules written with Checkpoint.write, plus their weights (expected_misc.npz) and an LSTM output."""
+tf.Modules written with Checkpoint.write, plus their weights (expected_misc.npz) and an LSTM output.
+tf_loss_scale/: tf.train.Checkpoint(model, optimizer=LossScaleOptimizer(Adam)) of write_keras_fixtures.py's
+loss_scale_model (a mixed_float16 layer, five steps, two skipped), with its numbers in expected.npz.
+tf_module/: tf.train.Checkpoint(module=Net()), a tf.Module holding Variables and sub-modules as attributes, in
+lists, dicts and nested containers (a shared Variable, a non-trainable one, an int32 one, non-trackable values),
+with every value in expected.npz. Run `... tf_checkpoint_fixtures.py loss_scale module` to write only those two."""
 from __future__ import annotations
 
 import os
@@ -92,7 +97,37 @@ def misc() -> None:
     np.savez(os.path.join(folder, "expected_misc.npz"), **expected)
 
 
+def loss_scale() -> None:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import write_keras_fixtures
+
+    folder = os.path.join(OUT, "tf_loss_scale")
+    shutil.rmtree(folder, ignore_errors=True)
+    model, x, y = write_keras_fixtures.loss_scale_model()
+    tf.train.Checkpoint(model=model, optimizer=model.optimizer).write(os.path.join(folder, "lso"))
+    expected = {"x": x, "y": y, **write_keras_fixtures.loss_scale_state(model.optimizer)}
+    for index, weight in enumerate(model.get_weights()):
+        expected[f"weight_{index}"] = weight
+    np.savez(os.path.join(folder, "expected.npz"), **expected)
+
+
+def module() -> None:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from tf_module_net import Net
+
+    folder = os.path.join(OUT, "tf_module")
+    shutil.rmtree(folder, ignore_errors=True)
+    net = Net()
+    for variable in net.variables:  # values that differ from what the constructors give
+        variable.assign(variable * 3 + tf.cast(1, variable.dtype))
+    path = tf.train.Checkpoint(module=net).write(os.path.join(folder, "module"))
+    values = {name: tf.train.load_variable(path, name) for name, _ in tf.train.list_variables(path)
+              if name != "_CHECKPOINTABLE_OBJECT_GRAPH"}  # by TF's checkpoint key
+    np.savez(os.path.join(folder, "expected.npz"), **values)
+
+
 if __name__ == "__main__":
-    cnn_adam()
-    misc()
+    chosen = sys.argv[1:] or ["cnn_adam", "misc", "loss_scale", "module"]
+    for name in chosen:
+        {"cnn_adam": cnn_adam, "misc": misc, "loss_scale": loss_scale, "module": module}[name]()
     print("fixtures written under", os.path.abspath(OUT), file=sys.stderr)

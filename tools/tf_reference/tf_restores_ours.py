@@ -5,7 +5,10 @@ It runs /work/main/.venv/bin/python (override with TORCHSTRATEGY_PYTHON) on this
 tf_checkpoint_fixtures.py restores TF's fixture, trains one Adam step, and saves with
 CheckpointOptions.experimental_write_format = "tf" (plus a Functional LSTM model and Variables). Then TF builds the
 same objects, restores that checkpoint with assert_consumed(), compares every value with what torchstrategy wrote
-(weights, Adam's slots, iterations), trains one more step in both libraries and compares the weights."""
+(weights, Adam's slots, iterations), trains one more step in both libraries and compares the weights.
+Then the same for a Keras LossScaleOptimizer (the model of write_keras_fixtures.loss_scale_model, restored from TF's
+tests/checkpoint/data/tf_loss_scale and trained one step here: scale, counter, inner Adam's slots and iterations)
+and for a tf.Module (tf_module_net.Net: Variables and sub-modules as attributes, in lists and dicts)."""
 from __future__ import annotations
 
 import os
@@ -51,21 +54,133 @@ print(path)
 '''
 
 
+OBJECTS = r'''
+import sys, numpy as np
+import torchstrategy as tf
+from torchstrategy import keras
+out, data = sys.argv[1], sys.argv[2]
+options = tf.train.CheckpointOptions()
+options.experimental_write_format = "tf"
+
+model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, activation="relu", dtype="mixed_float16",
+                                                                name="hidden"), keras.layers.Dense(2, name="out")])
+model.compile(optimizer=keras.mixed_precision.LossScaleOptimizer(keras.optimizers.Adam(0.01), initial_scale=4096.0,
+                                                                 dynamic_growth_steps=2), loss="mse")
+model.optimizer.build(model.trainable_variables)
+tf.train.Checkpoint(model=model, optimizer=model.optimizer).read(data + "/tf_loss_scale/lso").assert_consumed()
+e = np.load(data + "/tf_loss_scale/expected.npz")
+model.train_on_batch(e["x"], e["y"])  # one more (finite) step here: every number moves
+tf.train.Checkpoint(model=model, optimizer=model.optimizer).write(out + "/lso", options=options)
+opt = model.optimizer
+slots = {f"{kind}_{i}": opt.inner_optimizer.state[w][kind].numpy() for i, w in enumerate(model.trainable_weights)
+         for kind in ("momentum", "velocity")}
+np.savez(out + "/lso.npz", *model.get_weights(), iterations=int(opt.iterations), dynamic_scale=float(opt.dynamic_scale),
+         step_counter=int(opt.step_counter), **slots)
+
+class Block(tf.Module):
+    def __init__(self, rows, name=None):
+        super().__init__(name=name)
+        self.w = tf.Variable(np.arange(rows * 2, dtype="float32").reshape(rows, 2) * 1.5 - rows, name="w")
+        self.b = tf.Variable([rows * 0.25, -rows * 0.5], name="b")
+
+class Net(tf.Module):
+    def __init__(self):
+        super().__init__(name="net")
+        self.blocks = [Block(1), Block(2)]
+        self.table = {"a": tf.Variable([5, -6, 7], dtype="int32"), "blk": Block(3)}
+        self.scale = tf.Variable(-2.5)
+        self.head = Block(4, name="head")
+        self.alias = self.head.w
+        self.nested = [[tf.Variable(17.0)], {"x": tf.Variable([18.0, 19.0])}]
+        self.frozen = tf.Variable([3.0, -3.0], trainable=False)
+        self.count = 3
+        self.mixed = [1, tf.Variable(14.0), "s"]
+        self._private = tf.Variable(21.0)
+
+net = Net()
+net.head.w.assign(net.head.w * 10.0)  # through the alias too: one Variable
+path = tf.train.Checkpoint(module=net).write(out + "/module", options=options)
+np.savez(out + "/module.npz", **{name: tf.train.load_variable(path, name) for name, _ in tf.train.list_variables(path)
+                                 if name != "_CHECKPOINTABLE_OBJECT_GRAPH"})
+print(path)
+'''
+
+
+def _run_ours(script_text: str, out: str, *args: str) -> bool:
+    script = os.path.join(out, "script.py")
+    with open(script, "w") as handle:
+        handle.write(script_text)
+    python = os.environ.get("TORCHSTRATEGY_PYTHON", "/work/main/.venv/bin/python")
+    done = subprocess.run([python, script, out, *args], env=dict(os.environ, PYTHONPATH=ROOT), capture_output=True,
+                          text=True)
+    if done.returncode:
+        print(done.stdout, done.stderr)
+    return done.returncode == 0
+
+
+def check_objects() -> int:
+    """TF restores our LossScaleOptimizer and tf.Module checkpoints (assert_consumed) with our exact values."""
+    import tensorflow as tf
+    import keras
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from tf_module_net import Net
+
+    failures = []
+    with tempfile.TemporaryDirectory() as out:
+        if not _run_ours(OBJECTS, out, os.path.join(ROOT, "tests", "checkpoint", "data")):
+            return 1
+        ours = np.load(os.path.join(out, "lso.npz"))
+        model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, activation="relu", dtype="mixed_float16",
+                                                                        name="hidden"), keras.layers.Dense(2, name="out")])
+        optimizer = keras.mixed_precision.LossScaleOptimizer(keras.optimizers.Adam(0.5), initial_scale=8.0,
+                                                             dynamic_growth_steps=2)
+        model.compile(optimizer=optimizer, loss="mse")
+        optimizer.build(model.trainable_variables)
+        tf.train.Checkpoint(model=model, optimizer=optimizer).read(os.path.join(out, "lso")).assert_consumed()
+        inner = optimizer.inner_optimizer
+        gaps = [float(np.abs(w - ours[f"arr_{i}"]).max()) for i, w in enumerate(model.get_weights())]
+        for index, (momentum, velocity) in enumerate(zip(inner._momentums, inner._velocities)):
+            gaps += [float(np.abs(momentum.numpy() - ours[f"momentum_{index}"]).max()),
+                     float(np.abs(velocity.numpy() - ours[f"velocity_{index}"]).max())]
+        state = (int(optimizer.iterations), float(optimizer.dynamic_scale), int(optimizer.step_counter.numpy()),
+                 round(float(inner.learning_rate.numpy()), 9))
+        wanted = (int(ours["iterations"]), float(ours["dynamic_scale"]), int(ours["step_counter"]), 0.01)
+        print(f"TF {tf.__version__} / Keras {keras.__version__} restored our LossScaleOptimizer checkpoint with "
+              f"assert_consumed(): max |difference| of weights and Adam slots {max(gaps):.3g}; (iterations, "
+              f"dynamic_scale, step_counter, learning rate) {state}, ours {wanted}")
+        if max(gaps) != 0.0 or state != wanted:
+            failures.append("LossScaleOptimizer")
+        net = Net()
+        tf.train.Checkpoint(module=net).read(os.path.join(out, "module")).assert_consumed()
+        values = np.load(os.path.join(out, "module.npz"))
+        reader = tf.train.load_checkpoint(os.path.join(out, "module"))
+        mismatched = [name for name in values if not np.array_equal(values[name], reader.get_tensor(name))]
+        live = {"module/alias": net.alias, "module/table/a": net.table["a"], "module/mixed/1": net.mixed[1],
+                "module/nested/1/x": net.nested[1]["x"], "module/_private": net._private, "module/frozen": net.frozen}
+        mismatched += [name for name, variable in live.items()
+                       if not np.array_equal(variable.numpy(), values[name + "/.ATTRIBUTES/VARIABLE_VALUE"])]
+        print(f"TF restored our tf.Module checkpoint with assert_consumed(): {len(values)} values, "
+              f"{len(mismatched)} differ {mismatched}; the alias is head.w: {net.alias is net.head.w}")
+        if mismatched or len(values) != 15:
+            failures.append("tf.Module")
+    print("FAILED: " + ", ".join(failures) if failures else "LossScaleOptimizer and tf.Module: OK")
+    return 1 if failures else 0
+
+
 def main() -> int:
+    cnn = check_cnn()
+    return check_objects() or cnn
+
+
+def check_cnn() -> int:
     import tensorflow as tf
     import keras
 
     with tempfile.TemporaryDirectory() as out:
-        script = os.path.join(out, "ours.py")
-        with open(script, "w") as handle:
-            handle.write(OURS)
-        python = os.environ.get("TORCHSTRATEGY_PYTHON", "/work/main/.venv/bin/python")
-        env = dict(os.environ, PYTHONPATH=ROOT)
-        done = subprocess.run([python, script, out, DATA], env=env, capture_output=True, text=True)
-        if done.returncode:
-            print(done.stdout, done.stderr)
+        if not _run_ours(OURS, out, DATA):
             return 1
-        print("torchstrategy wrote", done.stdout.strip(), sorted(os.listdir(out)))
+        print("torchstrategy wrote", sorted(os.listdir(out)))
         ours, ours_next = np.load(os.path.join(out, "ours.npz")), np.load(os.path.join(out, "ours_next.npz"))
         model = keras.Sequential([keras.Input((6, 6, 2)), keras.layers.Conv2D(3, 3, use_bias=False, name="conv"),
                                   keras.layers.BatchNormalization(name="bn"), keras.layers.Flatten(),

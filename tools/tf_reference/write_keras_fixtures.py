@@ -2,9 +2,11 @@
 CNN at small width, a functional two-input model with a shared layer, an LSTM model, a subclassed model with a custom
 layer), each as `.keras`, `.weights.h5` and legacy `.h5`, plus an input batch and TF's predictions (`<name>.npz`);
 then `zoo_*.keras` (every layer kind torchstrategy has, in five small functional models) and `opt_*.keras` (one small
-model per optimizer slot layout), each with TF's predictions, its target and TF's predictions after one more step.
+model per optimizer slot layout), each with TF's predictions, its target and TF's predictions after one more step;
+and `loss_scale.keras` / `.weights.h5`: a model with a mixed_float16 layer and a LossScaleOptimizer(Adam) after five
+steps (two of them skipped for non-finite gradients), with the loss-scale state in `loss_scale.npz`.
 
-    /work/tf-venv/bin/python tools/tf_reference/write_keras_fixtures.py
+    /work/tf-venv/bin/python tools/tf_reference/write_keras_fixtures.py [loss_scale]   (no argument: all of them)
 """
 from __future__ import annotations
 
@@ -203,6 +205,47 @@ def zoo_optimizers():
         yield f"opt_{name}", model, x, y
 
 
+def loss_scale_model():
+    """A float32 model with a mixed_float16 hidden layer and LossScaleOptimizer(Adam(0.01), 4096, growth every 2
+    steps), and a batch whose float16 gradients overflow at scale 4096: five steps give skip, step, step (the scale
+    doubles), skip, step, i.e. iterations 3, dynamic_scale 2048, step_counter 1 (TF 2.21 / Keras 3.15.1)."""
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([L.Input((3,)), L.Dense(4, activation="relu", dtype="mixed_float16", name="hidden"),
+                              L.Dense(2, name="out")])
+    optimizer = keras.mixed_precision.LossScaleOptimizer(keras.optimizers.Adam(0.01), initial_scale=4096.0,
+                                                         dynamic_growth_steps=2)
+    model.compile(optimizer=optimizer, loss="mse")
+    rng = np.random.default_rng(12)
+    x, y = (rng.random((4, 3)) * 4).astype("float32"), (rng.random((4, 2)) * 30).astype("float32")
+    for _ in range(5):
+        model.train_on_batch(x, y)
+    return model, x, y
+
+
+def loss_scale_state(optimizer) -> dict:
+    """The LossScaleOptimizer's numbers: the inner optimizer's iterations, the scale, the counter, Adam's slots."""
+    inner = optimizer.inner_optimizer
+    out = {"iterations": np.asarray(int(inner.iterations)), "dynamic_scale": np.asarray(float(optimizer.dynamic_scale)),
+           "step_counter": np.asarray(int(optimizer.step_counter.numpy()))}
+    for index, (momentum, velocity) in enumerate(zip(inner._momentums, inner._velocities)):
+        out[f"momentum_{index}"], out[f"velocity_{index}"] = momentum.numpy(), velocity.numpy()
+    return out
+
+
+def loss_scale() -> None:
+    model, x, y = loss_scale_model()
+    model.save(os.path.join(HERE, "loss_scale.keras"))
+    model.save_weights(os.path.join(HERE, "loss_scale.weights.h5"))
+    arrays = {"x": x, "target": y, "y": model.predict(x, verbose=0), **loss_scale_state(model.optimizer)}
+    for index, weight in enumerate(model.get_weights()):
+        arrays[f"weight_{index}"] = weight
+    model.train_on_batch(x, y)  # one more step from the saved state
+    arrays["after_step"] = model.predict(x, verbose=0)
+    arrays.update({f"after_{key}": value for key, value in loss_scale_state(model.optimizer).items()
+                   if not key.startswith(("momentum", "velocity"))})
+    np.savez(os.path.join(HERE, "loss_scale.npz"), **arrays)
+
+
 def _save_zoo(name, model, x, y):
     model.fit(x, y, epochs=2, verbose=0, batch_size=len(y))
     model.save(os.path.join(HERE, f"{name}.keras"))
@@ -244,4 +287,12 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:] == ["loss_scale"]:
+        loss_scale()
+    elif sys.argv[1:]:
+        raise SystemExit(f"unknown fixture set {sys.argv[1:]}; run without arguments to write them all")
+    else:
+        main()
+        loss_scale()

@@ -1,7 +1,8 @@
 """Writes Keras files with torchstrategy (run with the project's environment) for check_keras_files.py to open
 under TF: the TF fixtures loaded here and saved again, and models built here (Sequential CNN, functional two-input
-model with a shared layer, recurrent model, subclassed model with a registered custom layer), each as `.keras`,
-`.weights.h5` and `.h5`, with inputs and our predictions in `<name>.npz`.
+model with a shared layer, recurrent model, subclassed model with a registered custom layer, a mixed_float16 model
+with a LossScaleOptimizer), each as `.keras`, `.weights.h5` and `.h5`, with inputs and our predictions in
+`<name>.npz` (and the loss scale, its counter and a looser tolerance where a layer computes in float16).
 
     PYTHONPATH=. .venv/bin/python tools/tf_reference/write_our_files.py OUT_DIR
 """
@@ -78,16 +79,22 @@ def ours():
     sub(x)
     sub.compile(optimizer="adam", loss="mse")
     yield "our_subclassed", sub, x, rng.random((3, 2)).astype("float32")
+    mixed = tf.keras.Sequential([L.Input((3,)), L.Dense(4, activation="relu", dtype="mixed_float16", name="hidden"),
+                                 L.Dense(2, name="out")])
+    mixed.compile(optimizer=tf.keras.mixed_precision.LossScaleOptimizer(tf.keras.optimizers.Adam(0.01),
+                                                                       initial_scale=4096.0, dynamic_growth_steps=2),
+                  loss="mse")
+    yield "our_loss_scale", mixed, (rng.random((4, 3)) * 4).astype("float32"), (rng.random((4, 2)) * 30).astype("float32")
 
 
 def main(out: str) -> None:
     os.makedirs(out, exist_ok=True)
     for name, model, x, y in ours():
-        model.fit(x, y, epochs=2, verbose=0)
+        model.fit(x, y, epochs=5 if name == "our_loss_scale" else 2, verbose=0)
         _write(out, name, model, x)
     for name in ("cnn", "two_inputs", "lstm", "subclassed", "zoo_image", "zoo_sequence", "zoo_3d", "zoo_merge", "zoo_preprocessing",
                  "opt_adagrad", "opt_adamax", "opt_adamw", "opt_sgd_nesterov", "opt_adam_amsgrad", "opt_rmsprop_centered",
-                 "opt_adam_ema"):
+                 "opt_adam_ema", "loss_scale"):
         data = np.load(os.path.join(FIXTURES, f"{name}.npz"))
         x = [data["x0"], data["x1"]] if "x0" in data else data["x"]
         _write(out, f"resaved_{name}", tf.keras.models.load_model(os.path.join(FIXTURES, f"{name}.keras")), x)
@@ -104,6 +111,11 @@ def _write(out: str, name: str, model, x) -> None:
     predictions = prediction if isinstance(prediction, list) else [prediction]
     arrays.update({f"y{i}": p for i, p in enumerate(predictions)})
     arrays["iterations"] = np.asarray(int(model.optimizer.iterations))
+    if isinstance(model.optimizer, tf.keras.mixed_precision.LossScaleOptimizer):
+        arrays["dynamic_scale"] = np.asarray(float(model.optimizer.dynamic_scale))
+        arrays["step_counter"] = np.asarray(int(model.optimizer.step_counter))
+        # a float16 layer: TF's kernels round otherwise than torch's, by float16's relative precision (~1e-3)
+        arrays["atol"] = np.asarray(2e-3 * (1.0 + max(float(np.abs(p).max()) for p in predictions)))
     np.savez(os.path.join(out, f"{name}.npz"), **arrays)
 
 

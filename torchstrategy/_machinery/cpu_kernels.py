@@ -344,9 +344,20 @@ def conv_relu_max_pool_nhwc(x: torch.Tensor, kernel: torch.Tensor,
     recompute it per pooling window in registers, where torch's path writes and reads it 3-4 times.
 
     The sums run in another order than oneDNN's, so the outputs agree to float32 rounding (and a window
-    whose two largest values tie to within that rounding may pick the other one). Float32 only: in
-    bfloat16, oneDNN's AMX convolution plus `max_pool_nhwc` measured faster than this kernel.
+    whose two largest values tie to within that rounding may pick the other one).
+
+    bfloat16 (a mixed_bfloat16 model's first layer) on a CPU without AMX: the same kernel on the bfloat16
+    values widened to float32 (exactly), its output rounded to bfloat16 once: a bfloat16 convolution's
+    numbers (float32 sums, one rounding), and the kernel's gradient rounded to bfloat16 by the cast's
+    backward, as the weight read in bfloat16 gets it. There oneDNN's bfloat16 weight gradient for few
+    input channels runs far below the roofline (and sums in bfloat16: ~4% off a float64 reference where
+    this is ~0.2%). With AMX, oneDNN's bfloat16 convolution plus `max_pool_nhwc` measured faster: None.
     """
+    if x.dtype == torch.bfloat16 and kernel.dtype == torch.bfloat16 and (bias is None or bias.dtype == x.dtype):
+        if _kernel_build.cpu_has_amx() or x.requires_grad or not _takes(x):
+            return None
+        wide = conv_relu_max_pool_nhwc(x.float(), kernel.float(), None if bias is None else bias.float())
+        return None if wide is None else wide.to(torch.bfloat16)
     if (not _takes(x) or x.dtype != torch.float32 or x.dim() != 4 or x.requires_grad or kernel.dim() != 4
             or kernel.dtype != torch.float32 or not _takes_weight(kernel)):
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import fcntl
+import functools
 import hashlib
 import logging
 import os
@@ -56,6 +57,13 @@ def _cpu_flags() -> str:
     except OSError:
         pass
     return platform.processor()
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_has_amx() -> bool:
+    """Whether this CPU has AMX tiles for bfloat16 (Intel Sapphire Rapids and later): oneDNN's bfloat16
+    convolutions run on them near the matmul roofline, which CPUs with only AVX512-BF16 do not reach."""
+    return "amx_bf16" in _cpu_flags().split()
 
 
 def _compiler() -> Optional[str]:
@@ -172,4 +180,7 @@ def _load() -> Optional[ctypes.CDLL]:
     lib.ts_conv_pool_forward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
     lib.ts_conv_pool_backward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
     lib.ts_conv_pool_backward.restype = int_
+    lib.ts_crc32c_extend.argtypes = [ctypes.c_uint32, ptr, ctypes.c_size_t]
+    lib.ts_crc32c_extend.restype = ctypes.c_uint32
+    lib.ts_crc32c_hardware.restype = int_
     return lib

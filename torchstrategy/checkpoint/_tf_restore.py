@@ -13,6 +13,7 @@ from torch import nn
 from torchstrategy.checkpoint import _objects
 from torchstrategy.formats.tf_bundle import BundleReader
 from torchstrategy.formats.tf_object_graph import OBJECT_GRAPH_KEY, ObjectGraph
+from torchstrategy.module import Module, tracked_children
 
 # TF (Keras 3) optimizer lists that are not per-variable slots
 _OPTIMIZER_BOOKKEEPING = {"_variables", "_trainable_variables", "_trainable_variables_indices", "_iterations",
@@ -117,26 +118,34 @@ class TFRestorePlan:
             return
         self.seen.add(id(obj))
         self.bound.setdefault(node_id, obj)
-        kind = _objects.kind_of(obj)
         node = self.graph.nodes[node_id]
+        if isinstance(obj, Module):  # tf.Module: its attributes, as TF's object graph names them
+            self._match_children(node_id, tracked_children(obj), path)
+            return
+        kind = _objects.kind_of(obj)
         if kind == "tensor":
             self._match_tensor(node_id, obj, path)
         elif kind == "module":
             self._match_module(node_id, obj, path)
         elif kind == "optimizer":
             self.optimizers.append((node_id, obj, path))
-        elif kind in ("checkpoint", "container"):
-            items = obj._children.items() if kind == "checkpoint" else _objects.children_of(obj, kind)
-            for name, child in items:
-                child_id = node.child(str(name))
-                if child_id is None and kind == "checkpoint" and name == "save_counter":
-                    continue  # TF creates a Checkpoint's counter on its first save: nested ones have none
-                if child_id is None:
-                    self._unmatched(child, f"{path}/{name}")
-                else:
-                    self.match(child_id, child, f"{path}/{name}")
+        elif kind == "checkpoint":
+            self._match_children(node_id, [(name, child) for name, child in obj._children.items()
+                                           # TF creates a Checkpoint's counter on its first save: nested ones have none
+                                           if not (name == "save_counter" and node.child(name) is None)], path)
+        elif kind == "container":
+            self._match_children(node_id, tracked_children(obj), path)
         else:
             self._unmatched(obj, path)
+
+    def _match_children(self, node_id: int, items: list, path: str) -> None:
+        node = self.graph.nodes[node_id]
+        for name, child in items:
+            child_id = node.child(str(name))
+            if child_id is None:
+                self._unmatched(child, f"{path}/{name}")
+            else:
+                self.match(child_id, child, f"{path}/{name}")
 
     def _unmatched(self, obj: Any, path: str) -> None:
         for label, tensor in _tensors_of(obj, path, self.seen):
@@ -204,6 +213,10 @@ class TFRestorePlan:
 
     def _match_optimizer(self, node_id: int, optimizer: Any, path: str) -> None:
         node = self.graph.nodes[node_id]
+        inner = getattr(optimizer, "inner_optimizer", None)
+        if isinstance(inner, torch.optim.Optimizer):
+            self._match_loss_scale(node_id, optimizer, inner, path)
+            return
         iterations = getattr(optimizer, "_iterations", None)
         for name in ("_iterations", "iter"):
             child = node.child(name)
@@ -250,6 +263,30 @@ class TFRestorePlan:
                 if isinstance(tensor, torch.Tensor) and id(tensor) not in self.seen:
                     self.unmatched_objects.append((f"{path}/{key}", tensor))
 
+    def _match_loss_scale(self, node_id: int, optimizer: Any, inner: Any, path: str) -> None:
+        """Keras 3's LossScaleOptimizer: `inner_optimizer` (a whole optimizer node), `dynamic_scale` and
+        `step_counter`; its own `_iterations` and `_learning_rate` stay 0 in Keras (the inner optimizer counts
+        and holds the rate), so they are used up without a target here."""
+        node = self.graph.nodes[node_id]
+        self.seen.add(id(inner))
+        child = node.child("inner_optimizer")
+        if child is None:
+            self._unmatched(inner, f"{path}/inner_optimizer")
+        else:
+            self.bound.setdefault(child, inner)
+            self._match_optimizer(child, inner, f"{path}/inner_optimizer")
+        for name in ("dynamic_scale", "step_counter"):
+            tensor = getattr(optimizer, name)
+            child = node.child(name)
+            if child is None:
+                self.unmatched_objects.append((f"{path}/{name}", tensor))
+            else:
+                self.match(child, tensor, f"{path}/{name}")
+        for name in ("_iterations", "_learning_rate"):
+            child = node.child(name)
+            if child is not None and self.graph.nodes[child].value_key() is not None:
+                self.consumed.add(child)
+
     def _optimizer_variables(self, node: Any) -> list:
         child = node.child("_trainable_variables")
         if child is None:
@@ -278,12 +315,13 @@ class TFRestorePlan:
         return f"{_pretty(self.paths.get(node_id, ''))}: attributes {{{attributes}\n}}"
 
     def apply(self) -> None:
-        """Reads every matched tensor (CRC-checked) first, then copies them all in."""
+        """Checks every matched tensor's CRC first (views of the mapped data file: nothing is allocated or copied
+        for that), then copies them all in."""
         values = []
         for target, key, _ in self.copies:
             if id(target) in self.restored:
                 continue
-            array = self.reader.tensor(key)
+            array = self.reader.tensor(key, copy=False)
             tensor = array if isinstance(array, torch.Tensor) else torch.from_numpy(np.ascontiguousarray(array))
             values.append((target, tensor))
         with torch.no_grad():
@@ -349,14 +387,17 @@ def _tensors_of(obj: Any, path: str, seen: set) -> list[tuple[str, Any]]:
     if isinstance(obj, nn.Module):
         return [(f"{path}/{name}", t) for name, t in list(obj.named_parameters()) + list(obj.named_buffers())
                 if id(t) not in seen]
+    if isinstance(obj, Module) or type(obj) in (list, tuple, dict):
+        return [pair for key, item in tracked_children(obj) for pair in _tensors_of(item, f"{path}/{key}", seen)]
     if isinstance(obj, torch.optim.Optimizer):
+        inner = getattr(obj, "inner_optimizer", None)
+        if isinstance(inner, torch.optim.Optimizer):  # a LossScaleOptimizer: its scale and counter, the inner's state
+            return ([(f"{path}/{name}", getattr(obj, name)) for name in ("dynamic_scale", "step_counter")]
+                    + _tensors_of(inner, f"{path}/inner_optimizer", seen))
         out = [(f"{path}/iterations", obj._iterations)] if isinstance(getattr(obj, "_iterations", None),
                                                                       torch.Tensor) else []
         return out + [(f"{path}/{key}", t) for state in obj.state.values() for key, t in state.items()
                       if isinstance(t, torch.Tensor)]
-    if type(obj) in (list, tuple, dict):
-        items = obj.items() if isinstance(obj, dict) else enumerate(obj)
-        return [pair for key, item in items for pair in _tensors_of(item, f"{path}/{key}", seen)]
     return [(path, obj)]
 
 

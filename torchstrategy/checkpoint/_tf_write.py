@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from typing import Any
 
 import torch
@@ -13,6 +14,7 @@ from torchstrategy.checkpoint import _objects
 from torchstrategy.checkpoint._tf_restore import layer_list, own_weights, slot_list_name
 from torchstrategy.formats.tf_bundle import write_bundle
 from torchstrategy.formats.tf_object_graph import OBJECT_GRAPH_KEY, VARIABLE_VALUE, Attribute, ObjectNode, ObjectGraph
+from torchstrategy.module import Module, tracked_children
 
 # Keras 3 keeps these weights under a leading underscore (`layer._kernel`, with a `kernel` property)
 _UNDERSCORED = {"kernel", "embeddings"}
@@ -65,16 +67,22 @@ class _Builder:
     def add(self, obj: Any, full_name: str) -> int:
         if id(obj) in self.ids:
             return self.ids[id(obj)]
+        if isinstance(obj, Module):  # tf.Module: its tracked attributes, in the order they were set
+            node_id = self.node(obj)
+            prefix = obj.name if full_name == "" else full_name
+            for name, child in tracked_children(obj):
+                self.link(node_id, name, self.add(child, f"{prefix}/{name}"))
+            return node_id
         kind = _objects.kind_of(obj)
-        if kind == "tensor":
-            return self.variable(obj, getattr(obj, "name", None) or full_name)
+        if kind == "tensor":  # TF records a variable's name without its ':0' output index
+            return self.variable(obj, re.sub(r":\d+$", "", getattr(obj, "name", None) or full_name))
         node_id = self.node(obj)
         if kind == "checkpoint":
             for name, child in obj._children.items():
                 self.link(node_id, name, self.add(child, name))
         elif kind == "container":
-            for name, child in _objects.children_of(obj, kind):
-                self.link(node_id, str(name), self.add(child, f"{full_name}/{name}"))
+            for name, child in tracked_children(obj):
+                self.link(node_id, name, self.add(child, f"{full_name}/{name}"))
         elif kind == "module":
             self._module(node_id, obj, full_name)
         elif kind == "optimizer":
@@ -117,36 +125,76 @@ class _Builder:
         if isinstance(optimizer, torch.optim.Optimizer):
             self.link(node_id, "optimizer", self.add(optimizer, "optimizer"))
 
-    def _optimizer(self, node_id: int, optimizer: Any) -> None:
-        name = getattr(optimizer, "name", "optimizer")
-        iterations = getattr(optimizer, "_iterations", None)
-        if isinstance(iterations, torch.Tensor):
-            self.link(node_id, "_iterations", self.variable(iterations, f"{name}/iteration"))
-        rate = None
-        if isinstance(getattr(optimizer, "_learning_rate", None), float):
-            rate = torch.tensor(float(optimizer.learning_rate), dtype=torch.float32)
-            self.keep.append(rate)
-            self.link(node_id, "_learning_rate", self.variable(rate, f"{name}/learning_rate"))
-        params = [p for group in getattr(optimizer, "param_groups", []) for p in group["params"]]
-        state = getattr(optimizer, "state", {})
-        keys = [key for key in (list(state[params[0]]) if params and params[0] in state else [])
-                if isinstance(state[params[0]][key], torch.Tensor)]
-        slots = [(param, key) for param in params for key in keys if param in state]
-        everything = ([iterations] if isinstance(iterations, torch.Tensor) else []) + ([rate] if rate is not None else [])
-        variables = self.node()
-        self.link(node_id, "_variables", variables)
+    def _scalar(self, value: Any, dtype: torch.dtype, full_name: str) -> int:
+        """A variable node for a value made here (kept alive until the bundle is written)."""
+        tensor = torch.tensor(value, dtype=dtype)
+        self.keep.append(tensor)
+        return self.variable(tensor, full_name)
+
+    def _trainable(self, node_id: int, params: list) -> None:
+        """An optimizer's `_trainable_variables` (the model's variables, by position) and TF's (empty) index."""
         trainable = self.node()
         self.link(node_id, "_trainable_variables", trainable)
         for index, param in enumerate(params):
             self.link(trainable, str(index), self.variable(param, getattr(param, "name", None) or f"variable_{index}"))
+        self.link(node_id, "_trainable_variables_indices", self.node())
+
+    def _loss_scale(self, node_id: int, optimizer: Any, inner: Any) -> None:
+        """Keras 3's LossScaleOptimizer node: its own `_variables` (iteration, learning rate, step_counter,
+        dynamic_scale; Keras keeps the first two at 0), the model's `_trainable_variables`, `_iterations`,
+        `_learning_rate`, the whole inner optimizer as `inner_optimizer`, then `step_counter` and `dynamic_scale`."""
+        name = getattr(optimizer, "name", "loss_scale_optimizer")
+        own = [self._scalar(0, torch.int64, f"{name}/iteration"),
+               self._scalar(0.0, torch.float32, f"{name}/learning_rate"),
+               self.variable(optimizer.step_counter, f"{name}/step_counter"),
+               self.variable(optimizer.dynamic_scale, f"{name}/dynamic_scale")]
+        variables = self.node()
+        self.link(node_id, "_variables", variables)
+        for index, child in enumerate(own):
+            self.link(variables, str(index), child)
+        self._trainable(node_id, [p for group in getattr(inner, "param_groups", []) for p in group["params"]])
+        self.link(node_id, "_iterations", own[0])
+        self.link(node_id, "_learning_rate", own[1])
+        inner_id = self.node(inner)
+        self.link(node_id, "inner_optimizer", inner_id)
+        self._optimizer(inner_id, inner)
+        self.link(node_id, "step_counter", own[2])
+        self.link(node_id, "dynamic_scale", own[3])
+
+    def _optimizer(self, node_id: int, optimizer: Any) -> None:
+        """A Keras 3 optimizer's node, children in TF's order: `_variables` (everything, by position),
+        `_trainable_variables`, `_trainable_variables_indices`, `_iterations`, `_learning_rate`, the slot lists."""
+        inner = getattr(optimizer, "inner_optimizer", None)
+        if isinstance(inner, torch.optim.Optimizer):
+            self._loss_scale(node_id, optimizer, inner)
+            return
+        name = getattr(optimizer, "name", "optimizer")
+        params = [p for group in getattr(optimizer, "param_groups", []) for p in group["params"]]
+        state = getattr(optimizer, "state", {})
+        keys = [key for key in (list(state[params[0]]) if params and params[0] in state else [])
+                if isinstance(state[params[0]][key], torch.Tensor)]
+        variables = self.node()
+        self.link(node_id, "_variables", variables)
+        self._trainable(node_id, params)
+        everything = []
+        iterations = getattr(optimizer, "_iterations", None)
+        if isinstance(iterations, torch.Tensor):
+            everything.append(self.variable(iterations, f"{name}/iteration"))
+            self.link(node_id, "_iterations", everything[-1])
+        if isinstance(getattr(optimizer, "_learning_rate", None), float):
+            everything.append(self._scalar(float(optimizer.learning_rate), torch.float32, f"{name}/learning_rate"))
+            self.link(node_id, "_learning_rate", everything[-1])
+        slots = {}
         for key in keys:
             holder = self.node()
             self.link(node_id, slot_list_name(key), holder)
             for index, param in enumerate(params):
                 if param in state:
-                    self.link(holder, str(index), self.variable(state[param][key], f"{name}/{index}_{key}"))
-        for index, tensor in enumerate(everything + [state[param][key] for param, key in slots]):
-            self.link(variables, str(index), self.ids[id(tensor)])
+                    slots[(index, key)] = self.variable(state[param][key], f"{name}/{index}_{key}")
+                    self.link(holder, str(index), slots[(index, key)])
+        everything += [slots[(index, key)] for index, param in enumerate(params) for key in keys if param in state]
+        for index, child in enumerate(everything):
+            self.link(variables, str(index), child)
 
     def finish(self) -> tuple[ObjectGraph, dict]:
         graph = ObjectGraph(self.nodes)

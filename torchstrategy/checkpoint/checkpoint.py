@@ -203,12 +203,12 @@ class Checkpoint:
 
             update_checkpoint_state(os.path.dirname(save_path) or ".", save_path, [save_path])
 
-        return self._write(path, after_write=update_index, options=options)
+        return self._write(path, after_write=update_index, options=options, call="Checkpoint.save")
 
     def write(self, file_prefix: str, options: Any = None) -> str:
         """Writes exactly `file_prefix` (no counter, no index) and returns it. With
         `options.experimental_write_format = "tf"` (see CheckpointOptions) it writes TF's bundle format."""
-        return self._write(os.fspath(file_prefix), options=options, with_counter=False)
+        return self._write(os.fspath(file_prefix), options=options, with_counter=False, call="Checkpoint.write")
 
     def _payload(self, coordinator: Coordinator) -> dict:
         from torchstrategy.version import TORCHSTRATEGY_VERSION
@@ -239,11 +239,14 @@ class Checkpoint:
 
     def _write(self, path: str, after_write: Optional[Callable[[str], None]] = None,
                guard: Optional[Callable[[], ContextManager[Any]]] = None, options: Any = None,
-               with_counter: bool = True) -> str:
+               with_counter: bool = True, call: str = "CheckpointManager.save") -> str:
         """Chief: capture, write atomically, then `after_write(path)`, all inside `guard()` if given (e.g. a
-        lock); all ranks wait for the result."""
+        lock); all ranks wait for the result. `call` names the public call on the strategy's progress beacon
+        (every replica must make it: a replica left waiting in it says so)."""
         chosen = _options.write_format(options)
-        written = self._write_chosen(path, after_write, guard, chosen, with_counter)
+        strategy = self._owning_strategy()
+        with strategy.progress.call(call) if strategy is not None else contextlib.nullcontext():
+            written = self._write_chosen(path, after_write, guard, chosen, with_counter)
         _options.run_write_callbacks(options, written)
         return written
 

@@ -109,3 +109,25 @@ def summaries_on_every_process() -> bool:
     """True when `TORCHSTRATEGY_SUMMARIES_EVERY_PROCESS` is 1/true/yes/on: tf.summary file writers then write on
     every process of a job (as in TF), not only on the chief."""
     return os.environ.get(SUMMARIES_EVERY_PROCESS_VARIABLE, "").strip().lower() in _TRUE_WORDS
+
+
+#: Seconds every task of a parameter-server job waits for the others to start (see ps_startup_timeout).
+PS_STARTUP_TIMEOUT_VARIABLE = "TORCHSTRATEGY_PS_STARTUP_TIMEOUT"
+#: The wait when the variable is unset: long enough for tasks that import torch at the same time on a busy host.
+DEFAULT_PS_STARTUP_TIMEOUT = 60.0
+
+
+def ps_startup_timeout() -> float:
+    """How long (seconds) a parameter-server task waits for every task of its cluster to be there before it
+    gives up naming the missing ones: `TORCHSTRATEGY_PS_STARTUP_TIMEOUT`, else 60. A bad value is an error."""
+    value = os.environ.get(PS_STARTUP_TIMEOUT_VARIABLE, "").strip()
+    if not value:
+        return DEFAULT_PS_STARTUP_TIMEOUT
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise ValueError(f"{PS_STARTUP_TIMEOUT_VARIABLE}={value!r}: give a positive number of seconds (default "
+                         f"{DEFAULT_PS_STARTUP_TIMEOUT:g}).")
+    return seconds

@@ -37,6 +37,8 @@ class PSClusterLayout:
     master_port: int
     num_workers: int
     num_ps: int
+    #: each task's 'host:port' from the spec, in the order of `names` ('' for a coordinator the spec omits)
+    addresses: tuple = ()
 
     @property
     def world_size(self) -> int:
@@ -45,6 +47,11 @@ class PSClusterLayout:
     @property
     def name(self) -> str:
         return self.names[self.rank]
+
+    def describe(self, name: str) -> str:
+        """`name` and where the spec puts it, as errors say it: 'ps:0 at 127.0.0.1:2222'."""
+        address = self.addresses[self.names.index(name)] if name in self.names and self.addresses else ""
+        return f"{name} at {address}" if address else f"{name} (no address in the cluster spec)"
 
     @property
     def worker_names(self) -> tuple:
@@ -92,5 +99,8 @@ def ps_layout(cluster: ClusterSpec, task_type: Optional[str], task_id: Optional[
         raise ValueError(f"{where}: task index {index!r} is out of range for job '{kind}', which has "
                          f"{cluster.num_tasks(kind)} task(s).")
     host, port = split_address(cluster.task_address("ps", 0), f"{where} (ps 0, which hosts the rendezvous)")
+    addresses = tuple(cluster.task_address("ps", i) for i in range(num_ps)) \
+        + tuple(cluster.task_address("worker", i) for i in range(num_workers)) \
+        + ((cluster.task_address("chief", 0),) if "chief" in jobs and cluster.num_tasks("chief") else ("",))
     return PSClusterLayout(names=names, rank=names.index(task_name(kind, int(index))), master_addr=host,
-                           master_port=port, num_workers=num_workers, num_ps=num_ps)
+                           master_port=port, num_workers=num_workers, num_ps=num_ps, addresses=addresses)

@@ -69,6 +69,26 @@ def xla_device_count(what: str) -> int:
     return count
 
 
+def require_xla_autograd(what: str, device: Any) -> None:
+    """Raises RuntimeError when autograd cannot run on XLA `device` in this process: PyTorch's autograd
+    engine sizes its device queues at the first backward, so one run before torch-xla started (a CPU
+    model trained earlier in the script) leaves XLA out for good. A scalar backward on `device` (lazy,
+    nothing compiled) tells, so the strategy fails at creation and not at the first training step."""
+    import torch
+
+    probe = torch.zeros((), device=device, requires_grad=True)
+    try:
+        torch.autograd.grad(probe * 1.0, probe)
+    except RuntimeError as error:
+        if "device_ready_queues_" not in str(error):
+            raise
+        raise RuntimeError(
+            f"{what}: a backward pass already ran in this process before torch-xla started, and PyTorch's autograd "
+            "engine cannot take XLA devices after its first backward. Create the strategy (or the XLA device) "
+            "before training or differentiating anything on the CPU in this script, or run that part in another "
+            "process.") from None
+
+
 def xla_device_kind() -> str:
     """torch-xla's device type in use: 'TPU', 'CPU', 'CUDA', ... (starts the runtime)."""
     import torch_xla.runtime as xr

@@ -221,15 +221,17 @@ def load(path: str, element_spec: Any = None, compression: Any = None, reader_fu
 class Optional_:
     """`tf.experimental.Optional`: a value or nothing (`has_value()`, `get_value()`)."""
 
-    def __init__(self, value: Any = None, has_value: bool = False):
-        self._value, self._has_value = value, has_value
+    def __init__(self) -> None:  # TF's signature: made empty; from_value / empty are how scripts make one
+        self._value, self._has_value = None, False
 
     @staticmethod
     def from_value(value: Any) -> "Optional_":
-        return Optional_(_structure.normalize_element(value), True)
+        """An optional holding `value`."""
+        return _holding(_structure.normalize_element(value))
 
     @staticmethod
-    def empty(element_spec: Any = None) -> "Optional_":
+    def empty(element_spec: Any) -> "Optional_":
+        """An optional with no value."""
         return Optional_()
 
     def has_value(self, name: Optional[str] = None) -> torch.Tensor:
@@ -242,10 +244,16 @@ class Optional_:
         return self._value
 
 
+def _holding(value: Any) -> Optional_:
+    optional = Optional_()
+    optional._value, optional._has_value = value, True
+    return optional
+
+
 def get_next_as_optional(iterator: Any) -> Optional_:
     """The iterator's next element as an Optional, empty at the end instead of raising StopIteration."""
     try:
-        return Optional_(next(iterator), True)
+        return _holding(next(iterator))
     except StopIteration:
         return Optional_()
 

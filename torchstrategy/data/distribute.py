@@ -17,10 +17,10 @@ _MISSING = object()
 
 
 def to_device(structure: Any, device: torch.device) -> Any:
-    """Moves every tensor (or NumPy array) leaf to `device`."""
+    """Moves every tensor (or numeric NumPy array) leaf to `device`; text stays a NumPy array on the host."""
 
     def move(leaf: Any) -> Any:
-        if isinstance(leaf, np.ndarray):
+        if isinstance(leaf, np.ndarray) and leaf.dtype.kind not in "USO":
             leaf = torch.from_numpy(np.ascontiguousarray(leaf))
         if isinstance(leaf, torch.Tensor) and leaf.device != device:
             return leaf.to(device, non_blocking=True)
@@ -188,6 +188,7 @@ class DistributedDataset:
     A process holding several replicas (`replica_ids`) gets `combine([one part per replica])` per step:
     their rows of each global batch, or the next batch of a dataset function for each of them.
     `iterate_from(k)` resumes after k global batches; `get_state`/`set_state` reach the wrapped dataset.
+    `worker_shard=True` says `dataset` is one input worker's share of the files (AutoShardPolicy.FILE).
     """
 
     def __init__(
@@ -204,8 +205,10 @@ class DistributedDataset:
         replica_ids: Optional[Sequence[int]] = None,
         whole_batches: bool = False,
         agree_end: Optional[Callable[[bool], bool]] = None,
+        worker_shard: bool = False,
     ) -> None:
         self._dataset = dataset
+        self._global_positions = split_global_batch and not worker_shard
         self._context = input_context
         self._device = torch.device(device)
         self._split = split_global_batch and input_context.num_replicas_in_sync > 1
@@ -265,6 +268,13 @@ class DistributedDataset:
             return _structure.TensorSpec((rows,) + tuple(leaf.shape)[1:], leaf.dtype)
 
         return nest.map_structure(per_replica, spec)
+
+    @property
+    def reads_global_batches(self) -> bool:
+        """True when each step takes the next global batch of one pipeline that every process reads alike,
+        so a position counted in steps names the same samples on any number of replicas. False for a dataset
+        function's per-replica batches and for per-worker file shards, whose pipelines depend on the count."""
+        return self._global_positions
 
     @property
     def dataset(self) -> Any:

@@ -11,7 +11,14 @@ from typing import Any, Callable, Optional, Sequence
 import torch
 
 from torchstrategy.distribute.parts.closures import PerWorkerReference
+from torchstrategy.distribute.parts.rpc_group import RpcError
+from torchstrategy.errors import UnavailableError
 from torchstrategy.nest import map_structure
+
+#: Seconds between the coordinator's checks that every ps task still answers.
+PS_HEARTBEAT_INTERVAL_SECONDS = 1.0
+#: Seconds a ps task may take to answer a check before the job counts it as lost (a dead process fails at once).
+PS_HEARTBEAT_TIMEOUT_SECONDS = 10.0
 
 
 class RemoteValue:
@@ -24,12 +31,14 @@ class RemoteValue:
         self._error: Optional[BaseException] = None
 
     def _set(self, value: Any) -> None:
-        self._value = value
-        self._done.set()
+        if not self._done.is_set():  # a closure failed by a lost ps stays failed when its worker answers late
+            self._value = value
+            self._done.set()
 
     def _fail(self, error: BaseException) -> None:
-        self._error = error
-        self._done.set()
+        if not self._done.is_set():
+            self._error = error
+            self._done.set()
 
     def get(self) -> Any:
         self._done.wait()
@@ -111,6 +120,8 @@ class ClusterCoordinator:
         self._fatal: Optional[BaseException] = None
         self._changed = False
         self._closed = False
+        self._in_flight: set = set()
+        self._stopping = threading.Event()
         self._live = list(cluster.worker_names)
         self._threads = [threading.Thread(target=self._serve, args=(name,), name=f"torchstrategy-{name}", daemon=True)
                          for name in self._live]
@@ -118,6 +129,7 @@ class ClusterCoordinator:
         cluster.coordinator = self
         for thread in self._threads:
             thread.start()
+        threading.Thread(target=self._watch_ps, name="torchstrategy-ps-heartbeat", daemon=True).start()
 
     # ----- scheduling ------------------------------------------------------------------------------
     def schedule(self, fn: Callable, args: Optional[Sequence[Any]] = None, kwargs: Optional[dict] = None) -> RemoteValue:
@@ -203,15 +215,18 @@ class ClusterCoordinator:
                 return
             self._live.remove(name)
             left = len(self._live)
-            if not left:
-                self._fatal = RuntimeError(f"Every worker of the cluster failed (the last, {name}: {first}); "
-                                           f"restart the job (BackupAndRestore resumes it).")
+            if not left and self._fatal is None:
+                self._fatal = RuntimeError(f"Every worker of the cluster failed (the last, "
+                                           f"{self._cluster.describe(name)}: {first}); restart the job "
+                                           f"(BackupAndRestore resumes it).")
                 for closure in self._queue:
                     closure.result._fail(self._fatal)
                 self._queue.clear()
             self._condition.notify_all()
-        print(f"torchstrategy: {name} failed ({first}); its closures run on the {left} other worker(s). A "
-              f"restarted worker does not rejoin this job.", file=sys.stderr, flush=True)
+            ending = self._closed or self._fatal is not None
+        if left and not ending:
+            print(f"torchstrategy: {name} failed ({first}); its closures run on the {left} other worker(s). A "
+                  f"restarted worker does not rejoin this job.", file=sys.stderr, flush=True)
 
     def _serve(self, name: str) -> None:
         """One worker's thread: takes closures one at a time and runs them on that worker."""
@@ -223,35 +238,70 @@ class ClusterCoordinator:
                     return
                 closure = self._queue.popleft()
                 self._running += 1
+                self._in_flight.add(closure)
             try:
                 status, value = self._cluster.call_worker(name, "run", closure.payload, closure.specs).wait()
             except RuntimeError as error:  # the worker is gone: its closure goes back to the front
                 with self._condition:
                     self._running -= 1
-                    self._queue.appendleft(closure)
+                    self._in_flight.discard(closure)
+                    if self._fatal is None:
+                        self._queue.appendleft(closure)
                 self._lose_worker(name, error)
                 return
+            except BaseException as error:  # noqa: BLE001 - the answer could not be read: this closure fails
+                status, value = "unreadable", error
             with self._condition:
                 self._running -= 1
+                self._in_flight.discard(closure)
                 self._changed = True
                 if status == "ok":
                     closure.result._set(value)
+                elif status == "unreadable":
+                    closure.result._fail(value)
+                    self._errors.append(value)
                 else:
                     error = value.exception()
                     closure.result._fail(error)
-                    if value.failed_task is not None:
-                        self._cluster.mark_lost(value.failed_task)
-                        self._fatal = RuntimeError(
-                            f"Parameter server '{value.failed_task}' stopped answering: the variables it held are "
-                            f"lost, so training cannot go on. Restart the job; BackupAndRestore or "
-                            f"CheckpointManager resume it from the last checkpoint.")
-                        self._fatal.__cause__ = error
-                        for queued in self._queue:
-                            queued.result._fail(self._fatal)
-                        self._queue.clear()
-                    else:
+                    if value.failed_task is None:
                         self._errors.append(error)
                 self._condition.notify_all()
+            if status == "error" and value.failed_task is not None:
+                self._lose_ps(value.failed_task, error)
+
+    def _watch_ps(self) -> None:
+        """The heartbeat: a ps task that stops answering fails the job within seconds, even while no closure
+        touches it (a closure computing for minutes, a coordinator waiting in join())."""
+        while not self._stopping.wait(PS_HEARTBEAT_INTERVAL_SECONDS):
+            with self._condition:
+                if self._fatal is not None:
+                    return
+            try:
+                self._cluster.check_ps(PS_HEARTBEAT_TIMEOUT_SECONDS)
+            except RpcError as error:
+                if not self._stopping.is_set():
+                    self._lose_ps(error.task, error)
+                return
+
+    def _lose_ps(self, task: str, cause: BaseException) -> None:
+        """A ps task is gone with its variables: every pending and running closure fails, and so do join(),
+        done() and schedule() from now on (TF raises UnavailableError there too)."""
+        self._cluster.mark_lost(task)
+        first = cause.reason if isinstance(cause, RpcError) else (str(cause).splitlines()[0] if str(cause) else
+                                                                  type(cause).__name__)
+        fatal = UnavailableError(
+            None, None, f"Parameter server {self._cluster.describe(task)} stopped answering ({first}): the variables "
+                        f"it held are lost, so training cannot go on. Restart the job; BackupAndRestore or "
+                        f"CheckpointManager resume it from the last checkpoint.")
+        fatal.__cause__ = cause
+        with self._condition:
+            if self._fatal is not None:
+                return
+            self._fatal = fatal
+            for closure in list(self._queue) + list(self._in_flight):
+                closure.result._fail(fatal)
+            self._queue.clear()
+            self._condition.notify_all()
 
     @property
     def healthy(self) -> bool:
@@ -260,7 +310,8 @@ class ClusterCoordinator:
             return self._fatal is None and len(self._live) == len(self._threads)
 
     def close(self) -> None:
-        """Stops the coordinator's worker threads (the strategy's teardown calls it)."""
+        """Stops the coordinator's worker threads and its heartbeat (the strategy's teardown calls it)."""
+        self._stopping.set()
         with self._condition:
             self._closed = True
             self._condition.notify_all()

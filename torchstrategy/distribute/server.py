@@ -2,6 +2,8 @@
 task TF_CONFIG names) or in a process of its own (TF's in-process cluster, started from one script)."""
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from typing import Any, Optional
 
@@ -135,6 +137,9 @@ class Server:
             group = RpcGroup(self._layout)
             client.attach(group)
             service.stopped.wait()
-            group.close(graceful=getattr(service, "graceful", False))
+            if not group.close(graceful=getattr(service, "graceful", False)):
+                print(f"torchstrategy: {self._layout.name}: the job ended while a closure was still running here; "
+                      f"this task stops without waiting for it.", file=sys.stderr, flush=True)
+                os._exit(1)
         except BaseException as error:  # noqa: BLE001 - reported by join()
             self._error = error

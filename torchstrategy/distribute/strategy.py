@@ -117,6 +117,12 @@ class Strategy:
         return self._resolver
 
     @property
+    def progress(self) -> Any:
+        """This replica's progress beacon (distribute/parts/progress.py): where it is, for the other replicas
+        of a multi-process job, which name a replica that holds up a collective; a no-op elsewhere."""
+        return self._collectives.progress
+
+    @property
     def extended(self) -> StrategyExtended:
         return StrategyExtended(should_checkpoint=self.is_chief, should_save_summary=self.is_chief,
                                 worker_devices=(str(self._device),), parameter_devices=(str(self._device),))
@@ -305,15 +311,28 @@ class Strategy:
     def train_steps(self, step_fn: Callable, items: Sequence[Any]) -> Any:
         """One execution of training steps: `step_fn(batch)` for each item on every replica. The last step's
         result (per replica), or None where steps run asynchronously (read the results after `wait_steps`)."""
-        return self._stepping.train(self, step_fn, items)
+        return self._synced_steps("train step", True, self._stepping.train, step_fn, items)
 
     def test_steps(self, step_fn: Callable, items: Sequence[Any]) -> Any:
         """As `train_steps`, in inference (no gradients)."""
-        return self._stepping.test(self, step_fn, items)
+        return self._synced_steps("test step", self._replication.forward_syncs, self._stepping.test, step_fn, items)
 
     def predict_steps(self, step_fn: Callable, items: Sequence[Any]) -> list:
         """Each item's per-replica outputs, in order."""
-        return self._stepping.predict(self, step_fn, items)
+        return self._synced_steps("predict step", self._replication.forward_syncs, self._stepping.predict, step_fn,
+                                  items)
+
+    def _synced_steps(self, label: str, syncs: bool, run: Callable, step_fn: Callable, items: Sequence[Any]) -> Any:
+        """`run(self, step_fn, items)`, counted as one collective on the progress beacon when the steps wait for
+        every replica (a training step's gradient sync; a sharded forward's weight gathers)."""
+        if not syncs:
+            return run(self, step_fn, items)
+        progress = self._collectives.progress
+        progress.enter(label)
+        try:
+            return run(self, step_fn, items)
+        finally:
+            progress.leave()
 
     def wait_steps(self) -> None:
         """Returns once every step given so far has run and this process's variables are current."""

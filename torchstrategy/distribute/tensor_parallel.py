@@ -9,7 +9,7 @@ import torch
 
 from torchstrategy.distribute import parts
 from torchstrategy.distribute.communication import LOCAL_TIMEOUT, CommunicationOptions
-from torchstrategy.distribute.parts.collectives import OneReplicaPerProcess, ProcessGroupCollectives
+from torchstrategy.distribute.parts.collectives import OneReplicaPerProcess, ProcessGroupCollectives, counted
 from torchstrategy.distribute.parts.layouts import MeshLayouts
 from torchstrategy.distribute.process_groups import (GroupConfig, checked_communication_options, join_process_group,
                                                      threads_per_replica)

@@ -46,6 +46,7 @@ class TPUStrategy(Strategy):
                                  f"assignment of {wanted} is not supported. Set CPU_NUM_DEVICES / the visible TPU "
                                  f"chips to {wanted} instead.")
         self._mesh = XlaMesh(count)
+        tpu_cluster.require_xla_autograd("TPUStrategy", self._mesh.device)
         collectives = SpmdCollectives(count)
         super().__init__(self._mesh.device, collectives=collectives,
                          replication=SpmdReplication(self._mesh, shard_variables=shard_variables),

@@ -2,7 +2,6 @@
 saved object, `<path>/vars` holding its variables as datasets "0", "1", ... with the object's name as attribute."""
 from __future__ import annotations
 
-import io
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, Union
 
@@ -64,13 +63,6 @@ def write_tree(target: Union[str, BinaryIO], tree: dict) -> None:
             vars_group.attrs["name"] = group.name
             for index, value in enumerate(group.values):
                 vars_group.create_dataset(str(index), data=np.asarray(value))
-
-
-def tree_to_bytes(tree: dict) -> bytes:
-    """The HDF5 file of `tree` as bytes (for the `.keras` zip)."""
-    buffer = io.BytesIO()
-    write_tree(buffer, tree)
-    return buffer.getvalue()
 
 
 def _read(path: str) -> dict:

@@ -2,12 +2,13 @@
 BundleHeaderProto and one BundleEntryProto per tensor) and the `.data-0000k-of-0000n` shards, with CRC-32C checks."""
 from __future__ import annotations
 
+import mmap
 import os
 import re
 import struct
 import tempfile
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, BinaryIO, Callable, Iterable
 
 import numpy as np
 import torch
@@ -319,45 +320,71 @@ class BundleReader:
                                         f"missing. Copy every '{os.path.basename(self.prefix)}.data-*' file next to "
                                         f"its .index, or restore another checkpoint.")
 
-    def raw(self, key: str) -> bytes:
-        """The stored bytes of tensor `key`, CRC-checked."""
+    def raw(self, key: str, copy: bool = True) -> np.ndarray:
+        """The stored bytes of tensor `key` as a uint8 array, CRC-checked: read into a buffer of its own, or with
+        `copy=False` a view of the data file mapped into memory (private pages: writable, the file untouched),
+        which costs no allocation and no copy; the caller copies the values where they belong."""
         entry = self.entries[key]
         if entry.sliced:
             raise NotImplementedError(f"Tensor '{key}' of '{self.prefix}' is stored in slices (a partitioned "
                                       f"variable); reading sliced tensors is not supported.")
         path = data_path(self.prefix, entry.shard_id, self.num_shards)
         try:
-            with open(path, "rb") as handle:
-                handle.seek(entry.offset)
-                data = handle.read(entry.size)
+            with open(path, "rb", buffering=0) as handle:
+                available = max(0, os.fstat(handle.fileno()).st_size - entry.offset)
+                if available < entry.size:
+                    data = None
+                elif copy or entry.size == 0:
+                    data = np.empty(entry.size, dtype=np.uint8)
+                    handle.seek(entry.offset)
+                    if _read_into(handle, memoryview(data)) != entry.size:
+                        data = None
+                else:
+                    mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_COPY)
+                    data = np.frombuffer(mapped, dtype=np.uint8, count=entry.size, offset=entry.offset)
         except FileNotFoundError:
             self.check_shards()
             raise
-        if len(data) != entry.size:
+        if data is None:
             raise BundleCorruptedError(f"TF checkpoint data file '{path}' is truncated: tensor '{key}' needs bytes "
                                        f"{entry.offset}..{entry.offset + entry.size}.")
-        checked = _string_checksum_input(path, key, data, entry) if entry.dtype == 7 else data
+        checked = _string_checksum_input(path, key, data.tobytes(), entry) if entry.dtype == 7 else data
         if _crc32c.mask(_crc32c.value(checked)) != entry.crc32c:
             raise BundleCorruptedError(f"TF checkpoint data file '{path}' is corrupted: the CRC-32C of tensor "
                                        f"'{key}' does not match. Restore an earlier checkpoint or write it again.")
         return data
 
-    def tensor(self, key: str) -> Any:
-        """Tensor `key` as a NumPy array (object array of bytes for strings, a torch tensor for bfloat16)."""
+    def tensor(self, key: str, copy: bool = True) -> Any:
+        """Tensor `key` as a NumPy array (object array of bytes for strings, a torch tensor for bfloat16); with
+        `copy=False` a view of the mapped data file (see `raw`), to be copied into its destination."""
         if key not in self.entries:
             raise KeyError(key)
         entry = self.entries[key]
-        data = self.raw(key)
         dtype = DTYPE_CODES.get(entry.dtype)
         if dtype is None:
             raise NotImplementedError(f"Tensor '{key}' of '{self.prefix}' has TF dtype {entry.dtype_name}, which "
                                       f"is not read here.")
+        data = self.raw(key, copy=copy)
         if entry.dtype == 7:
-            return np.array(_decode_strings(data, int(np.prod(entry.shape, dtype=np.int64))),
+            return np.array(_decode_strings(data.tobytes(), int(np.prod(entry.shape, dtype=np.int64))),
                             dtype=object).reshape(entry.shape)
         if dtype == "bfloat16":
-            return torch.frombuffer(bytearray(data), dtype=torch.bfloat16).reshape(entry.shape)
-        return np.frombuffer(data, dtype=dtype).reshape(entry.shape).copy()
+            return torch.from_numpy(data).view(torch.bfloat16).reshape(entry.shape)
+        if int(np.prod(entry.shape, dtype=np.int64)) * dtype.itemsize != entry.size:
+            raise BundleCorruptedError(f"TF checkpoint '{self.prefix}': tensor '{key}' holds {entry.size} bytes, "
+                                       f"not the {dtype.itemsize} per element its shape {list(entry.shape)} needs.")
+        return data.view(dtype.newbyteorder("<")).astype(dtype, copy=False).reshape(entry.shape)
+
+
+def _read_into(handle: Any, view: memoryview) -> int:
+    """Fills `view` from `handle` (several reads where the OS returns less); the count of bytes read."""
+    done = 0
+    while done < len(view):
+        count = handle.readinto(view[done:])
+        if not count:
+            break
+        done += count
+    return done
 
 
 def _string_lengths(data: bytes, count: int) -> tuple[list[int], int]:
@@ -390,14 +417,15 @@ def _decode_strings(data: bytes, count: int) -> list[bytes]:
 
 
 # ----------------------------------------------------------------------------- writing
-def _encode_tensor(value: Any) -> tuple[int, tuple, bytes, int]:
-    """(dtype code, shape, stored bytes, masked CRC-32C) of one tensor."""
+def _encode_tensor(value: Any) -> tuple[int, tuple, Any, int]:
+    """(dtype code, shape, stored bytes, masked CRC-32C) of one tensor; a number tensor's bytes are a view of
+    its own buffer (no copy) when it is contiguous and little-endian."""
     if isinstance(value, torch.Tensor):
         value = value.detach().cpu()
         if value.dtype == torch.bfloat16:
-            data = value.contiguous().view(torch.int16).numpy().tobytes()
+            data = value.contiguous().view(torch.int16).numpy().reshape(-1).view(np.uint8)
             return 14, tuple(value.shape), data, _crc32c.mask(_crc32c.value(data))
-        value = value.numpy()
+        value = value.resolve_conj().resolve_neg().numpy()
     array = np.asarray(value)
     if array.dtype.kind in "OSU":
         items = [item.encode("utf-8") if isinstance(item, str) else bytes(item) for item in array.reshape(-1)]
@@ -412,19 +440,19 @@ def _encode_tensor(value: Any) -> tuple[int, tuple, bytes, int]:
     code = _CODE_OF.get(array.dtype.newbyteorder("=") if array.dtype.byteorder == ">" else array.dtype)
     if code is None:
         raise TypeError(f"Cannot write a tensor of dtype {array.dtype} to a TF checkpoint.")
-    data = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).tobytes()
+    data = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("<")).reshape(-1).view(np.uint8)
     return code, array.shape, data, _crc32c.mask(_crc32c.value(data))
 
 
-def _replace_atomically(path: str, data: bytes, prefix: str) -> None:
+def _replace_atomically(path: str, fill: Callable[[BinaryIO], None], prefix: str) -> None:
+    """Writes `path` through `fill(handle)` into a temp file beside it, fsyncs it and renames it into place."""
     directory = os.path.dirname(os.path.abspath(path))
     # '.ckpt-3.index_XXXX.tmp': hidden, and named like the temp files CheckpointManager clears after a killed save
     part = re.sub(r"[^a-z0-9_]", "_", path[len(prefix) + 1:].lower())
     fd, temp = tempfile.mkstemp(prefix=f".{os.path.basename(prefix)}.{part}_", suffix=".tmp", dir=directory)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
+        with os.fdopen(fd, "wb", buffering=0) as handle:
+            fill(handle)
             os.fsync(handle.fileno())
         os.replace(temp, path)
     except BaseException:
@@ -433,20 +461,32 @@ def _replace_atomically(path: str, data: bytes, prefix: str) -> None:
         raise
 
 
+def _write_all(handle: BinaryIO, data: Any) -> None:
+    view = memoryview(data).cast("B")
+    while view:
+        view = view[handle.write(view):]
+
+
 def write_bundle(prefix: str, tensors: dict) -> list[str]:
     """Writes `tensors` (name -> array/tensor/bytes array) as a one-shard TF bundle at `prefix`: the data file
     first, then the index (each written to a temp file and renamed), so a reader never sees a half bundle.
-    Returns the paths written."""
+    Each tensor goes to the file from its own buffer (checksummed there, never copied). Returns the paths."""
     prefix = os.fspath(prefix)
     os.makedirs(os.path.dirname(os.path.abspath(prefix)), exist_ok=True)
-    chunks, items, offset = [], [(b"", _encode_header(1))], 0
-    for name in sorted(tensors):
-        code, shape, data, crc = _encode_tensor(tensors[name])
-        entry = BundleEntry(dtype=code, shape=tuple(int(d) for d in shape), offset=offset, size=len(data), crc32c=crc)
-        items.append((name.encode("utf-8"), entry.serialize()))
-        chunks.append(data)
-        offset += len(data)
+    items = [(b"", _encode_header(1))]
+
+    def fill(handle: BinaryIO) -> None:
+        offset = 0
+        for name in sorted(tensors):
+            code, shape, data, crc = _encode_tensor(tensors[name])
+            size = memoryview(data).nbytes
+            entry = BundleEntry(dtype=code, shape=tuple(int(d) for d in shape), offset=offset, size=size, crc32c=crc)
+            items.append((name.encode("utf-8"), entry.serialize()))
+            _write_all(handle, data)
+            offset += size
+
     shard = data_path(prefix, 0, 1)
-    _replace_atomically(shard, b"".join(chunks), prefix)
-    _replace_atomically(prefix + ".index", build_table(items), prefix)
+    _replace_atomically(shard, fill, prefix)
+    index = build_table(items)
+    _replace_atomically(prefix + ".index", lambda handle: _write_all(handle, index), prefix)
     return [shard, prefix + ".index"]

@@ -54,7 +54,10 @@ def full_value(tensor: torch.Tensor) -> torch.Tensor:
     from torch.distributed.tensor import DTensor
 
     if isinstance(tensor, DTensor):
-        return tensor.detach().full_tensor()
+        from torchstrategy.distribute.parts.progress import job_collective
+
+        with job_collective("gather of a sharded weight"):
+            return tensor.detach().full_tensor()
     return tensor.detach()
 
 

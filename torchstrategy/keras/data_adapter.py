@@ -59,6 +59,12 @@ class EpochData:
         self.state: Any = None  # the source's get_state() when the current iterator was opened
         self.consumed = 0  # batches the current iterator has given
 
+    @property
+    def global_positions(self) -> bool:
+        """True when a position in these batches (a count of steps) means the same samples on any number of
+        replicas: the source splits the global batches of one pipeline that every replica reads alike."""
+        return isinstance(self.source, DistributedDataset) and self.source.reads_global_batches
+
     def epoch_iterator(self, resume: Optional[tuple] = None) -> Iterator[Any]:
         """This epoch's batches; `resume=(state, consumed)` reopens where a saved run stood."""
         if resume is not None:

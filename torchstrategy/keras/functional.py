@@ -4,20 +4,31 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+import numpy as np
 import torch
 
-from torchstrategy.keras.layers.base import Layer, _shape_of
-from torchstrategy.keras.layers.input_layer import Input, InputLayer, KerasTensor, Node  # noqa: F401
+from torchstrategy import _context
+from torchstrategy.keras.layers.base import Layer, _shape_str
+from torchstrategy.keras.layers.input_layer import STRING, Input, InputLayer, KerasTensor, Node  # noqa: F401
 from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 
 _PROBES = ((10, 17), (64, 97))  # sizes tried for unknown (None) dimensions while inferring shapes
 
 
-def _concrete(value: Any, probe: int = 1) -> Any:
-    """A one-row zero tensor standing in for a KerasTensor while shapes are inferred (None sizes: `probe`)."""
+def _concrete(value: Any, probe: int = 1, batch: int = 1, random: bool = False) -> Any:
+    """A zero tensor standing in for a KerasTensor while shapes are inferred: an unknown batch size is `batch`,
+    other unknown (None) sizes `probe`; `random` fills floats with uniform values instead (`ops.linalg.inv`)."""
     if isinstance(value, KerasTensor):
-        return torch.zeros((1,) + tuple(probe if d is None else d for d in value.shape[1:]), dtype=value.dtype)
+        shape = () if not value.shape else \
+            (batch if value.shape[0] is None else value.shape[0],) + tuple(probe if d is None else d for d in value.shape[1:])
+        if value.dtype is STRING:  # text: empty strings
+            return np.full(shape, "", dtype=object)
+        stand_in = torch.rand(shape, dtype=value.dtype) if random and value.dtype.is_floating_point \
+            else torch.zeros(shape, dtype=value.dtype)
+        if value.mask_rank is not None:  # a masked value: its stand-in carries an all-True mask
+            stand_in._keras_mask = torch.ones(shape[:value.mask_rank], dtype=torch.bool)
+        return stand_in
     return value
 
 
@@ -25,20 +36,61 @@ def _has_unknown_sizes(structure: Any) -> bool:
     return any(isinstance(t, KerasTensor) and None in t.shape[1:] for t in flatten_structure(structure))
 
 
-def _run_on_probe(layer: Layer, inputs: Any, args: tuple, kwargs: dict, probe: int) -> Any:
-    as_concrete = lambda value: _concrete(value, probe)  # noqa: E731
-    with torch.no_grad():
+def static_batch(structure: Any) -> Optional[int]:
+    """The batch size the KerasTensors in `structure` share (`Input(batch_shape=(2, ...))`), else None."""
+    sizes = {t.shape[0] for t in flatten_structure(structure) if isinstance(t, KerasTensor) and t.shape}
+    return sizes.pop() if len(sizes) == 1 and None not in sizes else None
+
+
+def _run_on_probe(layer: Layer, inputs: Any, args: tuple, kwargs: dict, probe: int, batch: int = 1,
+                  random: bool = False) -> Any:
+    as_concrete = lambda value: _concrete(value, probe, batch, random)  # noqa: E731
+    with torch.no_grad(), _context.shape_probe(static_batch((inputs, args, kwargs))):
         return layer(map_structure(as_concrete, inputs), *map_structure(as_concrete, args),
                      **dict(map_structure(as_concrete, kwargs), training=False))
 
 
+def _compare(first: Any, second: Any, whole: bool, batch: Optional[int] = None) -> list:
+    """Output shapes from two probes: sizes that changed with the probe are unknown (None). A layer's batch axis
+    is the inputs' static `batch` (None when unknown); with `whole` (a keras.ops step, which may move or drop
+    that axis) every axis is compared."""
+    shapes = []
+    for a, b in zip(flatten_structure(first), flatten_structure(second)):
+        if not isinstance(a, torch.Tensor):
+            shapes.append(None)
+        elif whole:
+            shapes.append(tuple(x if x == y else None for x, y in zip(a.shape, b.shape)))
+        else:
+            first_axis = batch if batch is not None and a.dim() and a.shape[0] == batch else None
+            shapes.append(((first_axis,) if a.dim() else ()) +
+                          tuple(x if x == y else None for x, y in zip(a.shape[1:], b.shape[1:])))
+    return shapes
+
+
 def _infer(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> tuple[Any, list]:
     """The layer's outputs on stand-in tensors, and the flat list of their shapes (batch None). Unknown input
-    sizes are tried at two sizes: an output size that changes with them is unknown (None) too."""
+    sizes are tried at two sizes: an output size that changes with them is unknown (None) too. A keras.ops
+    step is also tried at two batch sizes (`ops.mean(x, axis=0)` has no batch axis), unless it needs one."""
+    whole = getattr(layer, "_keras_operation", False)
+    error: Optional[Exception] = None
+    if whole:  # batches of two sizes; then of one row (`ops.reshape(x, (3, 1))` fits only that); then random values
+        attempts = [(p, p, False) for p in _PROBES] + [(p, (1, 1), False) for p in _PROBES] + \
+                   [(p, p, True) for p in _PROBES]
+        for (small, large), batches, random in attempts:
+            try:
+                first = _run_on_probe(layer, inputs, args, kwargs, small, batches[0], random)
+                second = _run_on_probe(layer, inputs, args, kwargs, large, batches[1], random)
+            except Exception as caught:
+                error = caught
+                continue
+            if [t.dim() for t in flatten_structure(first) if isinstance(t, torch.Tensor)] == \
+                    [t.dim() for t in flatten_structure(second) if isinstance(t, torch.Tensor)]:
+                return first, _compare(first, second, whole=True)
+        raise error  # type: ignore[misc]
+    batch = static_batch((inputs, args, kwargs))
     if not _has_unknown_sizes((inputs, args, kwargs)):
         concrete = _run_on_probe(layer, inputs, args, kwargs, 1)
-        return concrete, [_shape_of(t) if isinstance(t, torch.Tensor) else None for t in flatten_structure(concrete)]
-    error: Optional[Exception] = None
+        return concrete, _compare(concrete, concrete, whole=False, batch=batch)
     for small, large in _PROBES:
         try:
             first = _run_on_probe(layer, inputs, args, kwargs, small)
@@ -46,11 +98,7 @@ def _infer(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> tuple[Any, l
         except Exception as caught:  # a probe too small for the layer (a large 'valid' kernel): try larger
             error = caught
             continue
-        shapes = []
-        for a, b in zip(flatten_structure(first), flatten_structure(second)):
-            shapes.append((None,) + tuple(x if x == y else None for x, y in zip(a.shape[1:], b.shape[1:]))
-                          if isinstance(a, torch.Tensor) else None)
-        return first, shapes
+        return first, _compare(first, second, whole=False, batch=batch)
     raise error  # type: ignore[misc]
 
 
@@ -62,12 +110,35 @@ def call_symbolic(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> Any:
     layer.__dict__.setdefault("_inbound_nodes", []).append(node)  # layer.input / layer.output read the first
     counter = iter(range(1 << 30))
     shape_of = iter(shapes)
-    node.outputs = map_structure(
-        lambda t: KerasTensor(next(shape_of), t.dtype, node, next(counter)) if isinstance(t, torch.Tensor)
-        else (next(shape_of), t)[1],
-        concrete,
-    )
+    def symbolic(value: Any) -> Any:
+        shape = next(shape_of)
+        if not isinstance(value, torch.Tensor):
+            return value
+        tensor = KerasTensor(shape, value.dtype, node, next(counter))
+        mask = getattr(value, "_keras_mask", None)
+        tensor.mask_rank = mask.dim() if isinstance(mask, torch.Tensor) else None
+        return tensor
+
+    node.outputs = map_structure(symbolic, concrete)
     return node.outputs
+
+
+def fit_input_ranks(model_name: str, inputs: Sequence[KerasTensor], values: Sequence[Any]) -> list:
+    """The values fed to a model's `inputs`, checked against their shapes; as Keras 3 does, a value one rank short
+    of an input whose last size is 1 gets that axis, and one with an extra last axis of 1 loses it."""
+    out = []
+    for symbolic, value in zip(inputs, values):
+        shape, expected = tuple(value.shape), symbolic.shape
+        if len(shape) == len(expected) - 1 and expected and expected[-1] == 1:
+            value = value[..., None]
+        elif len(shape) == len(expected) + 1 and shape and shape[-1] == 1:
+            value = value[..., 0]
+        shape = tuple(value.shape)
+        if len(shape) != len(expected) or any(e is not None and e != s for e, s in zip(expected[1:], shape[1:])):
+            raise ValueError(f"Input '{symbolic.node.layer.name}' of model '{model_name}' is incompatible: expected "
+                             f"shape={_shape_str(expected)}, found shape={_shape_str((None,) + shape[1:])}.")
+        out.append(value)
+    return out
 
 
 def topological_nodes(outputs: Any, inputs: Sequence[KerasTensor]) -> list[Node]:
@@ -129,8 +200,8 @@ def run_graph(nodes: Sequence[Node], inputs: Sequence[KerasTensor], values: Sequ
 
     computed: dict[int, Any] = {}
     deferred: dict[int, Node] = {}  # position of a second node -> its first node, whose output was not computed
-    for symbolic, value in zip(inputs, values):
-        computed[id(symbolic)] = symbolic.node.layer(value)
+    for symbolic, value in zip(inputs, values):  # an Input casts its value; a tensor from another graph is as given
+        computed[id(symbolic)] = symbolic.node.layer(value) if isinstance(symbolic.node.layer, InputLayer) else value
 
     def lookup(item: Any) -> Any:
         return computed[id(item)] if isinstance(item, KerasTensor) else item
@@ -194,8 +265,9 @@ def keras_layer_order(inputs: Sequence[KerasTensor], outputs: Any) -> list[Layer
         for parent in node.input_tensors:
             if parent.node is not None and id(parent.node) in in_graph:
                 node_depth[id(parent.node)] = max(depth + 1, node_depth.get(id(parent.node), 0))
-    for tensor in inputs:  # an input no output depends on still belongs to the model
-        if tensor.node is not None and id(tensor.node.layer) not in layer_depth:
+    for tensor in inputs:  # an Input no output depends on still belongs to the model
+        if tensor.node is not None and isinstance(tensor.node.layer, InputLayer) \
+                and id(tensor.node.layer) not in layer_depth:
             layers[id(tensor.node.layer)] = tensor.node.layer
             layer_depth[id(tensor.node.layer)], first_seen[id(tensor.node.layer)] = 0, -1
     return sorted(layers.values(), key=lambda l: (-layer_depth[id(l)], first_seen[id(l)]))

@@ -7,9 +7,10 @@ from typing import Any, Optional
 
 import torch
 
-from torchstrategy.keras import keras_config
-from torchstrategy.keras.layers.base import Layer, _snake_case
+from torchstrategy.keras import keras_config, operation
+from torchstrategy.keras.layers.base import Layer
 from torchstrategy.keras.layers.input_layer import InputLayer, KerasTensor
+from torchstrategy.keras.operation import Operation
 from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 
@@ -20,9 +21,9 @@ def _builtin_table() -> dict:
     table = {name: getattr(layers, name) for name in dir(layers) if isinstance(getattr(layers, name), type)}
     table.update(InputLayer=InputLayer, Sequential=models.Sequential, Functional=models.Functional,
                  Model=models.Functional)
-    from torchstrategy.keras.layers.input_layer import TensorOperation  # `x + 1.0` on KerasTensors
+    from torchstrategy.keras.feature_space import FeatureSpace  # keras.utils.FeatureSpace, saved as a layer
 
-    table.setdefault("TensorOperation", TensorOperation)
+    table.setdefault("FeatureSpace", FeatureSpace)
     return table
 
 
@@ -53,38 +54,14 @@ def _builtin(cls: type) -> bool:
     return cls.__module__.startswith("torchstrategy.keras.")
 
 
-# ----- Keras operations in a graph (keras.ops applied to KerasTensors: `x != 0`, a Masking layer's mask) ---------
-class KerasOperation(Layer):
-    """A node of a Keras graph that applies one `keras.ops` function (Keras's Operation): built from a config whose
-    module is `keras.src.ops.*`, called with the node's arguments plus the operation's own config."""
-
-    def __init__(self, op_class: str, module: str, op_config: Optional[dict] = None, **kwargs: Any) -> None:
-        op_config = dict(op_config or {})
-        super().__init__(name=op_config.pop("name", None), **kwargs)
-        from torchstrategy.keras import ops
-
-        self.op_class, self.module, self.op_config = op_class, module, op_config
-        function = getattr(ops, _snake_case(op_class), None)
-        if function is None:
-            raise NotImplementedError(f"The model's graph applies keras.ops operation {op_class} ({module}), which "
-                                      f"keras.ops here does not have yet.")
-        self._function = function
-
-    def call(self, *args: Any) -> Any:
-        return self._function(*args, **self.op_config)
-
-    def get_config(self) -> dict:
-        return {"name": self.name, **self.op_config}
-
-
 # ----- one layer ------------------------------------------------------------------------------------------------
 def layer_entry(layer: Any) -> dict:
     """A layer or model as Keras serializes it (with `build_config` when its input shape is known)."""
     from torchstrategy.keras import models
 
-    if isinstance(layer, KerasOperation):
-        return {"module": layer.module, "class_name": layer.op_class, "config": layer.get_config(),
-                "registered_name": layer.op_class}
+    if isinstance(layer, Operation):  # keras.ops on KerasTensors (`x != 0`, `ops.sum(x, axis=1)`)
+        return {"module": layer.module, "class_name": layer.class_name, "config": layer.get_config(),
+                "registered_name": layer.class_name}
     if isinstance(layer, InputLayer):
         config = {"batch_shape": list(layer._batch_input_shape), "dtype": layer.dtype, "sparse": False,
                   "ragged": False, "name": layer.name, "optional": False}
@@ -125,13 +102,13 @@ def layer_from_entry(entry: dict, custom_objects: Optional[dict] = None) -> Any:
         raise ValueError(f"A layer config must be a dict with 'class_name' and 'config'; got {entry!r:.200}.")
     name = entry["class_name"]
     if str(entry.get("module") or "").startswith("keras.src.ops"):
-        return KerasOperation(name, entry["module"], entry.get("config"))
+        return operation.from_keras_entry(name, entry["module"], entry.get("config"))
     cls = layer_class(name, custom_objects, entry.get("registered_name"))
     config = dict(entry.get("config") or {})
     what = f"layer '{config.get('name', name)}'"
     if cls is InputLayer:
         config = _input_layer_config(config)
-    elif _builtin(cls) and cls not in (models.Sequential, models.Functional):
+    elif _builtin(cls) and cls not in (models.Sequential, models.Functional) and name != "FeatureSpace":
         config = keras_config.config_from_keras("layers", name, cls, config, what)
     elif "dtype" in config:
         config["dtype"] = keras_config.policy_name(config["dtype"])
@@ -176,6 +153,10 @@ def functional_config(model: Any) -> dict:
         if isinstance(item, KerasTensor):
             return {"class_name": "__keras_tensor__", "config": {"shape": list(item.shape),
                     "dtype": _dtype_name(item.dtype), "keras_history": history(item)}}
+        if isinstance(item, (slice, type(Ellipsis), torch.Tensor)):  # an op's index or constant (`x[:, 1:]`)
+            from torchstrategy.keras import serialization_lib
+
+            return serialization_lib.serialize_keras_object(item)
         return keras_config.plain(item)
 
     layers = []
@@ -199,17 +180,22 @@ def functional_config(model: Any) -> dict:
             "input_layers": refs(model._input_structure), "output_layers": refs(model._outputs)}
 
 
+_SPECIAL_VALUES = ("__slice__", "__ellipsis__", "__numpy__", "__tensor__", "__bytes__")
+
+
 def _is_ref(value: Any) -> bool:
     return isinstance(value, list) and len(value) == 3 and isinstance(value[0], str) and isinstance(value[1], int)
 
 
-def functional_from_config(config: dict, custom_objects: Optional[dict] = None) -> Any:
-    """Rebuilds a functional model from Keras 3's, Keras 2's or torchstrategy's earlier config."""
+def functional_from_config(config: dict, custom_objects: Optional[dict] = None, cls: Optional[type] = None) -> Any:
+    """Rebuilds a functional model from Keras 3's, Keras 2's or torchstrategy's earlier config, as
+    `cls(inputs, outputs, name=...)` (default: Functional)."""
     from torchstrategy.keras import models
 
+    cls = cls or models.Functional
     if "nodes" in config:
-        return _functional_from_refs(config, custom_objects)
-    entries = config["layers"]
+        return _functional_from_refs(config, custom_objects, cls)
+    entries = [operation.upgrade_legacy_entry(entry) for entry in config["layers"]]
     built = {}
     for entry in entries:
         name = entry.get("name") or entry["config"]["name"]
@@ -230,6 +216,10 @@ def functional_from_config(config: dict, custom_objects: Optional[dict] = None) 
         if isinstance(item, dict) and item.get("class_name") == "__keras_tensor__":
             hist = item["config"]["keras_history"]
             return ready(hist) if check else tensor(hist)
+        if isinstance(item, dict) and item.get("class_name") in _SPECIAL_VALUES:  # `x[:, 1:]`'s slices, constants
+            from torchstrategy.keras import serialization_lib
+
+            return True if check else serialization_lib.deserialize_keras_object(item)
         if isinstance(item, dict):
             values = {k: resolve(v, check) for k, v in item.items()}
             return all(values.values()) if check else values
@@ -275,16 +265,14 @@ def functional_from_config(config: dict, custom_objects: Optional[dict] = None) 
             return {k: tensor(v) for k, v in refs.items()}
         return [tensor(r) for r in refs]
 
-    model = models.Functional(structure(config["input_layers"]), structure(config["output_layers"]),
-                              name=config.get("name"))
+    model = cls(structure(config["input_layers"]), structure(config["output_layers"]), name=config.get("name"))
     if config.get("trainable") is False:
         model.trainable = False
     return model
 
 
-def _functional_from_refs(config: dict, custom_objects: Optional[dict]) -> Any:
+def _functional_from_refs(config: dict, custom_objects: Optional[dict], cls: type) -> Any:
     """torchstrategy's earlier graph config (`nodes` with `__ref__` entries), kept readable."""
-    from torchstrategy.keras import models
 
     by_name = {entry["config"]["name"]: layer_from_entry(entry, custom_objects) for entry in config["layers"]}
     inputs = [by_name[name].output for name in config["inputs"]]
@@ -303,4 +291,4 @@ def _functional_from_refs(config: dict, custom_objects: Optional[dict]) -> Any:
     for entry in config["nodes"]:
         out = by_name[entry["layer"]](resolve(entry["inputs"]), *resolve(entry["args"]), **resolve(entry["kwargs"]))
         node_outputs.append(flatten_structure(out))
-    return models.Functional(inputs, resolve(config["outputs"]), name=config["name"])
+    return cls(inputs, resolve(config["outputs"]), name=config["name"])

@@ -2,6 +2,7 @@
 objects with Keras's class names, module paths and argument names, and read back into our classes."""
 from __future__ import annotations
 
+import functools
 import inspect
 import warnings
 from typing import Any, Optional
@@ -58,7 +59,13 @@ def registered_name(cls: type) -> Optional[str]:
 
 
 def _own_defaults(cls: type) -> dict:
-    """Our constructor's defaults for `cls`, over its classes' __init__ signatures."""
+    """Our constructor's defaults for `cls`, over its classes' __init__ signatures (a fresh dict each call)."""
+    return dict(_defaults_of(cls))
+
+
+@functools.lru_cache(maxsize=None)
+def _defaults_of(cls: type) -> dict:
+    """`_own_defaults` computed once per class: reading signatures is most of the time a model's config takes."""
     found: dict = {}
     for klass in reversed(cls.__mro__):
         init = klass.__dict__.get("__init__")
@@ -179,7 +186,7 @@ def config_from_keras(kind: str, class_name: str, cls: type, config: dict, what:
             pass  # the class's from_config rebuilds nested layers
         else:
             value = _nested_from_keras(value)
-        if accepted is None or key in accepted:
+        if accepted is None or key in accepted or key in _READ_BY_FROM_CONFIG:
             out[key] = value
             continue
         default = table.get(key, _MISSING)
@@ -191,6 +198,8 @@ def config_from_keras(kind: str, class_name: str, cls: type, config: dict, what:
 
 
 _MISSING = object()
+# config keys a class's from_config reads (or drops) itself, not constructor arguments: a lookup's vocabulary_size
+_READ_BY_FROM_CONFIG = {"vocabulary_size"}
 
 
 def _same(value: Any, default: Any) -> bool:

@@ -13,7 +13,7 @@ from torchstrategy.keras import backend, graph_config, keras_config, weight_path
 
 
 def _numpy(tensor: Any) -> np.ndarray:
-    return backend.full_value(tensor).detach().cpu().numpy().copy()  # sharded weights gathered whole
+    return backend.full_value(tensor).detach().cpu().numpy()  # sharded weights gathered whole (written at once)
 
 
 # ----- compile settings -----------------------------------------------------------------------------------------
@@ -96,8 +96,24 @@ def _nadam_u_product(optimizer: Any) -> float:
     return product
 
 
+def _loss_scale_values(optimizer: Any) -> list:
+    """A LossScaleOptimizer's own variables as Keras 3 lists them: its iteration and learning rate (Keras keeps
+    them at 0: the inner optimizer counts the steps and holds the rate), `step_counter`, `dynamic_scale`."""
+    return [np.asarray(0, dtype=np.int64), np.asarray(0.0, dtype=np.float32),
+            np.asarray(int(optimizer.step_counter), dtype=np.int64),
+            np.asarray(float(optimizer.dynamic_scale), dtype=np.float32)]
+
+
+def _wraps(optimizer: Any) -> bool:
+    from torchstrategy.keras.optimizers import LossScaleOptimizer
+
+    return isinstance(optimizer, LossScaleOptimizer)
+
+
 def weights_tree(model: Any, include_optimizer: bool = True) -> dict:
-    """{path: VarGroup} of the model's variables (and its optimizer's, once built) in Keras's layout."""
+    """{path: VarGroup} of the model's variables (and its optimizer's, once built) in Keras's layout. A
+    LossScaleOptimizer is `optimizer` (its own variables, then the inner optimizer's, as Keras's `variables`)
+    with the inner optimizer again at `optimizer/inner_optimizer`."""
     tree = {path: VarGroup(name, [_numpy(t) for t in tensors])
             for path, (name, tensors) in weight_paths.variable_groups(model).items()}
     optimizer = getattr(model, "optimizer", None)
@@ -115,7 +131,11 @@ def weights_tree(model: Any, include_optimizer: bool = True) -> dict:
                     values.append(_numpy(tensor))
             if type(inner).__name__ == "Nadam":
                 values.append(np.asarray(_nadam_u_product(inner), dtype=np.float32))
-            tree["optimizer"] = VarGroup(inner.name, values)
+            if _wraps(optimizer):
+                tree["optimizer"] = VarGroup(optimizer.name, _loss_scale_values(optimizer) + values)
+                tree["optimizer/inner_optimizer"] = VarGroup(inner.name, values)
+            else:
+                tree["optimizer"] = VarGroup(inner.name, values)
     return tree
 
 
@@ -157,10 +177,12 @@ def apply_weights_tree(model: Any, tree: dict, where: str, skip_mismatch: bool =
     return plan
 
 
-def apply_optimizer_state(model: Any, group: VarGroup, where: str, build: bool = True) -> None:
+def apply_optimizer_state(model: Any, group: VarGroup, where: str, build: bool = True,
+                          inner_group: Optional[VarGroup] = None) -> None:
     """Loads Keras's optimizer variables into the model's optimizer (built here when `build`, as load_model does;
     load_weights leaves an unbuilt optimizer alone, as Keras); a layout that does not fit warns and leaves the
-    optimizer as it was, as Keras does."""
+    optimizer as it was, as Keras does. For a LossScaleOptimizer `group` holds its own four variables before the
+    inner optimizer's, and `inner_group` (`optimizer/inner_optimizer`, which Keras loads last) the inner's."""
     optimizer = model.optimizer
     inner = getattr(optimizer, "inner_optimizer", None) or optimizer
     if not inner.built:
@@ -172,19 +194,31 @@ def apply_optimizer_state(model: Any, group: VarGroup, where: str, build: bool =
         inner.build(list(model.trainable_weights))
     slots = weight_paths.optimizer_variables(optimizer, list(model.trainable_weights))
     expected = len(slots) + (1 if type(inner).__name__ == "Nadam" else 0)
-    if len(group.values) != expected or any(
+    own: list = []
+    values = list(group.values)
+    if _wraps(optimizer):
+        own, values = values[:4], values[4:]
+        if inner_group is not None and len(inner_group.values) == expected:
+            values = list(inner_group.values)
+    kind_name = f"LossScaleOptimizer({type(inner).__name__})" if _wraps(optimizer) else type(inner).__name__
+    if len(values) != expected or (_wraps(optimizer) and len(own) != 4) or any(
             tensor is not None and tuple(tensor.shape) != tuple(np.shape(value))
-            for (kind, tensor), value in zip(slots[1:], group.values[1:]) if kind not in ("learning_rate",)):
-        warnings.warn(f"'{where}': the optimizer state saved ({len(group.values)} variables) does not fit "
-                      f"{type(inner).__name__} of this model ({expected}); the optimizer starts fresh.", stacklevel=3)
+            for (kind, tensor), value in zip(slots[1:], values[1:]) if kind not in ("learning_rate",)):
+        saved = len(group.values)
+        warnings.warn(f"'{where}': the optimizer state saved ({saved} variables) does not fit {kind_name} of this "
+                      f"model ({expected + (4 if _wraps(optimizer) else 0)}); the optimizer starts fresh.",
+                      stacklevel=3)
         return
-    for (kind, tensor), value in zip(slots, group.values):
+    for (kind, tensor), value in zip(slots, values):
         if kind == "iteration":
             inner.iterations = int(np.asarray(value))
         elif kind == "learning_rate":
             inner.learning_rate = float(np.asarray(value))
         else:
             backend.assign_full(tensor, backend.to_tensor(np.asarray(value)).to(tensor.dtype))
+    if own:  # the scale and its counter (Keras's own iteration and learning rate stay 0: nothing to restore)
+        optimizer.step_counter.fill_(int(np.asarray(own[2])))
+        optimizer.dynamic_scale.fill_(float(np.asarray(own[3])))
 
 
 # ----- the .keras archive ---------------------------------------------------------------------------------------
@@ -222,5 +256,6 @@ def model_from_archive(archive: KerasArchive, where: str, custom_objects: Option
     if compile and config.get("compile_config"):
         compile_from_config(model, config["compile_config"], custom_objects)
         if "optimizer" in archive.weights and model.optimizer is not None:
-            apply_optimizer_state(model, archive.weights["optimizer"], where)
+            apply_optimizer_state(model, archive.weights["optimizer"], where,
+                                  inner_group=archive.weights.get("optimizer/inner_optimizer"))
     return model

@@ -46,11 +46,15 @@ def build_content(model: Any, include_model: bool, include_optimizer: bool = Tru
         tree = keras_files.weights_tree(model, include_optimizer)
         if include_optimizer and "optimizer" in tree:
             slots = weight_paths.optimizer_variables(model.optimizer, list(model.trainable_weights)) or []
-            prefix = tree["optimizer"].name
-            labels = [f"{prefix}/{kind}" if tensor is None or kind == "iteration" else
-                      f"{prefix}/{weight_paths.slot_name(f'{model.name}/' + str(getattr(tensor, '_keras_path', i)), kind)}"
-                      for i, (kind, tensor) in enumerate(slots)]
-            labels += [f"{prefix}/u_product"] * (len(tree["optimizer"].values) - len(labels))
+            wrapper = tree["optimizer"].name
+            inner = tree["optimizer/inner_optimizer"].name if "optimizer/inner_optimizer" in tree else wrapper
+            slot_prefix = inner if inner is wrapper else f"{wrapper}/{inner}"  # Keras nests a wrapped one's slots
+            labels = [f"{wrapper}/{name}" for name in ("iteration", "learning_rate", "step_counter", "dynamic_scale")
+                      ] if inner is not wrapper else []  # a LossScaleOptimizer's own variables come first
+            labels += [f"{inner}/{kind}" if tensor is None or kind == "iteration" else
+                       f"{slot_prefix}/{weight_paths.slot_name(f'{model.name}/' + str(getattr(tensor, '_keras_path', i)), kind)}"
+                       for i, (kind, tensor) in enumerate(slots)]
+            labels += [f"{inner}/u_product"] * (len(tree["optimizer"].values) - len(labels))
             optimizer = list(zip(labels, tree["optimizer"].values))
     return LegacyH5(config, training, layers, optimizer, attrs)
 

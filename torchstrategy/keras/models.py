@@ -9,10 +9,11 @@ import warnings
 import torch
 
 from torchstrategy import _context
+from torchstrategy.distribute.parts.progress import public_call
 from torchstrategy.keras import compile_utils, functional, runtime, steps, training
 from torchstrategy.keras.functional import InputLayer, KerasTensor
 from torchstrategy.keras.saving import load_model  # noqa: F401  (keras.models.load_model)
-from torchstrategy.keras.layers.base import Layer, _shape_of, _shape_str
+from torchstrategy.keras.layers.base import Layer, _shape_of
 from torchstrategy.keras.layers import fusion
 from torchstrategy.nest import flatten as flatten_structure, map_structure
 
@@ -27,14 +28,18 @@ class Model(Layer):
     """
 
     def __new__(cls, *args: Any, **kwargs: Any) -> "Model":
-        functional_args = len(args) >= 2 or "inputs" in kwargs or "outputs" in kwargs
-        if functional_args and not issubclass(cls, Functional):
-            # Keras: `Model(inputs, outputs)` is functional, and so is `CustomModel(inputs, outputs)` for a
-            # subclass that only overrides steps: it becomes that subclass on top of the functional model.
-            return super().__new__(Functional if cls is Model else _functional_subclass(cls))
+        if cls is Model and _functional_init_arguments(args, kwargs):  # Keras: `Model(inputs, outputs)`
+            return super().__new__(Functional)
         return super().__new__(cls)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if _functional_init_arguments(args, kwargs) and not isinstance(self, Functional):
+            # Keras: a subclass given (inputs, outputs), as `CustomModel(inputs, outputs)` or from its own
+            # __init__, becomes that subclass on top of the functional model. A subclass whose own __init__ takes
+            # other positional arguments (`Sub(3, "relu")`) is not: only what reaches Model.__init__ counts.
+            object.__setattr__(self, "__class__", _functional_subclass(type(self)))
+            Functional.__init__(self, *args, **kwargs)  # type: ignore[arg-type]
+            return
         if args:
             raise TypeError(f"{type(self).__name__}() got unexpected positional arguments {args!r}; a subclassed "
                             f"Model passes only keyword arguments (name=, trainable=, dtype=) to Model.__init__.")
@@ -101,8 +106,9 @@ class Model(Layer):
             return
         shapes = [input_shape] if isinstance(input_shape, tuple) and all(
             d is None or isinstance(d, int) for d in input_shape) else list(input_shape)
-        dummies = [torch.zeros((1,) + tuple(1 if d is None else d for d in s[1:])) for s in shapes]
-        with torch.no_grad():
+        batch = shapes[0][0] if shapes and shapes[0] else None  # a stateful RNN's states take a static batch
+        dummies = [torch.zeros((batch or 1,) + tuple(1 if d is None else d for d in s[1:])) for s in shapes]
+        with torch.no_grad(), _context.shape_probe(batch):
             self(dummies[0] if len(dummies) == 1 else dummies, training=False)
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
@@ -267,8 +273,9 @@ class Model(Layer):
         """Writes architecture, weights, compile settings and optimizer state to one file."""
         from torchstrategy.keras import saving
 
-        saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer,
-                          save_format=kwargs.pop("save_format", None))
+        with public_call("model.save"):
+            saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer,
+                              save_format=kwargs.pop("save_format", None))
 
     def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
                input_signature: Any = None, **kwargs: Any) -> None:
@@ -280,7 +287,8 @@ class Model(Layer):
     def save_weights(self, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:
         from torchstrategy.keras import saving
 
-        saving.save_weights(self, filepath, overwrite=overwrite)
+        with public_call("model.save_weights"):
+            saving.save_weights(self, filepath, overwrite=overwrite)
 
     def load_weights(self, filepath: str, skip_mismatch: bool = False, by_name: bool = False, **kwargs: Any) -> None:
         from torchstrategy.keras import saving
@@ -288,18 +296,36 @@ class Model(Layer):
         saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, by_name=by_name)
 
     def summary(self, line_length: Optional[int] = None, positions: Any = None, print_fn: Any = None,
-                expand_nested: bool = False, show_trainable: bool = False, **kwargs: Any) -> None:
+                expand_nested: bool = False, show_trainable: bool = False, layer_range: Any = None) -> None:
+        """Prints Keras 3's table of layers, output shapes and parameter counts (summary.py)."""
         from torchstrategy.keras import summary
 
-        summary.print_summary(self, line_length=line_length, print_fn=print_fn)
+        summary.print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn,
+                              expand_nested=expand_nested, show_trainable=show_trainable, layer_range=layer_range)
 
     def get_config(self) -> dict:
         return {"name": self.name, "trainable": self.trainable}
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Model":
-        """A subclassed model from its `get_config()` (`custom_objects` is for the subclasses that need it)."""
-        return cls(**config)
+        """The model a `get_config()` describes: a functional model's config (layers, input_layers,
+        output_layers) rebuilds the graph, as Keras does for Model, Functional and subclasses whose __init__
+        takes (inputs, outputs, name) or (*args, **kwargs); any other config goes to the constructor."""
+        from torchstrategy.keras import model_cloning
+
+        if model_cloning.is_functional_config(config) and model_cloning.revivable_as_functional(cls, Functional):
+            from torchstrategy.keras import saving
+
+            return saving.functional_from_config(config, custom_objects, cls=cls)
+        try:
+            return cls(**config)
+        except TypeError as error:
+            raise TypeError(f"Unable to revive model from config. When overriding the `get_config()` method, make "
+                            f"sure that the returned config contains all items used as arguments in the constructor "
+                            f"to {cls}, which is the default behavior. You can override this default behavior by "
+                            f"defining a `from_config(cls, config)` class method to specify how to create an "
+                            f"instance of {cls.__name__} from its config.\n\nReceived config={config}\n\nError "
+                            f"encountered during deserialization: {error}") from error
 
     def get_compile_config(self) -> Optional[dict]:
         return self._compiled.get_config() if self._compiled else None
@@ -322,7 +348,8 @@ class Sequential(Model):
         self._stack = torch.nn.ModuleList()
         self._input_layer: Optional[InputLayer] = None
         for layer in layers or []:
-            self.add(layer)
+            self.add(layer, rebuild=False)
+        self._build_from_input_shape()  # once for the whole stack (a build per add ran it n times)
 
     @property
     def layers(self) -> list[Layer]:
@@ -373,7 +400,7 @@ class Sequential(Model):
         if self._input_layer is not None and self._stack:
             self.built = False
             spec = self._input_layer.output
-            with torch.no_grad():
+            with torch.no_grad(), _context.shape_probe(spec.shape[0]):
                 self(functional._concrete(spec), training=False)
 
     @property
@@ -432,12 +459,13 @@ class Functional(Model):
         self.autocast = False  # as Keras 3: a model's layers cast their own inputs, each to its own policy
         self._input_structure = inputs
         self._inputs = [t for t in flatten_structure(inputs)]
-        for tensor in self._inputs:
-            if not isinstance(tensor, KerasTensor) or not isinstance(tensor.node.layer, InputLayer):
-                raise ValueError(f"Model inputs must come from keras.Input(); got {tensor!r}.")
+        for tensor in self._inputs:  # keras.Input()s, or (Keras 3) KerasTensors computed in another graph
+            if not isinstance(tensor, KerasTensor) or tensor.node is None:
+                raise ValueError(f"Model inputs must be KerasTensors (from keras.Input()); got {tensor!r}.")
         self._outputs = outputs
         self._nodes = functional.topological_nodes(outputs, self._inputs)
-        self._input_layers = torch.nn.ModuleList([t.node.layer for t in self._inputs])
+        self._input_layers = torch.nn.ModuleList([t.node.layer for t in self._inputs
+                                                  if isinstance(t.node.layer, InputLayer)])
         # Keras's order (so weights and weight files line up layer by layer with Keras's)
         ordered = functional.keras_layer_order(self._inputs, outputs)
         self.__dict__["_layer_order"] = ordered
@@ -498,14 +526,7 @@ class Functional(Model):
             values = list(inputs)
         if len(values) != len(self._inputs):
             raise ValueError(f"Model '{self.name}' expects {len(self._inputs)} input(s), got {len(values)}.")
-        for symbolic, value in zip(self._inputs, values):
-            shape = tuple(value.shape)
-            expected = symbolic.shape
-            if len(shape) != len(expected) or any(e is not None and e != s for e, s in zip(expected[1:], shape[1:])):
-                raise ValueError(
-                    f"Input '{symbolic.node.layer.name}' of model '{self.name}' is incompatible: expected "
-                    f"shape={_shape_str(expected)}, found shape={_shape_str((None,) + shape[1:])}."
-                )
+        values = functional.fit_input_ranks(self.name, self._inputs, values)
         if getattr(self, "_chained_pairs", None) is None:
             self._chained_pairs = functional.chained_pairs(self._nodes, self._outputs)
         return functional.run_graph(self._nodes, self._inputs, values, self._outputs, training, self._chained_pairs)
@@ -514,29 +535,6 @@ class Functional(Model):
         from torchstrategy.keras import saving
 
         return saving.functional_config(self)
-
-    @classmethod
-    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "Functional":
-        from torchstrategy.keras import saving
-
-        return saving.functional_from_config(config, custom_objects)
-
-
-def model_from_json(json_string: str, custom_objects: Optional[dict] = None) -> Model:
-    """Rebuilds a model (fresh weights) from `model.to_json()`."""
-    import json
-
-    from torchstrategy.keras import saving
-
-    try:
-        config = json.loads(json_string)
-    except (TypeError, ValueError) as error:
-        raise ValueError(f"model_from_json needs the JSON string written by model.to_json(); it could not be "
-                         f"parsed: {error}") from None
-    if not isinstance(config, dict) or "class_name" not in config or "config" not in config:
-        raise ValueError("model_from_json needs the JSON string written by model.to_json(): an object with "
-                         "'class_name' and 'config'.")
-    return saving.model_from_config(config, custom_objects)
 
 
 def _json_default(value: Any) -> Any:
@@ -552,14 +550,12 @@ def _json_default(value: Any) -> Any:
     raise TypeError(f"to_json: {type(value).__name__} value {value!r} in the model config is not JSON-serializable.")
 
 
-def clone_model(model: Model) -> Model:
-    """A new model with the same architecture and freshly initialised weights."""
-    from torchstrategy.keras import saving
-
-    return saving.model_from_config(saving.serialize_layer(model))
-
-
 _FUNCTIONAL_SUBCLASSES: dict = {}
+
+
+def _functional_init_arguments(args: tuple, kwargs: dict) -> bool:
+    """Keras's test for `Model(inputs, outputs)` (positionally or by keyword)."""
+    return len(args) == 2 or (len(args) == 1 and "outputs" in kwargs) or ("inputs" in kwargs and "outputs" in kwargs)
 
 
 def _functional_subclass(cls: type) -> type:
@@ -568,3 +564,6 @@ def _functional_subclass(cls: type) -> type:
         _FUNCTIONAL_SUBCLASSES[cls] = type(cls.__name__, (cls, Functional), {"__module__": cls.__module__,
                                                                             "__qualname__": cls.__qualname__})
     return _FUNCTIONAL_SUBCLASSES[cls]
+
+
+from torchstrategy.keras.model_cloning import clone_model, model_from_json  # noqa: E402,F401  (keras.models)

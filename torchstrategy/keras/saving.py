@@ -48,9 +48,9 @@ def functional_config(model: Any) -> dict:
     return graph_config.functional_config(model)
 
 
-def functional_from_config(config: dict, custom_objects: Optional[dict] = None) -> Any:
-    """Rebuilds a functional model from its config."""
-    return graph_config.functional_from_config(config, custom_objects)
+def functional_from_config(config: dict, custom_objects: Optional[dict] = None, cls: Optional[type] = None) -> Any:
+    """Rebuilds a functional model from its config (as `cls(inputs, outputs, name=...)` when given)."""
+    return graph_config.functional_from_config(config, custom_objects, cls)
 
 
 # ----- writing -------------------------------------------------------------------------------------------------
@@ -148,6 +148,21 @@ def save_model(model: Any, filepath: str, overwrite: bool = True, include_optimi
     _write(model, payload, filepath)
 
 
+def save_layer(layer: Any, filepath: str, overwrite: bool = True) -> None:
+    """Writes a layer that is not a model (a FeatureSpace) to a `.keras` file: its config and variables;
+    `load_model` reads it back."""
+    _check_overwrite(filepath, overwrite)
+    if formats.for_path(filepath) is not formats.KERAS_ZIP:
+        raise ValueError(f"Invalid filepath extension for saving. Please add the `.keras` extension. Received: "
+                         f"filepath={filepath}")
+    from torchstrategy.keras import _legacy_backend
+
+    metadata = {"keras_version": _legacy_backend.version()}
+    archive = formats.KerasArchive(graph_config.layer_entry(layer), metadata,
+                                   keras_files.weights_tree(layer, include_optimizer=False))
+    _write_file(layer, filepath, lambda handle: formats.KERAS_ZIP.write(handle, archive))
+
+
 def _optimizer_built(optimizer: Any) -> bool:
     return bool(getattr(optimizer, "param_groups", None))
 
@@ -239,7 +254,8 @@ def load_weights(model: Any, filepath: str, skip_mismatch: bool = False, by_name
         tree = formats.KERAS_H5.read(filepath) if fmt is formats.KERAS_H5 else formats.KERAS_ZIP.read(filepath).weights
         keras_files.apply_weights_tree(model, tree, filepath, skip_mismatch=skip_mismatch)
         if "optimizer" in tree and getattr(model, "optimizer", None) is not None:
-            keras_files.apply_optimizer_state(model, tree["optimizer"], filepath, build=False)
+            keras_files.apply_optimizer_state(model, tree["optimizer"], filepath, build=False,
+                                              inner_group=tree.get("optimizer/inner_optimizer"))
         return
     payload = _own_payload(filepath, "weights")
     if not isinstance(payload, dict) or payload.get("format") not in (_WEIGHTS_FORMAT, _MODEL_FORMAT):

@@ -17,7 +17,7 @@ from torchstrategy.keras import preflight
 from torchstrategy.keras.data_adapter import unpack
 from torchstrategy.keras.dataset_creator import DatasetCreator
 from torchstrategy.keras.runtime import Runtime, eval_mode, first_replica, set_up
-from torchstrategy.keras.training_state import TrainingState, apply_resume_point
+from torchstrategy.keras.training_state import TrainingState, apply_resume_point, check_resumed_input
 from torchstrategy.nest import flatten as flatten_structure, map_structure, pack_sequence_as
 
 
@@ -162,6 +162,15 @@ def _raise_explained(strategy: Any, error: RuntimeError, where: str) -> None:
     raise clearer from error
 
 
+def _agreed_stop(strategy: Any, flag: bool, where: str) -> bool:
+    """`stop_training` agreed over replicas (True if any replica set it); a timeout names who did not answer."""
+    try:
+        return strategy.any_replica(flag)
+    except RuntimeError as error:
+        _raise_explained(strategy, error, where)
+        raise
+
+
 def _epoch_logs(compiled: Any, strategy: Any, step_logs: Any) -> dict:
     """Metric results reduced over replicas; a custom step's own logs when they are not the metrics (Keras)."""
     compiled.reduce_across_replicas(strategy)
@@ -192,6 +201,22 @@ def _float_logs(logs: dict) -> dict:
     return {key: float(value) for key, value in logs.items()}
 
 
+def _labelled(name: str) -> Callable[[Callable], Callable]:
+    """Runs a loop as public call `name` on its model's progress beacon, so that a replica left waiting in one
+    of its collectives can name it (distribute/parts/progress.py)."""
+
+    def decorate(loop: Callable) -> Callable:
+        @functools.wraps(loop)
+        def run_labelled(model: Any, *args: Any, **kwargs: Any) -> Any:
+            with model.distribute_strategy.progress.call(name):
+                return loop(model, *args, **kwargs)
+
+        return run_labelled
+
+    return decorate
+
+
+@_labelled("model.fit")
 def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = None, epochs: int = 1,
         verbose: Any = "auto", callbacks: Any = None, validation_split: float = 0.0, validation_data: Any = None,
         shuffle: Any = True, class_weight: Any = None, sample_weight: Any = None, initial_epoch: int = 0,
@@ -219,6 +244,8 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
                                         verbose=verbose, epochs=epochs, steps=data.steps)
     state = TrainingState()
     cbs.set_training_state(state)
+    cbs.report_to(strategy.progress)
+    strategy.progress.follow(state.progress)  # where this replica is (epoch, batch), for the others
     try:
         _fit_epochs(model, strategy, state, cbs, data, val_data, epochs, initial_epoch, class_weights,
                            validation_freq, validation_steps, validation_batch_size, batch_size)
@@ -240,6 +267,8 @@ def _fit_epochs(model: Any, strategy: Any, state: TrainingState, cbs: Any, data:
     progress = state.progress
     cbs.on_train_begin()
     resume = state.take_resume_point()  # left by BackupAndRestore.on_train_begin
+    if resume is not None:
+        check_resumed_input(resume, data, strategy)
     for epoch in range(resume["epoch"] if resume else initial_epoch, epochs):
         compiled.reset()
         resuming = resume is not None and epoch == resume["epoch"]
@@ -283,7 +312,8 @@ def _fit_epochs(model: Any, strategy: Any, state: TrainingState, cbs: Any, data:
             step += len(execution)
             if batch_hooks:
                 # a callback may stop one replica mid-epoch: all must agree, or the others hang
-                model.stop_training = runtime.strategy.any_replica(model.stop_training)
+                model.stop_training = _agreed_stop(runtime.strategy, model.stop_training,
+                                                   f"at epoch {epoch + 1}, batch {progress.step - 1}")
             if model.stop_training:
                 break
         runtime.strategy.wait_steps()
@@ -303,7 +333,7 @@ def _fit_epochs(model: Any, strategy: Any, state: TrainingState, cbs: Any, data:
         if sums is not None and sums[0] == 0:  # every process was quiet: the sums already agree on stopping
             model.stop_training = sums[1] > 0
         else:
-            model.stop_training = runtime.strategy.any_replica(model.stop_training)
+            model.stop_training = _agreed_stop(runtime.strategy, model.stop_training, f"at the end of epoch {epoch + 1}")
         if model.stop_training:
             break
     if epochs > 0 and getattr(model, "optimizer", None) is not None:  # Keras 3: EMA weights replace the trained ones
@@ -323,6 +353,7 @@ def _should_validate(epoch: int, validation_freq: Any) -> bool:
     return (epoch + 1) in validation_freq
 
 
+@_labelled("model.evaluate")
 def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = None, verbose: Any = "auto",
              sample_weight: Any = None, steps: Optional[int] = None, callbacks: Any = None,
              return_dict: bool = False, kwargs: Optional[dict] = None) -> Any:
@@ -336,6 +367,7 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     verbose = _verbosity(verbose)
     cbs = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else callbacks_module.CallbackList(
         callbacks, add_progbar=verbose != 0, model=model, verbose=verbose, epochs=1, steps=data.steps)
+    cbs.report_to(strategy.progress)
     compiled = model._compiled
     compiled.reset()
     cbs.on_test_begin()
@@ -381,6 +413,7 @@ def _local_rows(strategy: Any, result: Any) -> tuple[Any, list]:
     return parts[0], columns
 
 
+@_labelled("model.predict")
 def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any = "auto", steps: Optional[int] = None,
             callbacks: Any = None, kwargs: Optional[dict] = None) -> Any:
     """Keras `predict`: see `Model.predict`."""
@@ -393,6 +426,7 @@ def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any =
     verbose = _verbosity(verbose)
     cbs = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=model, verbose=verbose,
                                         epochs=1, steps=data.steps)
+    cbs.report_to(strategy.progress)
     per_execution = model._compiled.steps_per_execution if model._compiled is not None else 1
     cbs.on_predict_begin()
     outputs: list = []

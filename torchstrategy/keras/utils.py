@@ -13,6 +13,7 @@ from torchstrategy.keras.dataset_utils import (  # noqa: F401  (keras.utils.*_da
     text_dataset_from_directory,
     timeseries_dataset_from_array,
 )
+from torchstrategy.keras.feature_space import FeatureSpace  # noqa: F401  (keras.utils.FeatureSpace)
 from torchstrategy.keras.file_utils import get_file  # noqa: F401  (keras.utils.get_file)
 from torchstrategy.keras.preprocessing.image import (  # noqa: F401  (keras.utils.load_img, ...)
     array_to_img,

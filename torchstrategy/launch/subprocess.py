@@ -84,6 +84,21 @@ def launch_local_replicas(num_replicas: int, master_port: Optional[int] = None, 
         return _launched
 
 
+def end_job(code: int) -> None:
+    """Ends this process now with exit code `code`, also from a thread other than the main one (which may be
+    blocked inside a collective, where no exception reaches it); replicas this process launched are stopped
+    first, and a replica's own end reaches the launcher that watches it (rank 0's supervisor, torchrun)."""
+    supervisor = _supervisor
+    if supervisor is not None:
+        supervisor.end_job(code)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (AttributeError, OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def _check_arguments(num_replicas: int, master_port: Optional[int], threads_per_replica: Optional[int]) -> None:
     if not isinstance(num_replicas, int) or isinstance(num_replicas, bool) or num_replicas < 1:
         raise ValueError(f"num_replicas must be a positive int; got {num_replicas!r}.")

@@ -151,6 +151,17 @@ class ReplicaSupervisor:
              f"finished; stopping them")
         self._stop_replicas()
 
+    def end_job(self, code: int) -> None:
+        """SIGTERM to every replica and rank 0 ended with `code` at once, from any thread (the main one may be
+        blocked in a collective, which would raise a peer's disconnection if rank 0 waited for them); a replica
+        that outlives the signal sees its launcher gone and exits (start_parent_watchdog)."""
+        with self._lock:
+            self._stopping = True
+        for replica in self._replicas:
+            if replica.process.poll() is None:
+                _send(replica.process, signal.SIGTERM)
+        _hard_exit(code)
+
     def _name_dead_replicas(self) -> Optional[int]:
         """One line per replica that died before rank 0 failed (rank 0's error then is only a symptom);
         returns the first such replica's exit code (negative: its signal), None if none had died."""

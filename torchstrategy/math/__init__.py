@@ -2,8 +2,10 @@
 eager dtype rules (no promotion, int-only/float-only ops refuse the others), on torch tensors.
 
 By concern: _elementwise (arithmetic, unary functions, clipping), _compare (comparisons, logic,
-NaN/inf tests), _reduce (reductions, arg-extremes, scans, top_k) and _segment (segment sums,
-bincount); this module re-exports them (tf.math is this module)."""
+NaN/inf tests), _reduce (reductions, arg-extremes, scans, top_k), _segment (segment sums, bincount),
+_segment_more (segment max/min/mean/prod), _special (erf/gamma/Bessel families, softmax, xlogy, complex
+parts) and _misc (polyval, confusion_matrix, in_top_k, approx_*_k ...); this module re-exports them
+(tf.math is this module)."""
 from __future__ import annotations
 
 from torchstrategy.math._elementwise import (  # noqa: F401
@@ -26,6 +28,12 @@ from torchstrategy.math._trig import (  # noqa: F401
     acos, acosh, asin, asinh, atan, atan2, atanh, complex, cosh, realdiv, saturate_cast, scalar_mul, sinh, tan,
     truncatediv, truncatemod,
 )
+from torchstrategy.math._special import *  # noqa: F401,F403,E402
+from torchstrategy.math._special import __all__ as _special_names  # noqa: E402
+from torchstrategy.math._segment_more import *  # noqa: F401,F403,E402
+from torchstrategy.math._segment_more import __all__ as _segment_names  # noqa: E402
+from torchstrategy.math._misc import *  # noqa: F401,F403,E402
+from torchstrategy.math._misc import __all__ as _misc_names  # noqa: E402
 from torchstrategy.ragged import elementwise as _ragged_elementwise  # noqa: E402
 
 # The element-wise ops take RaggedTensors too (applied to their flat_values), as TF dispatches them.
@@ -49,3 +57,4 @@ __all__ = [
 ]
 __all__ += ["tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "realdiv",
             "truncatediv", "truncatemod", "complex", "scalar_mul", "saturate_cast"]
+__all__ += list(_special_names) + list(_segment_names) + list(_misc_names)

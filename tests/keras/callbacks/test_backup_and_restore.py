@@ -84,11 +84,19 @@ def test_backup_on_another_world_size_or_not_writable_is_refused(tmp_path):
         model.fit(dataset, epochs=2, verbose=0, callbacks=[
             tf.keras.callbacks.BackupAndRestore(str(backup_dir), save_freq=2, delete_checkpoint=False), CrashAt(3)])
     path = str(backup_dir / "backup.ckpt")
-    backup = ckpt.load_state(path)
-    backup["world_size"] = 4
-    ckpt.save_state(backup, path)
+    written = ckpt.load_state(path)
+    assert written["elastic"]["global_data_position"] is True  # a Dataset's global batches: resumable on any count
+    # a backup of an older version (no job seed) from 4 replicas: refused as before, before any step
+    old = dict(written, world_size=4, rng=written["rng"] * 4, metrics=written["metrics"] * 4)
+    del old["elastic"]
+    ckpt.save_state(old, path)
     model, dataset = build()
-    with pytest.raises(ValueError, match="written by 4 replica.*this job has 1"):
+    with pytest.raises(ValueError, match=r"written by 4 replica.*this job has 1: it holds per-replica state.*"
+                                         r"Resume with 4 replica"):
+        model.fit(dataset, epochs=2, verbose=0, callbacks=[tf.keras.callbacks.BackupAndRestore(str(backup_dir))])
+    # per-replica pipelines (a dataset function) from 4 replicas: their data position holds on 4 only
+    ckpt.save_state(dict(old, elastic=dict(written["elastic"], global_data_position=False)), path)
+    with pytest.raises(ValueError, match=r"written by 4 replica.*its data position counts batches of per-replica"):
         model.fit(dataset, epochs=2, verbose=0, callbacks=[tf.keras.callbacks.BackupAndRestore(str(backup_dir))])
     not_a_folder = tmp_path / "plain-file"
     not_a_folder.write_text("x")  # a folder cannot be made under a file, even by root: refused at once
@@ -149,3 +157,38 @@ def test_preemption_handler_in_a_custom_loop_saves_and_resumes_exactly(tmp_path)
     assert total == 12
     for ours, expected in zip(weights, reference):
         np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.filterwarnings("ignore:Taking over the stale lock")
+def test_a_backup_says_whether_its_data_position_holds_on_another_replica_count(tmp_path):
+    """Arrays (and Datasets) are read as global batches, which any replica count splits alike; a dataset
+    function's batches are per replica, so its backup resumes only on the count that wrote it."""
+    import torchstrategy.checkpoint as ckpt
+
+    rng = np.random.default_rng(0)
+    x, y = rng.random((64, 4)).astype(np.float32), rng.integers(0, 3, (64, 1))
+    creator = tf.keras.utils.experimental.DatasetCreator(
+        lambda context: tf.data.Dataset.from_tensor_slices((x, y)).repeat().batch(8))
+    found = {}
+    for name, inputs in (("arrays", dict(x=x, y=y, batch_size=8)), ("creator", dict(x=creator, steps_per_epoch=8))):
+        model, _ = build()
+        folder = str(tmp_path / name)
+        with pytest.raises(Crash):
+            model.fit(**inputs, epochs=2, verbose=0, callbacks=[
+                tf.keras.callbacks.BackupAndRestore(folder, save_freq=2, delete_checkpoint=False), CrashAt(3)])
+        backup = ckpt.load_state(os.path.join(folder, "backup.ckpt"))
+        assert backup["global_step"] == 2 and isinstance(backup["elastic"]["seed"], int)
+        found[name] = backup["elastic"]["global_data_position"]
+    assert found == {"arrays": True, "creator": False}
+    # the arrays' backup as 2 replicas would have written it (the same state twice), resumed on this 1 replica
+    # with a dataset function: its global-batch position would name other samples here, refused before a step
+    path = str(tmp_path / "arrays" / "backup.ckpt")
+    written = ckpt.load_state(path)
+    ckpt.save_state(dict(written, world_size=2, rng=written["rng"] * 2, metrics=written["metrics"] * 2), path)
+    model, _ = build()
+    before = [w.copy() for w in model.get_weights()]
+    with pytest.raises(ValueError, match=r"resumes a backup written by 2 replica\(s\) on 1, but here its input is "
+                                         r"read per replica or per worker"):
+        model.fit(creator, steps_per_epoch=8, epochs=2, verbose=0,
+                  callbacks=[tf.keras.callbacks.BackupAndRestore(str(tmp_path / "arrays"))])
+    assert all(np.array_equal(a, b) for a, b in zip(model.get_weights(), before))  # nothing trained

@@ -1,7 +1,11 @@
-"""The base Layer's Keras 3 loss API: `add_loss` from call, `activity_regularizer=` on any layer (penalty of each
+"""The base Layer's `training` resolution (Keras 3: given, else handed down, else the call's default) and its
+Keras 3 loss API: `add_loss` from call, `activity_regularizer=` on any layer (penalty of each
 output / batch size), both cleared at every outermost call, listed before weight penalties in `losses`, kept in
 get_config, and added to fit's and evaluate's loss."""
 from __future__ import annotations
+
+import json
+import os
 
 import numpy as np
 import pytest
@@ -80,3 +84,48 @@ def test_attention_layers_regularize_activity_where_keras_does():
     gqa = layers.GroupQueryAttention(2, 2, 1, activity_regularizer="l2")
     gqa(x, x)
     assert len(gqa.losses) == 5
+
+
+_AUGMENTATION = json.load(open(os.path.join(os.path.dirname(os.path.dirname(__file__)),
+                                           "keras_functional_reference.json")))["augmentation"]
+_AUGMENTERS = {
+    "RandomFlip": lambda: layers.RandomFlip(seed=1),
+    "RandomRotation": lambda: layers.RandomRotation(0.3, seed=1),
+    "RandomZoom": lambda: layers.RandomZoom(0.3, seed=1),
+    "RandomTranslation": lambda: layers.RandomTranslation(0.3, 0.3, seed=1),
+    "RandomContrast": lambda: layers.RandomContrast(0.5, seed=1),
+    "RandomBrightness": lambda: layers.RandomBrightness(0.5, seed=1),
+    "RandomCrop": lambda: layers.RandomCrop(4, 4, seed=1),
+    "RandomHue": lambda: layers.RandomHue(0.5, seed=1),
+    "RandomSaturation": lambda: layers.RandomSaturation(0.5, seed=1),
+    "RandomGrayscale": lambda: layers.RandomGrayscale(1.0, seed=1),
+    "RandomColorJitter": lambda: layers.RandomColorJitter(value_range=(0, 1), brightness_factor=0.5, seed=1),
+    "Dropout": lambda: layers.Dropout(0.5, seed=1),
+    "GaussianNoise": lambda: layers.GaussianNoise(0.5, seed=1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_AUGMENTERS))
+def test_a_call_without_training_uses_the_call_default_as_keras(name):
+    """Keras 3.15 (frozen in keras_functional_reference.json): with no `training` given or handed down, a layer's
+    call runs with its own default, so augmentation layers called directly augment and Dropout does not."""
+    images = np.random.RandomState(0).rand(2, 8, 8, 3).astype("float32")
+
+    def changed(out) -> bool:
+        out = np.asarray(out)
+        return bool(out.shape != images.shape or not np.allclose(out, images))
+
+    layer = _AUGMENTERS[name]()
+    got = [changed(layer(images)), changed(layer(images, training=True)), changed(layer(images, training=False))]
+    assert got == _AUGMENTATION[name]
+
+
+def test_a_model_call_hands_down_no_training_value_but_predict_hands_down_false():
+    images = np.random.RandomState(0).rand(2, 8, 8, 3).astype("float32")
+    model = keras.Sequential([keras.Input((8, 8, 3)), layers.RandomFlip(seed=1), layers.Dropout(0.5, seed=1)])
+
+    def changed(out) -> bool:
+        return bool(not np.allclose(np.asarray(out), images))
+
+    assert {"call": changed(model(images)), "call_training": changed(model(images, training=True)),
+            "predict": changed(model.predict(images, verbose=0))} == _AUGMENTATION["model"]

@@ -25,8 +25,15 @@ def test_matches_keras(case_id):
 ])
 def test_identity_at_inference(layer):
     images = torch.rand(2, 4, 4, 3) * 255
-    assert torch.equal(layer(images), images)
     assert torch.equal(layer(images, training=False), images)
+
+
+@pytest.mark.parametrize("layer", [layers.RandomGrayscale(1.0), layers.Equalization()])
+def test_a_direct_call_applies_the_layer_as_keras(layer):
+    """Keras 3.15: a call with no `training` runs with the call's default (True) outside a model."""
+    images = torch.rand(2, 4, 4, 3) * 255
+    assert torch.equal(layer(images), layer(images, training=True))
+    assert not torch.equal(layer(images), images)
 
 
 def test_probabilities():

@@ -34,7 +34,7 @@ def test_hue_shifts_by_half_the_factor():
     shift = np.mod(after - before + 0.5, 1.0) - 0.5
     np.testing.assert_allclose(np.abs(shift), 0.2, atol=1e-4)
     assert (shift > 0).any() and (shift < 0).any()
-    assert torch.equal(layers.RandomHue(0.4)(images), images)
+    assert torch.equal(layers.RandomHue(0.4)(images, training=False), images)
 
 
 def test_config_and_errors():

@@ -257,11 +257,6 @@ def _strip_names(config):
     return config
 
 
-def test_stateful_is_refused_clearly():
-    with pytest.raises(ValueError, match="stateful=True is not supported"):
-        LSTM(2, stateful=True)
-
-
 def test_save_and_load_model_with_lstm(tmp_path):
     model = models.Sequential([Embedding(6, 3, mask_zero=True, input_shape=(4,)), LSTM(UNITS), Dense(1)])
     ids = torch.tensor(TF["ids"])

@@ -78,8 +78,6 @@ def test_bad_cells():
         layers.RNN(object())
     with pytest.raises(ValueError, match="`state_size`"):
         layers.StackedRNNCells([layers.Dense(2)])
-    with pytest.raises(NotImplementedError, match="stateful"):
-        layers.RNN(layers.GRUCell(2), stateful=True)
 
 
 def test_config_round_trip():

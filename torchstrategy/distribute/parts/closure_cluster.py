@@ -40,6 +40,14 @@ class ClosureCluster:
         """Calls `method(*args)` of worker `name`'s service without a time limit; a future (`wait()`)."""
         return self.transport.call_async(name, worker_entry, (method, *args), timeout=0)
 
+    def check_ps(self, timeout: float) -> None:
+        """Raises (an RpcError naming the task) unless every ps task answers within `timeout` seconds."""
+        self.transport.ping(self.layout.ps_names, timeout)
+
+    def describe(self, task: str) -> str:
+        """`task` with its address from the cluster spec: 'ps:0 at 127.0.0.1:2222'."""
+        return self.layout.describe(task)
+
     def mark_lost(self, task: str) -> None:
         """Records that `task` is gone (the job then ends without waiting for it)."""
         self.transport.lost.add(task)

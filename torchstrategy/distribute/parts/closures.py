@@ -7,6 +7,7 @@ import pickle
 import sys
 import threading
 import traceback
+import types
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -57,6 +58,13 @@ def _pickle_by_value(module_name: Optional[str]) -> bool:
         sys.stdlib_module_names
 
 
+#: Exact types that are never a variable, the strategy, a per-worker handle, a module or a metric: most of the
+#: objects a closure's pickle walks, which `persistent_id` sees one by one
+_PLAIN_TYPES = frozenset({str, int, float, complex, bool, type(None), bytes, bytearray, tuple, list, dict, set,
+                          frozenset, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+                          types.CodeType, types.CellType, types.ModuleType, torch.dtype, torch.device, torch.Size})
+
+
 class ClosurePickler:
     """cloudpickle with persistent ids: registered variables, the strategy and per-worker handles travel
     as references; Keras optimizers travel without their slots (those live on the ps tasks)."""
@@ -68,6 +76,8 @@ class ClosurePickler:
 
         class Pickler(cloudpickle.Pickler):
             def persistent_id(self, obj: Any) -> Any:
+                if type(obj) in _PLAIN_TYPES:
+                    return None
                 if obj is strategy_ref:
                     return ("strategy",)
                 if isinstance(obj, PerWorkerReference):
@@ -79,8 +89,10 @@ class ClosurePickler:
                     self.variables[spec.key] = spec
                     return ("var", spec.key)
                 if isinstance(obj, nn.Module):
-                    _check_built(obj)
-                    registry_ref.register_module(obj)
+                    if id(obj) not in self.modules_seen:  # a module's registration covers the modules inside it
+                        _check_built(obj)
+                        registry_ref.register_module(obj)
+                        self.modules_seen.update(id(module) for module in obj.modules())
                 elif hasattr(type(obj), "_state_tensors") and hasattr(obj, "reset_state"):  # a Keras metric
                     registry_ref.register_tensors(obj.variables, getattr(obj, "name", type(obj).__name__))
                 return None
@@ -108,6 +120,7 @@ class ClosurePickler:
         buffer = io.BytesIO()
         pickler = self._pickler_class(buffer, protocol=pickle.HIGHEST_PROTOCOL)
         pickler.variables = {}
+        pickler.modules_seen = set()
         pickler.dump(value)
         return buffer.getvalue(), pickler.variables
 
@@ -187,8 +200,8 @@ class WorkerService:
             return "ok", self._run(payload, specs)
         except BaseException as error:  # noqa: BLE001 - reported to the coordinator, which re-raises it
             failed = error.task if isinstance(error, RpcError) and error.task.startswith("ps:") else None
-            try:
-                pickle.dumps(error)
+            try:  # the coordinator unpickles it: an error whose __init__ needs arguments pickles but cannot come back
+                pickle.loads(pickle.dumps(error))
                 kept: Optional[BaseException] = error
             except Exception:  # noqa: BLE001 - an error that cannot travel is described instead
                 kept = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import pickle
 import re
@@ -17,6 +18,7 @@ from torch._utils import _flatten_dense_tensors, _unflatten_dense_tensors
 
 from torchstrategy.cluster.spec import ProcessSpec
 from torchstrategy.launch import exits
+from torchstrategy.distribute.parts.progress import NO_PROGRESS, ProgressBeacon
 from torchstrategy.distribute.values import ReduceOp
 from torchstrategy.nest import map_structure
 
@@ -37,6 +39,25 @@ def _note_failure(previous: Callable) -> Callable:
     return hook
 
 
+def counted(label: str) -> Callable[[Callable], Callable]:
+    """Decorates a method of a process group's collectives that runs one collective every process must join:
+    while it runs, this replica's progress beacon (`self.progress`) counts it as waiting in `label`."""
+
+    def decorate(method: Callable) -> Callable:
+        @functools.wraps(method)
+        def run_counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+            progress = self.progress
+            progress.enter(label)
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                progress.leave()
+
+        return run_counted
+
+    return decorate
+
+
 def _num_step_replicas(collectives: Any) -> int:
     """Replica steps that each compute a share of one global batch (each divides its loss by this): every
     replica, unless one program computes the whole batch (an SPMD mesh overrides it with 1)."""
@@ -54,6 +75,8 @@ class LoneProcess:
     ReplicaThreads, which differ only in how many replicas the process holds)."""
 
     num_processes = 1
+    #: where this replica is, for its peers (a job of processes publishes it; see parts/progress.py)
+    progress: Any = NO_PROGRESS
     #: what a replica's loss is multiplied by before backward so that gradients add up over replicas
     loss_multiplier = 1.0
     #: the TF tasks ('workers') the processes form, each reading one input pipeline, and this one's index
@@ -94,6 +117,7 @@ class OneReplicaPerProcess:
     other replica here a replica-level combination is the value itself (process groups override them)."""
 
     num_local_replicas = 1
+    progress: Any = NO_PROGRESS
 
     def __init__(self, process_rank: int = 0) -> None:
         self.process_rank = process_rank
@@ -215,6 +239,8 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
                 f"{spec.master_port} as rank {spec.rank} ({spec.source}).{hint} Underlying error: {error}"
             ) from error
         self._owns_group = True
+        self.progress = ProgressBeacon(dist.PrefixStore("torchstrategy/progress", _default_store()), spec.rank,
+                                       spec.world_size, timeout.total_seconds())
         sys.excepthook = _note_failure(sys.excepthook)
         exits.note_exit_codes()  # a replica leaving with sys.exit(n != 0) must not wait for its peers either
         atexit.register(self.teardown)
@@ -244,10 +270,13 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         with contextlib.suppress(Exception):  # a peer is gone: nothing left to wait for
             failing = _failed or requested not in (None, 0)
             if not failing:  # wait for the peers so no rank tears down mid-collective (gloo aborts otherwise)
+                # a peer waiting in a collective this replica never entered learns it now and ends the job
+                self.progress.finish()
                 if self._backend == "gloo":
                     dist.monitored_barrier(timeout=_TEARDOWN_TIMEOUT)
                 else:
                     dist.barrier()
+        self.progress.stop()
         dist.destroy_process_group()
 
     @property
@@ -258,6 +287,9 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         text = str(error).lower()
         if not self.active or not any(word in text for word in ("timed out", "timeout", "time out")):
             return None
+        behind = self.progress.not_reached()  # the replicas whose beacons show they never entered it
+        if behind:
+            return behind
         if self.process_rank != 0 or self._backend != "gloo":
             return []  # only the chief can ask everyone (a monitored barrier); the others just report the wait
         try:
@@ -274,10 +306,12 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         return self._device if self._backend == "nccl" else torch.device("cpu")
 
     # ----- per process ---------------------------------------------------------------------
+    @counted("barrier")
     def barrier(self) -> None:
         if self.active:
             dist.barrier()
 
+    @counted("broadcast")
     def broadcast(self, value: Any, src: int = 0) -> Any:
         if not self.active:
             return value
@@ -293,6 +327,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         dist.broadcast_object_list(box, src=src)
         return box[0]
 
+    @counted("gather of Python objects")
     def gather_objects(self, value: Any) -> list:
         if not self.active:
             return [value]
@@ -306,6 +341,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         dist.all_gather_object(gathered, value)
         return gathered
 
+    @counted("broadcast of a new variable's initial value")
     def broadcast_initial(self, tensor: torch.Tensor) -> torch.Tensor:
         """Makes a freshly created weight equal rank 0's (TF mirrors variables created in scope)."""
         if self.active:
@@ -315,6 +351,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
                 tensor.copy_(staged)
         return tensor
 
+    @counted("sum over replicas")
     def sum_tensors(self, tensors: list) -> list:
         if not self.active or not tensors:
             return tensors
@@ -328,6 +365,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
                 out[i] = part.reshape(tensors[i].shape).to(tensors[i].device)
         return out
 
+    @counted("agreement over replicas")
     def any(self, flag: bool) -> bool:
         if not self.active:
             return bool(flag)
@@ -335,6 +373,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         dist.all_reduce(value, op=dist.ReduceOp.MAX)
         return bool(value.item())
 
+    @counted("gather of tensors")
     def gather_padded(self, local: torch.Tensor) -> list:
         """Every process's `local` (their first dimensions may differ), in rank order."""
         if not self.active:
@@ -370,6 +409,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         return torch.cat(ordered)
 
     # ----- per replica (one per process, so the same calls) --------------------------------
+    @counted("all-reduce")
     def all_reduce(self, op: ReduceOp, value: Any) -> Any:
         if not self.active:
             return value
@@ -388,6 +428,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
 
         return map_structure(reduce, value)
 
+    @counted("cross-replica sum")
     def cross_replica_sum(self, tensor: torch.Tensor) -> torch.Tensor:
         if not self.active:
             return tensor
@@ -408,3 +449,10 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         for i, g in zip(present, summed):
             out[i] = g
         return out
+
+
+def _default_store() -> dist.Store:
+    """The store the default process group was made with (our launcher's TCP store, or torchrun's, per attempt)."""
+    from torch.distributed.distributed_c10d import _get_default_store
+
+    return _get_default_store()

@@ -71,6 +71,8 @@ class MeshLayouts(LocalReplication):
     averaged over all processes after backward (a mesh whose only axis above 1 is the batch axis).
     """
 
+    forward_syncs = True  # a laid-out layer computes on DTensors, whose ops run collectives over the model axes
+
     def __init__(self, mesh: Any, axis_names: Sequence[str], batch_axis: str, layouts: Mapping[str, Sequence],
                  device: torch.device, average_gradients: bool = False) -> None:
         super().__init__(device)

@@ -78,7 +78,8 @@ class BatchPlacement:
                                   verify=self._verify_same_batches if shared and by_files is None else None,
                                   combine=self._combine, whole_batches=self.whole_batches,
                                   allow_uneven_split=allow_uneven,
-                                  agree_end=self._collectives.any if by_files is not None else None)
+                                  agree_end=self._collectives.any if by_files is not None else None,
+                                  worker_shard=by_files is not None)
 
     def _shard_by_files(self, dataset: Any, policy: AutoShardPolicy, context: Any, replica_ids: Sequence[int],
                         allow_uneven: bool) -> Any:

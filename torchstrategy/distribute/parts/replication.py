@@ -14,6 +14,8 @@ class LocalReplication:
 
     #: True when a model must be set up (e.g. sharded) before its first call, also outside fit (custom loops)
     setup_before_first_call = False
+    #: True when a forward pass runs collectives (sharded weights are gathered): every replica must run it
+    forward_syncs = False
 
     def __init__(self, device: torch.device) -> None:
         self.device = torch.device(device)

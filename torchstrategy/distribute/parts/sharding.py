@@ -60,6 +60,7 @@ class FullyShardReplication(LocalReplication):
     in fit, in `strategy.run`, or in a plain loop. An optimizer built before sharding is re-pointed."""
 
     setup_before_first_call = True  # a model is sharded before its first training call, in custom loops too
+    forward_syncs = True  # each layer gathers its sharded weights for its forward
 
     def __init__(self, device: torch.device, active: bool, options: ShardingOptions,
                  policy_dtypes: Callable[[], tuple] = lambda: (None, None)) -> None:

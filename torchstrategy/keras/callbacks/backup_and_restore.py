@@ -1,5 +1,5 @@
 """BackupAndRestore: a backup of the whole training state (weights, optimizer, epoch and batch,
-data position, every replica's RNG and metric states) so a killed fit() resumes at the same batch."""
+data position, every replica's RNG and metric states) so a killed fit() resumes at the same batch, on any count."""
 from __future__ import annotations
 
 import os
@@ -10,6 +10,7 @@ from typing import Any, Optional, Union
 from torchstrategy.checkpoint import check_directory_path, load_state, save_state
 from torchstrategy.checkpoint.sharded import ShardedCheckpointReader, is_sharded, remove_sharded, write_sharded
 from torchstrategy.keras.callbacks.base import Callback
+from torchstrategy.keras.training_state import resumable_on_another_count, written_by_same_replicas
 
 #: Exit code after a preemption save: non-zero, so torchrun (--max-restarts) or a scheduler restarts the job.
 PREEMPTION_EXIT_CODE = 42
@@ -20,11 +21,20 @@ class BackupAndRestore(Callback):
     """Backs up training every epoch (or every `save_freq` batches) into `backup_dir`; a new fit()
     with the same callback restores the backup and continues from the batch it was taken at.
 
-    The backup holds per-replica state (RNG, metric totals, data position), so it restores only on
-    the same number of replicas. Under a strategy with `sharded_checkpoints` (FSDPStrategy) the backup is
-    the directory `backup_dir/backup`: every rank writes its shards of the weights and optimizer slots,
-    the chief the rest; either kind of backup resumes under either kind of strategy. With `save_before_preemption=True`, SIGTERM makes every replica
-    save at the same batch and exit with code 42 (a restartable failure for torchrun).
+    It resumes on any number of replicas (torchrun's elastic `--nnodes=1:2` shrinking or growing the job):
+    the data position counts global batches, so the interrupted epoch goes on from the same global batch
+    and every sample is still seen once; the epoch's metric totals are merged into rank 0's; each
+    replica's random generators are derived from a job seed, the step and its rank. On the count that
+    wrote it the resumed run is bit-identical to one never stopped; on another count the weights match
+    such a run (to float rounding) for models without randomness in training: dropout masks cannot be the
+    same when the rows are split over another number of replicas. A dataset function's per-replica
+    batches, or files sharded per worker, resume only on the count that read them.
+
+    Under a strategy with `sharded_checkpoints` (FSDPStrategy) the backup is the directory
+    `backup_dir/backup`: every rank writes its shards of the weights and optimizer slots, the chief the
+    rest (torch.distributed.checkpoint lays them out anew on another count); either kind of backup resumes
+    under either kind of strategy. With `save_before_preemption=True`, SIGTERM makes every replica save at
+    the same batch and exit with code 42 (a restartable failure for torchrun).
 
     >>> import torchstrategy as tf
     >>> backup = tf.keras.callbacks.BackupAndRestore(backup_dir="/tmp/backup", save_freq=100)
@@ -63,18 +73,23 @@ class BackupAndRestore(Callback):
             if not isinstance(backup, dict) or backup.get("format") != _FORMAT:
                 raise ValueError(f"'{self._path}' is not a BackupAndRestore backup; give BackupAndRestore a folder "
                                  f"of its own.")
-            if backup["world_size"] != strategy.num_replicas_in_sync:
-                raise ValueError(
-                    f"The backup in '{self.backup_dir}' was written by {backup['world_size']} replica(s), and this job "
-                    f"has {strategy.num_replicas_in_sync}. It holds per-replica state (random generators, metric "
-                    f"totals, data position) that cannot be split or merged; resume with {backup['world_size']} "
-                    f"replica(s), or delete the backup to start over."
-                )
+            self._check_replica_count(backup, strategy)
             if structure is not None:
                 self._prepare_sharded_resume(backup, structure, strategy)
             self.training_state.resume_point = backup
         if self.save_before_preemption and threading.current_thread() is threading.main_thread():
             self._previous_handler = signal.signal(signal.SIGTERM, lambda signum, frame: self._preempted.set())
+
+    def _check_replica_count(self, backup: dict, strategy: Any) -> None:
+        """Refuses, before any step, a backup that cannot resume on this job's replica count."""
+        if written_by_same_replicas(backup, strategy):
+            return
+        reason = resumable_on_another_count(backup)
+        if reason is not None:
+            raise ValueError(
+                f"The backup in '{self.backup_dir}' was written by {backup['world_size']} replica(s), and this job "
+                f"has {strategy.num_replicas_in_sync}: {reason}. Resume with {backup['world_size']} replica(s), "
+                f"or delete the backup to start over.")
 
     @staticmethod
     def _prepare_sharded_resume(backup: dict, structure: Any, strategy: Any) -> None:

@@ -63,6 +63,7 @@ class CallbackList(Callback):
             self._progbar = ProgbarLogger()
             self.callbacks.append(self._progbar)
         self.params = {}
+        self._progress: Any = None
         if model is not None:
             self.set_model(model)
         if params:
@@ -115,10 +116,25 @@ class CallbackList(Callback):
     def _should_call_predict_batch_hooks(self) -> bool:
         return any(cb._implements_predict_batch_hooks() for cb in self.callbacks)
 
+    def report_to(self, progress: Any) -> None:
+        """Tells `progress` (a replica's progress beacon, distribute/parts/progress.py) which callback runs, so
+        that a replica blocked in one is named with it; an inactive beacon is not told."""
+        self._progress = progress if progress.active else None
+
     def _call(self, hook: str, *args: Any, logs: Optional[dict] = None) -> None:
         logs = _pythonify_logs(logs)
-        for callback in self.callbacks:
-            getattr(callback, hook)(*args, logs)
+        progress = self._progress
+        if progress is None:
+            for callback in self.callbacks:
+                getattr(callback, hook)(*args, logs)
+            return
+        outer = progress.activity  # a callback may run another loop (evaluate) whose callbacks nest in it
+        try:
+            for callback in self.callbacks:
+                progress.activity = (hook, callback)
+                getattr(callback, hook)(*args, logs)
+        finally:
+            progress.activity = outer
 
     def on_train_begin(self, logs: Optional[dict] = None) -> None:
         self._call("on_train_begin", logs=logs)

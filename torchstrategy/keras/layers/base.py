@@ -16,6 +16,7 @@ from torchstrategy._machinery.eager import eager_outputs
 from torchstrategy.keras import dtype_policies as precision
 from torchstrategy.nest import flatten, map_structure
 from torchstrategy.keras import backend
+from torchstrategy.keras.layers import masking_flow
 
 
 def _snake_case(name: str) -> str:
@@ -83,7 +84,7 @@ class Layer(nn.Module):
         self._trainable = trainable
         self.built = False
         self.input_spec: Optional[InputSpec] = None
-        self.supports_masking = False
+        self.supports_masking = masking_flow.overrides_compute_mask(self, Layer)  # Keras 3's default
         self._weight_order: list[tuple[str, bool]] = []  # (attribute name, created trainable)
         # recorded now, not looked up during a step (the model's setup may replace it)
         self._distribute_strategy = _context.get_strategy() if _context.has_strategy() else None
@@ -100,6 +101,10 @@ class Layer(nn.Module):
             p.kind is inspect.Parameter.VAR_KEYWORD for p in call_params.values()
         )
         self._call_takes_mask = "mask" in call_params  # Keras passes the input's mask only to such calls
+        # Keras 3: with no `training` given or handed down, a call runs with its own default (augmentation: True)
+        default = call_params["training"].default if "training" in call_params else None
+        self._call_training_required = default is inspect.Parameter.empty  # call(x, training): False is passed
+        self._call_training_default = default if isinstance(default, bool) or default is None else None
         self._build_input_shape: Optional[Any] = None
         self._remat_mode = _context.current_remat_mode()  # keras.RematScope in force at creation (Keras 3)
         self._losses: list = []  # add_loss() values of the current outermost call
@@ -325,7 +330,10 @@ class Layer(nn.Module):
 
     def get_weights(self) -> list[np.ndarray]:
         """The weights as NumPy arrays, in Keras order (so they match a Keras model's list)."""
-        return [backend.full_value(w).cpu().numpy().copy() for w in self.weights]  # sharded ones gathered
+        from torchstrategy.distribute.parts.progress import public_call
+
+        with public_call("get_weights"):  # sharded ones are gathered: every replica must call it
+            return [backend.full_value(w).cpu().numpy().copy() for w in self.weights]
 
     def set_weights(self, weights: Sequence[Any]) -> None:
         """Loads a list of arrays in Keras order (e.g. `keras_model.get_weights()`)."""
@@ -427,7 +435,7 @@ class Layer(nn.Module):
         target = self._compute_torch_dtype if self.autocast else None
 
         def cast(value: Any) -> Any:
-            if isinstance(value, np.ndarray):
+            if isinstance(value, np.ndarray) and value.dtype.kind not in "USO":  # text stays a NumPy array
                 value = backend.to_tensor(value)
             if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != target:
                 if target is not None and target.is_floating_point:
@@ -447,25 +455,26 @@ class Layer(nn.Module):
         self._check_input(inputs)
         if training is None:
             training = _context.inherited_training()
-        if self._call_takes_training:
+        if training is None:
+            training = self._call_training_default
+        if self._call_takes_training and (training is not None or self._call_training_required):
             kwargs["training"] = bool(training)
         # Keras masking: a mask rides on the tensor as `_keras_mask`; an explicit mask= (not None) wins.
         previous_mask = kwargs.get("mask")
         if previous_mask is None:
-            previous_mask = _mask_of(inputs)
+            previous_mask = masking_flow.mask_of(inputs)
             if self._call_takes_mask and previous_mask is not None:
                 kwargs["mask"] = previous_mask
         if outermost:  # Keras: an outermost call starts with no added losses
             self._clear_losses()
-        with _context.training_scope(bool(training)):
+        with _context.training_scope(training):  # None hands nothing down: inner calls use their defaults
             if self._remat_mode is not None and torch.is_grad_enabled():
                 from torchstrategy.keras.rematerialization import _call_with_remat
 
                 outputs = _call_with_remat(self, super().__call__, inputs, *args, **kwargs)
             else:
                 outputs = super().__call__(inputs, *args, **kwargs)
-        if self.supports_masking:
-            _attach_masks(outputs, self.compute_mask(inputs, previous_mask))
+        masking_flow.set_output_masks(self, inputs, outputs, previous_mask)
         if self.__dict__.get("activity_regularizer") is not None:
             self._add_activity_loss(outputs)
         return eager_outputs(outputs) if outermost else outputs  # user code: outputs convert to NumPy as in TF
@@ -479,10 +488,11 @@ class Layer(nn.Module):
                     penalty = penalty / output.shape[0]
                 self.add_loss(penalty)
 
-    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
-        """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None).
-        Keras's base Layer spells it (inputs, previous_mask); its layers override it as (inputs, mask=None)."""
-        return mask if self.supports_masking else None
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
+        """The mask of this layer's output (Keras 3: the input's mask if `supports_masking`, else None). A
+        subclass that writes its own supports masking unless it says otherwise, as in Keras 3. Keras's base
+        Layer spells it (inputs, previous_mask); its layers override it as (inputs, mask=None)."""
+        return previous_mask if self.supports_masking else None
 
     def forward(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         # The dtype scope is entered here, inside nn.Module.__call__, so recomputation (remat) re-enters it;
@@ -493,17 +503,16 @@ class Layer(nn.Module):
         return self.call(inputs, *args, **kwargs)
 
     def compute_output_shape(self, input_shape: Any) -> Any:
-        """Output shape (batch None) found by running the layer on a one-row zero input. (Keras's base Layer
-        spells it (*args, **kwargs); its layers override it as (input_shape).)"""
-
-        def zeros(shape: Any) -> torch.Tensor:
-            return torch.zeros((1,) + tuple(shape[1:]), dtype=self._compute_torch_dtype)
-
+        """Output shape found by running the layer on a zero input of one row (of the batch size, when
+        `input_shape` gives one). (Keras's base Layer spells it (*args, **kwargs); its layers override it as
+        (input_shape).)"""
         is_shape = lambda s: isinstance(s, tuple) and all(d is None or isinstance(d, int) for d in s)
-        dummy = zeros(input_shape) if is_shape(input_shape) else [zeros(s) for s in input_shape]
-        with torch.no_grad():
-            out = self(dummy, training=False)
-        return map_structure(_shape_of, out)
+        shapes = [input_shape] if is_shape(input_shape) else list(input_shape)
+        batch = shapes[0][0] if shapes and shapes[0] else None
+        dummies = [torch.zeros((batch or 1,) + tuple(s[1:]), dtype=self._compute_torch_dtype) for s in shapes]
+        with torch.no_grad(), _context.shape_probe(batch):
+            out = self(dummies[0] if is_shape(input_shape) else dummies, training=False)
+        return map_structure(lambda t: (batch,) + _shape_of(t)[1:] if t.dim() else (), out)
 
     # ----- config --------------------------------------------------------------------------
     def get_config(self) -> dict:
@@ -536,26 +545,6 @@ class Layer(nn.Module):
 
 class _NotConnected(AttributeError):
     """`layer.input` / `layer.output` of a layer never called on a KerasTensor."""
-
-
-def _mask_of(inputs: Any) -> Any:
-    """The `_keras_mask` riding on `inputs` (a list of them for a list input), or None when there is none."""
-    if isinstance(inputs, (list, tuple)):
-        masks = [getattr(x, "_keras_mask", None) for x in inputs]
-        return None if all(m is None for m in masks) else masks
-    return getattr(inputs, "_keras_mask", None)
-
-
-def _attach_masks(outputs: Any, masks: Any) -> None:
-    """Sets each output's `_keras_mask` (Keras leaves a mask already there, e.g. on a returned input)."""
-    if masks is None:
-        return
-    flat_outputs, flat_masks = flatten(outputs), flatten(masks) if isinstance(masks, (list, tuple)) else [masks]
-    if all(getattr(t, "_keras_mask", None) is not None for t in flat_outputs):
-        return
-    for tensor, mask in zip(flat_outputs, flat_masks):
-        if mask is not None and isinstance(tensor, torch.Tensor) and getattr(tensor, "_keras_mask", None) is None:
-            tensor._keras_mask = mask
 
 
 def _iter_layers(items: Iterable[Any]) -> list[Layer]:

@@ -412,6 +412,7 @@ class Lambda(Layer):
         if not callable(function):
             raise ValueError(f"Lambda: `function` must be callable, got {function!r}.")
         self.function, self.output_shape, self.mask, self.arguments = function, output_shape, mask, arguments or {}
+        self.supports_masking = mask is not None  # Keras 3: `mask` (a tensor or a function) gives the output mask
         try:
             params = inspect.signature(function).parameters
         except (TypeError, ValueError):  # some builtins have no signature
@@ -426,6 +427,10 @@ class Lambda(Layer):
         if self._fn_takes_mask:  # as Keras: the input's mask goes to a function that asks for it
             kwargs["mask"] = mask
         return self.function(inputs, **kwargs)
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """`mask(inputs, mask)` when `mask` is a function, else `mask` itself (Keras 3)."""
+        return self.mask(inputs, mask) if callable(self.mask) else self.mask
 
     @classmethod
     def from_config(cls, config: dict, custom_objects: Optional[dict] = None, safe_mode: Optional[bool] = None

@@ -13,6 +13,19 @@ from torchstrategy.keras.layers.base import Layer, _shape_str
 from torchstrategy.nest import flatten as flatten_structure
 
 
+class _StringDType:
+    """The dtype of a KerasTensor of text (`Input(dtype='string')`); its values are NumPy object arrays."""
+
+    is_floating_point = False
+    is_complex = False
+
+    def __repr__(self) -> str:
+        return "string"
+
+
+STRING = _StringDType()
+
+
 class KerasTensor:
     """A symbolic tensor: the shape (batch None) and dtype of a value in a functional graph."""
 
@@ -25,38 +38,32 @@ class KerasTensor:
         self.node = node
         self.index = index
         self.name = name
+        self.mask_rank: Optional[int] = None  # the rank of the mask the value carries (Keras: its `_keras_mask`)
 
     @property
     def ndim(self) -> int:
         return len(self.shape)
 
-    # arithmetic with numbers or other KerasTensors records an operation (Keras: ops on KerasTensors)
-    def __add__(self, other: Any) -> "KerasTensor":
-        return TensorOperation("add")([self, other])
+    def reshape(self, newshape: Any) -> "KerasTensor":
+        return _op("reshape")(self, newshape)
 
-    def __radd__(self, other: Any) -> "KerasTensor":
-        return TensorOperation("add")([other, self])
+    def squeeze(self, axis: Any = None) -> "KerasTensor":
+        return _op("squeeze")(self, axis)
 
-    def __sub__(self, other: Any) -> "KerasTensor":
-        return TensorOperation("subtract")([self, other])
+    def __bool__(self) -> bool:
+        raise TypeError("A symbolic KerasTensor cannot be used as a boolean.")
 
-    def __rsub__(self, other: Any) -> "KerasTensor":
-        return TensorOperation("subtract")([other, self])
+    def __iter__(self) -> Any:
+        raise NotImplementedError("Iterating over a symbolic KerasTensor is not supported.")
 
-    def __mul__(self, other: Any) -> "KerasTensor":
-        return TensorOperation("multiply")([self, other])
+    def __int__(self) -> int:
+        raise ValueError(_NO_VALUE.format("an int"))
 
-    def __rmul__(self, other: Any) -> "KerasTensor":
-        return TensorOperation("multiply")([other, self])
+    def __float__(self) -> float:
+        raise ValueError(_NO_VALUE.format("a float"))
 
-    def __truediv__(self, other: Any) -> "KerasTensor":
-        return TensorOperation("divide")([self, other])
-
-    def __rtruediv__(self, other: Any) -> "KerasTensor":
-        return TensorOperation("true_divide")([other, self])
-
-    def __neg__(self) -> "KerasTensor":
-        return TensorOperation("multiply")([self, -1.0])
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        raise ValueError(_NO_VALUE.format("a NumPy array"))
 
     def __repr__(self) -> str:
         producer = self.node.layer.name if self.node else "?"
@@ -64,27 +71,36 @@ class KerasTensor:
                f"(created by layer '{producer}')>"
 
 
-_OPERATIONS = {"add": torch.add, "subtract": torch.sub, "multiply": torch.mul, "divide": torch.div,
-               "true_divide": torch.div}
-_operation_count = iter(range(1 << 62))
+_NO_VALUE = ("A KerasTensor is symbolic: it's a placeholder for a shape and a dtype. It doesn't have any actual "
+             "numerical value. You cannot convert it to {}.")
 
 
-class TensorOperation(Layer):
-    """A tensor operator applied to KerasTensors (`x + 3.0`, `x * y`): a graph step without weights that,
-    as in Keras, is not listed in `model.layers`."""
+def _op(name: str) -> Any:
+    from torchstrategy.keras import ops
 
-    _keras_operation = True
+    return getattr(ops, name)
 
-    def __init__(self, op: str, name: Optional[str] = None, **kwargs: Any) -> None:
-        super().__init__(name=name or f"{op}_operation_{next(_operation_count)}", **kwargs)
-        self.op = op
 
-    def call(self, inputs: Any) -> Any:
-        a, b = inputs
-        return _OPERATIONS[self.op](a, b)
+def _operator(op_name: str, reflected: bool = False) -> Any:
+    """A KerasTensor operator that applies keras.ops.<op_name> (a graph step), as Keras 3's KerasTensor does."""
+    if reflected:
+        return lambda self, other: _op(op_name)(other, self)
+    return lambda self, other: _op(op_name)(self, other)
 
-    def get_config(self) -> dict:
-        return dict(super().get_config(), op=self.op)
+
+# Keras 3's KerasTensor operators and the keras.ops function each applies (`==` stays identity, as there)
+for _name, _op_name in (("add", "add"), ("sub", "subtract"), ("mul", "multiply"), ("matmul", "matmul"),
+                        ("truediv", "true_divide"), ("pow", "power"), ("floordiv", "floor_divide"), ("mod", "mod"),
+                        ("and", "logical_and"), ("or", "logical_or"), ("xor", "logical_xor")):
+    setattr(KerasTensor, f"__{_name}__", _operator(_op_name))
+    setattr(KerasTensor, f"__r{_name}__", _operator(_op_name, reflected=True))
+for _name, _op_name in (("lt", "less"), ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"),
+                        ("ne", "not_equal"), ("getitem", "get_item")):
+    setattr(KerasTensor, f"__{_name}__", _operator(_op_name))
+KerasTensor.__neg__ = lambda self: _op("negative")(self)
+KerasTensor.__abs__ = lambda self: _op("absolute")(self)
+KerasTensor.__invert__ = lambda self: _op("logical_not")(self)
+KerasTensor.__round__ = lambda self, ndigits=None: _op("round")(self, 0 if ndigits is None else ndigits)
 
 
 @dataclass(eq=False)
@@ -123,20 +139,29 @@ class InputLayer(Layer):
                  dtype: Any = None, name: Optional[str] = None, batch_input_shape: Any = None,
                  **kwargs: Any) -> None:
         dtype = backend.floatx() if dtype is None else dtype  # the input's dtype, not the global policy (Keras)
+        self.__dict__["_strings"] = dtype in ("string", "str", str, object)  # text in NumPy object arrays
         if batch_input_shape is None:
             batch_input_shape = (batch_size,) + tuple(input_shape or ())
         _check_input_shape(tuple(batch_input_shape))
-        super().__init__(name=name, dtype=dtype, batch_input_shape=batch_input_shape, **kwargs)
+        super().__init__(name=name, dtype=None if self._strings else dtype, batch_input_shape=batch_input_shape,
+                         **kwargs)
         self.built = True
-        output = KerasTensor((None,) + tuple(batch_input_shape[1:]), backend.to_torch_dtype(self.dtype),
+        output = KerasTensor(tuple(batch_input_shape), STRING if self._strings else backend.to_torch_dtype(self.dtype),
                              Node(self, None), name=self.name)
         output.node.outputs = output
         self.__dict__["_inbound_nodes"] = [output.node]  # `self.output` (Layer) reads it
+
+    @property
+    def dtype(self) -> str:
+        return "string" if self.__dict__.get("_strings") else super().dtype
 
     def call(self, inputs: Any) -> Any:
         return inputs
 
     def _cast_inputs(self, inputs: Any) -> Any:
+        if self._strings:
+            array = inputs if isinstance(inputs, np.ndarray) else np.asarray(inputs)
+            return array.astype(object)
         value = backend.to_tensor(inputs)
         target = self._compute_torch_dtype
         return value if value.dtype == target else value.to(target)

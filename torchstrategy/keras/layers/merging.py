@@ -52,6 +52,24 @@ class _Merge(Layer):
     def _merge(self, inputs: list[torch.Tensor]) -> torch.Tensor:
         raise NotImplementedError
 
+    def _check_masks(self, inputs: Any, mask: Any) -> None:
+        if not isinstance(mask, (tuple, list)):
+            raise ValueError(f"`mask` should be a list. Received: mask={mask}")
+        if not isinstance(inputs, (tuple, list)):
+            raise ValueError(f"`inputs` should be a list. Received: inputs={inputs}")
+        if len(mask) != len(inputs):
+            raise ValueError(f"The lists `inputs` and `mask` should have the same length. Received: inputs of "
+                             f"length {len(inputs)}, and mask of length {len(mask)}.")
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """Keras 3: the OR of the inputs' masks (None when any input has none)."""
+        if mask is None:
+            return None
+        self._check_masks(inputs, mask)
+        if any(m is None for m in mask):
+            return None
+        return functools.reduce(torch.logical_or, mask)
+
     def call(self, inputs: Sequence[torch.Tensor]) -> torch.Tensor:
         inputs = list(inputs)
         rank = max(t.dim() for t in inputs)
@@ -129,6 +147,24 @@ class Concatenate(_Merge):
     def call(self, inputs: Sequence[torch.Tensor]) -> torch.Tensor:
         return torch.cat(list(inputs), dim=self.axis)
 
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """Keras 3: the inputs' masks (all True for an unmasked input) joined along `axis`, then any() over the
+        last axis."""
+        if mask is None:
+            return None
+        self._check_masks(inputs, mask)
+        if all(m is None for m in mask):
+            return None
+        masks = []
+        for tensor, one in zip(inputs, mask):
+            if one is None:
+                masks.append(torch.ones_like(tensor, dtype=torch.bool))
+            elif one.dim() < tensor.dim():
+                masks.append(one.unsqueeze(-1).expand(tensor.shape).to(torch.bool))
+            else:
+                masks.append(one.to(torch.bool))
+        return torch.cat(masks, dim=self.axis).any(dim=-1)
+
     def get_config(self) -> dict:
         return {**super().get_config(), "axis": self.axis}
 
@@ -172,6 +208,9 @@ class Dot(_Merge):
         out = torch.bmm(x.reshape(batch, math.prod(rest_x), depth), y.reshape(batch, depth, math.prod(rest_y)))
         out = out.reshape((batch,) + rest_x + rest_y)
         return out.unsqueeze(1) if out.dim() == 1 else out
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        return None  # Keras 3: a dot product ends the mask
 
     def get_config(self) -> dict:
         return {**super().get_config(), "axes": self.axes, "normalize": self.normalize}

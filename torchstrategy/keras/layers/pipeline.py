@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from torchstrategy import _context
 from torchstrategy.keras.layers.base import Layer
 
 
@@ -27,11 +26,6 @@ class Pipeline(Layer):
     def layers(self) -> list:
         """The layers, in the order they run."""
         return self._pipeline_layers
-
-    def __call__(self, inputs: Any, *args: Any, training: Optional[bool] = None, **kwargs: Any) -> Any:
-        if training is None and _context.inherited_training() is None:
-            training = True  # Keras: call's own default applies outside a model's call
-        return super().__call__(inputs, *args, training=training, **kwargs)
 
     def _cast_inputs(self, inputs: Any) -> Any:
         return inputs  # each layer casts its own inputs

@@ -202,6 +202,9 @@ class GlobalAveragePooling1D(_GlobalPooling):
     def call(self, inputs: torch.Tensor, mask: Optional[torch.Tensor] = None) -> torch.Tensor:
         return self._pool(inputs, mask)
 
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        return None  # Keras 3: the mask is used up by the average
+
 
 class GlobalMaxPooling1D(_GlobalPooling):
     """Max over steps of (batch, steps, channels)."""

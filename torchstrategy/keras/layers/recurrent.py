@@ -6,6 +6,7 @@ from typing import Any, Optional, Sequence
 
 import torch
 
+from torchstrategy.keras.layers import rnn_state
 from torchstrategy.keras.layers.base import Layer
 from torchstrategy.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell, _RecurrentCell
 
@@ -34,14 +35,11 @@ class _RNN(Layer):
         kwargs.pop("use_cudnn", None)  # Keras 3 kernel choice; the torch loop is the same math
         kwargs.pop("implementation", None)
         super().__init__(**layer_kwargs)
-        if stateful:
-            raise ValueError(f"{type(self).__name__}: stateful=True is not supported (state is not kept between "
-                             "batches here). Use stateful=False and pass initial_state= to call() to carry "
-                             "state yourself.")
         dtype = layer_kwargs.get("dtype")
         self.cell = self._cell_class(units, dtype=dtype, **kwargs)
         self.return_sequences, self.return_state = bool(return_sequences), bool(return_state)
-        self.go_backwards, self.stateful, self.unroll = bool(go_backwards), False, bool(unroll)
+        self.go_backwards, self.stateful, self.unroll = bool(go_backwards), bool(stateful), bool(unroll)
+        self.states: Any = None  # with stateful=True: the states kept between batches (rnn_state.py)
         self.zero_output_for_mask = bool(zero_output_for_mask)
         self.supports_masking = True
 
@@ -86,7 +84,12 @@ class _RNN(Layer):
         if inputs.dim() != 3:
             raise ValueError(f"Layer '{self.name}' ({type(self).__name__}) expects (batch, timesteps, features) "
                              f"inputs, got shape {tuple(inputs.shape)}.")
-        states = self._initial_states(inputs, initial_state)
+        if self.stateful:  # the kept states, unless the call gives its own
+            kept = rnn_state.initial_state(self, inputs, lambda batch: [inputs.new_zeros((batch, size))
+                                                                        for size in self.state_size])
+            states = list(kept) if initial_state is None else self._initial_states(inputs, initial_state)
+        else:
+            states = self._initial_states(inputs, initial_state)
         if self.go_backwards:
             inputs = inputs.flip(1)
             mask = None if mask is None else mask.flip(1)
@@ -111,7 +114,17 @@ class _RNN(Layer):
         if not outputs:
             raise ValueError(f"Layer '{self.name}' got an input with 0 timesteps; it needs at least one.")
         result = torch.stack(outputs, dim=1) if self.return_sequences else previous
+        if self.stateful:
+            rnn_state.keep_final_state(self, states)
         return [result] + list(states) if self.return_state else result
+
+    def reset_state(self) -> None:
+        """Zeroes the states a stateful layer keeps between batches (Keras 3)."""
+        rnn_state.reset_state(self)
+
+    def reset_states(self) -> None:
+        """Keras's other name for `reset_state`."""
+        rnn_state.reset_state(self)
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         if isinstance(mask, (list, tuple)):
@@ -204,6 +217,7 @@ class Bidirectional(Layer):
         self._original_config = {"class_name": type(layer).__name__, "config": layer.get_config()}
         self.merge_mode = merge_mode
         self.return_sequences, self.return_state = layer.return_sequences, layer.return_state
+        self.stateful = layer.stateful
         for sub in (self.forward_layer, self.backward_layer):  # Keras: zeros at masked steps of the sequences
             sub.zero_output_for_mask = sub.return_sequences
         self.supports_masking = True
@@ -242,6 +256,23 @@ class Bidirectional(Layer):
         if self.return_state:
             output = (output if isinstance(output, list) else [output]) + list(forward_states) + list(backward_states)
         return output
+
+    def reset_state(self) -> None:
+        """Zeroes both directions' kept states (a stateful wrapped layer only, as Keras 3)."""
+        if not self.stateful:
+            raise AttributeError("Layer must be stateful.")
+        self.forward_layer.reset_state()
+        self.backward_layer.reset_state()
+
+    def reset_states(self) -> None:
+        self.reset_state()
+
+    @property
+    def states(self) -> Any:
+        """The forward then backward kept states of a stateful wrapped layer, else None."""
+        if self.forward_layer.states and self.backward_layer.states:
+            return tuple(self.forward_layer.states + self.backward_layer.states)
+        return None
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         if isinstance(mask, (list, tuple)):

@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 import torch
 
+from torchstrategy.keras.layers import rnn_state
 from torchstrategy.keras.layers.base import Layer
 from torchstrategy.nest import flatten, is_nested, pack_sequence_as
 
@@ -137,12 +138,10 @@ class RNN(Layer):
             raise ValueError("The RNN cell should have a `state_size` attribute (single integer or list of integers, "
                              f"one integer per RNN state). Received: cell={cell}")
         super().__init__(**kwargs)
-        if stateful:
-            raise NotImplementedError("RNN(stateful=True) is not supported here (state is not kept between "
-                                      "batches). Use stateful=False and pass initial_state= to carry state yourself.")
         self.cell = cell
         self.return_sequences, self.return_state = bool(return_sequences), bool(return_state)
-        self.go_backwards, self.stateful, self.unroll = bool(go_backwards), False, bool(unroll)
+        self.go_backwards, self.stateful, self.unroll = bool(go_backwards), bool(stateful), bool(unroll)
+        self.states: Any = None  # with stateful=True: the states kept between batches (rnn_state.py)
         self.zero_output_for_mask = bool(zero_output_for_mask)
         self.supports_masking = True
         state_size = getattr(cell, "state_size", None)
@@ -176,6 +175,9 @@ class RNN(Layer):
              training: bool = False) -> Any:
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
+        if self.stateful:  # the kept states, unless the call gives its own
+            kept = rnn_state.initial_state(self, sequences, self.get_initial_state)
+            initial_state = kept if initial_state is None else initial_state
         if initial_state is None:
             initial_state = self.get_initial_state(sequences.shape[0])
         initial_state = list(initial_state) if is_nested(initial_state) else [initial_state]
@@ -210,9 +212,19 @@ class RNN(Layer):
         finally:
             _mark_sequence(self.cell, False)
         result = torch.stack(outputs, dim=1) if self.return_sequences else previous
+        if self.stateful:
+            rnn_state.keep_final_state(self, flat)
         if self.return_state:
             return [result] + list(pack_sequence_as(initial_state, flat))
         return result
+
+    def reset_state(self) -> None:
+        """Zeroes the states a stateful layer keeps between batches (Keras 3)."""
+        rnn_state.reset_state(self)
+
+    def reset_states(self) -> None:
+        """Keras's other name for `reset_state`."""
+        rnn_state.reset_state(self)
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         if isinstance(mask, (list, tuple)):

@@ -71,5 +71,11 @@ from torchstrategy.keras.ops._control import (  # noqa: F401
     associative_scan, cond, custom_gradient, fori_loop, jvp, map, scan, switch, vectorize, vectorized_map,
     while_loop,
 )
+from torchstrategy.keras.ops._symbolic import wrap_namespace as _wrap_namespace  # noqa: E402
+
+_wrap_namespace(globals())  # on KerasTensors every op records a graph step (keras/operation.py), as in Keras 3
+
 from torchstrategy.keras.ops import image  # noqa: F401,E402  (keras.ops.image)
+
+_wrap_namespace(vars(image), "image.")
 from torchstrategy.keras.ops import linalg, nn, numpy  # noqa: F401,E402  (keras.ops.linalg / nn / numpy)

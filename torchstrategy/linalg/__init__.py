@@ -1,5 +1,6 @@
 """`tf.linalg`: matrix products, inverses, determinants, norms, diagonals, band parts and the QR, SVD and
-Cholesky factorisations, with TF's argument names and result layouts, on torch tensors."""
+Cholesky factorisations, with TF's argument names and result layouts, on torch tensors. Solvers and LU live
+in _solve, tridiagonal/tensor-diagonal helpers and global_norm in _structured; this module re-exports them."""
 from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
@@ -8,11 +9,18 @@ import torch
 
 from torchstrategy._tensor_convert import match_dtypes, require, to_tensor
 from torchstrategy.array_ops import eye, matmul
+from torchstrategy.array_ops import einsum  # noqa: F401  (tf.linalg.einsum is tf.einsum)
+from torchstrategy.manip_ops import tensordot  # noqa: F401  (tf.linalg.tensordot is tf.tensordot)
 from torchstrategy.math import l2_normalize
+from torchstrategy.linalg._solve import *  # noqa: F401,F403
+from torchstrategy.linalg._solve import __all__ as _solve_names
+from torchstrategy.linalg._structured import *  # noqa: F401,F403
+from torchstrategy.linalg._structured import __all__ as _structured_names
 
 __all__ = ["matmul", "matvec", "inv", "det", "norm", "diag", "diag_part", "trace", "eye", "band_part",
            "l2_normalize", "qr", "svd", "cholesky", "Qr", "matrix_transpose", "set_diag"]
-__all__ += ["eig", "eigvals", "sqrtm"]
+__all__ += ["eig", "eigvals", "sqrtm", "einsum", "tensordot", "normalize"]
+__all__ += list(_solve_names) + list(_structured_names)
 
 
 def _matrix(x: Any, op: str, allowed: str = "float") -> torch.Tensor:
@@ -174,3 +182,10 @@ def sqrtm(input: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
     values, vectors = torch.linalg.eig(matrix)
     root = vectors @ torch.diag_embed(torch.sqrt(values)) @ torch.linalg.inv(vectors)
     return root if matrix.is_complex() else root.real.to(matrix.dtype)
+
+
+def normalize(tensor: Any, ord: Any = "euclidean", axis: Any = None, name: Optional[str] = None) -> tuple:  # noqa: A002
+    """(tensor / norm, norm) with the norm of `norm(tensor, ord, axis, keepdims=True)`."""
+    size = norm(tensor, ord=ord, axis=axis, keepdims=True)
+    values = to_tensor(tensor, op="tf.linalg.normalize")
+    return values / size, size
