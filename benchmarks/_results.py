@@ -70,13 +70,14 @@ def table(headers: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def write_section(name: str, body: str) -> None:
-    """Replaces the section `## name` of RESULTS.md with `body` (other sections stay)."""
+def write_section(name: str, body: str, path: "str | None" = None) -> None:
+    """Replaces the section `## name` of RESULTS.md (or of the file at `path`) with `body` (other sections stay)."""
+    results = path or RESULTS
     sections: dict[str, str] = {}
     order: list[str] = []
-    if os.path.exists(RESULTS):
+    if os.path.exists(results):
         current = None
-        with open(RESULTS, encoding="utf-8") as handle:
+        with open(results, encoding="utf-8") as handle:
             for line in handle:
                 if line.startswith("## "):
                     current = line[3:].strip()
@@ -89,7 +90,7 @@ def write_section(name: str, body: str) -> None:
     sections[name] = "\n" + body.strip() + "\n\n"
     text = "# Benchmark results\n\nWritten by the scripts in benchmarks/; each section by one script.\n\n"
     text += "".join(f"## {key}\n{sections[key]}" for key in order)
-    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(RESULTS), suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(os.path.abspath(results)), suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
-    os.replace(tmp, RESULTS)
+    os.replace(tmp, results)

@@ -156,8 +156,8 @@ def _launch_seconds(torchrun: bool) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--steps", type=int, default=40,
-                        help="global batches of 256 per timed run (one fit() epoch: fit pays ~20 ms a call that "
-                             "the bare loop does not, so 10-step epochs read 2-6%% lower)")
+                        help="global batches of 256 per timed run (one fit() epoch: fit pays a fixed cost a call "
+                             "that the bare loop does not, a few small collectives; call_overhead.py measures it)")
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--launch-probe", default=None, help=argparse.SUPPRESS)

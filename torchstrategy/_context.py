@@ -96,13 +96,18 @@ def current_replica() -> Any:
     return _state.replica_stack[-1] if _state.replica_stack else None
 
 
-@contextmanager
-def training_scope(training: Optional[bool]) -> Iterator[None]:
+class training_scope:  # noqa: N801 - a context manager used like the function it replaced (every layer call)
     """Marks a Keras layer call on this thread for the block, with the `training` value it hands down."""
-    _state.training_stack.append(training)
-    try:
-        yield
-    finally:
+
+    __slots__ = ("_training",)
+
+    def __init__(self, training: Optional[bool]) -> None:
+        self._training = training
+
+    def __enter__(self) -> None:
+        _state.training_stack.append(self._training)
+
+    def __exit__(self, *exc: Any) -> None:
         _state.training_stack.pop()
 
 

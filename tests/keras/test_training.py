@@ -266,3 +266,99 @@ def test_verbose_2_epoch_line_times_the_whole_epoch(capsys):
     line = [row for row in capsys.readouterr().out.splitlines() if row.startswith("4/4")][0]
     per_step = re.search(r"(\d+)ms/step", line)
     assert per_step and int(per_step.group(1)) >= 10, line  # each of the 4 steps sleeps 10 ms
+
+
+
+REPEATED_CALLS = r'''
+import collections, json, os, sys
+import numpy as np
+import torch.distributed as dist
+import torchstrategy as tf
+
+out, replicas = sys.argv[1], int(sys.argv[2])
+strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(replicas)])
+rank = strategy.process_rank
+rng = np.random.default_rng(0)
+x = rng.random((32, 4)).astype("float32")
+y = (rng.random((32, 3)) > 0.5).astype("float32")
+with strategy.scope():
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3, activation="sigmoid")])
+    # a multi-label AUC makes its state at its first update: the processes compare state shapes once
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="binary_crossentropy",
+                  metrics=["mae", tf.keras.metrics.AUC(multi_label=True, name="auc")])
+report = {"initial": [w.tolist() for w in model.get_weights()]}
+calls = collections.Counter()
+for name in ("all_gather", "all_reduce", "broadcast", "all_gather_object", "broadcast_object_list"):
+    def counted(*args, _original=getattr(dist, name), _name=name, **kwargs):
+        calls[_name] += 1
+        return _original(*args, **kwargs)
+    setattr(dist, name, counted)
+for call in range(2):
+    for name, fn in (("fit", lambda: model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0).history),
+                     ("evaluate", lambda: model.evaluate(x, y, batch_size=8, verbose=0, return_dict=True)),
+                     ("predict", lambda: model.predict(x, batch_size=8, verbose=0).tolist())):
+        calls.clear()
+        report[f"{name} {call}"] = {"value": fn(), "calls": dict(calls)}
+
+
+class StopAfterTwo(tf.keras.callbacks.Callback):
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == 1:
+            self.model.stop_training = True
+
+
+# a callback on the chief only: every process still agrees to stop with it
+calls.clear()
+history = model.fit(x, y, batch_size=8, epochs=5, shuffle=False, verbose=0,
+                    callbacks=[StopAfterTwo()] if rank == 0 else [])
+report["stopped"] = {"loss": history.history["loss"], "calls": dict(calls)}
+report["final"] = [w.tolist() for w in model.get_weights()]
+with open(os.path.join(out, f"report_{rank}.json"), "w") as f:
+    json.dump(report, f)
+'''
+
+
+@pytest.mark.slow
+def test_repeated_calls_on_two_replicas_take_few_collectives_and_match_one_process(tmp_path):
+    from tests import _multiprocess as mp
+
+    reports = mp.run_replica_reports(tmp_path, REPEATED_CALLS, replicas=2)
+    assert reports[0] == reports[1]  # every replica logs, evaluates and predicts the same
+    report = reports[0]
+    rng = np.random.default_rng(0)
+    x = rng.random((32, 4)).astype("float32")
+    y = (rng.random((32, 3)) > 0.5).astype("float32")
+    model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(3, activation="sigmoid")])
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="binary_crossentropy",
+                  metrics=["mae", tf.keras.metrics.AUC(multi_label=True, name="auc")])
+    model.set_weights([np.array(w, dtype="float32") for w in report["initial"]])
+    for call in range(2):
+        history = model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0).history
+        for key, values in history.items():
+            np.testing.assert_allclose(report[f"fit {call}"]["value"][key], values, rtol=1e-5, err_msg=key)
+        logs = model.evaluate(x, y, batch_size=8, verbose=0, return_dict=True)
+        assert set(report[f"evaluate {call}"]["value"]) == set(logs) == {"loss", "mae", "auc"}
+        for key, value in logs.items():
+            assert report[f"evaluate {call}"]["value"][key] == pytest.approx(value, rel=1e-5), key
+        np.testing.assert_allclose(report[f"predict {call}"]["value"], model.predict(x, batch_size=8, verbose=0),
+                                   atol=1e-6)
+    class StopAfterTwo(tf.keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 1:
+                self.model.stop_training = True
+
+    history = model.fit(x, y, batch_size=8, epochs=5, shuffle=False, verbose=0, callbacks=[StopAfterTwo()]).history
+    np.testing.assert_allclose(report["stopped"]["loss"], history["loss"], rtol=1e-5)
+    assert len(history["loss"]) == 2
+    # a process with a callback of its own: stop_training is agreed in a collective of its own each epoch
+    assert report["stopped"]["calls"] == {"all_gather": 1, "all_reduce": 4}
+    for got, want in zip(report["final"], model.get_weights()):
+        np.testing.assert_allclose(np.array(got), want, atol=1e-6)
+    # per call: one small gather of the arrays' fingerprints and the pipeline's state; one all-reduce of every
+    # metric state, which in fit also agrees on stop_training (DDP's gradient buckets go through its own reducer).
+    # The metric state shapes are compared once, at the first reduction (the AUC's state exists by then).
+    assert report["fit 0"]["calls"] == {"all_gather": 2, "all_reduce": 1}
+    assert report["fit 1"]["calls"] == {"all_gather": 1, "all_reduce": 1}
+    for call in range(2):
+        assert report[f"evaluate {call}"]["calls"] == {"all_gather": 1, "all_reduce": 1}
+        assert report[f"predict {call}"]["calls"] == {"all_gather": 3}  # the arrays, the outputs' row counts, rows

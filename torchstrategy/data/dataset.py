@@ -58,6 +58,9 @@ class Dataset:
 
     def __init__(self, inputs: Sequence["Dataset"] = ()):
         self._inputs = tuple(inputs)
+        if len(self._inputs) == 1:  # the input's options, shared: nothing changes a pipeline's options in place
+            self._options = self._inputs[0]._options
+            return
         options = Options()
         for source in self._inputs:
             options = options._merge(source._options)

@@ -129,6 +129,18 @@ def fingerprint(leaves: Any) -> list:
     return stats
 
 
+def mark_same_on_every_process(dataset: Any) -> None:
+    """Notes that every process holds `dataset` made from the same data, in the same state, by its caller (Keras,
+    for arrays the processes just compared): distributing it then broadcasts no state and compares no first
+    batch. Only for pipelines whose batches follow from their data and state alone (no random functions)."""
+    dataset._same_on_every_process = True
+
+
+def is_same_on_every_process(dataset: Any) -> bool:
+    """True for a dataset given to `mark_same_on_every_process`."""
+    return bool(getattr(dataset, "_same_on_every_process", False))
+
+
 class DistributedIterator:
     """`iter(distributed_dataset)`: this process's per-replica batches, with TF's `get_next()` and
     `get_next_as_optional()` (empty at the end instead of raising)."""

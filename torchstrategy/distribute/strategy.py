@@ -21,6 +21,14 @@ def _per_replica(parts: Sequence[Any]) -> Any:
     return parts[0] if len(parts) == 1 else PerReplica(parts)
 
 
+def _plain(structure: Any) -> bool:
+    """True for a value made of tuples and leaves that are not PerReplica (a step's batch): what `run` may hand
+    every replica unchanged. Lists and dicts are copied as before, so a step that changes them changes its own."""
+    if type(structure) is tuple:
+        return all(_plain(item) for item in structure)
+    return not isinstance(structure, (PerReplica, tuple, list, dict))  # (a namedtuple is rebuilt as before)
+
+
 @dataclass(frozen=True)
 class StrategyExtended:
     """The few `strategy.extended` facts user code reads (TF names)."""
@@ -156,6 +164,11 @@ class Strategy:
         return results[0] if count == 1 else PerReplica(results)
 
     def _replica_value(self, structure: Any, index: int) -> Any:
+        if _plain(structure):  # no per-replica value inside: the same for every replica, as it is
+            return structure
+        if type(structure) is dict and all(_plain(value) for value in structure.values()):
+            return structure  # keyword arguments: `fn(**kwargs)` makes the replica's own dict
+
         def pick(value: Any) -> Any:
             if not isinstance(value, PerReplica):
                 return value

@@ -34,14 +34,6 @@ class _OneDataReplicaCollectives(ProcessGroupCollectives):
     def active(self) -> bool:
         return self.num_processes > 1 and torch.distributed.is_initialized()
 
-    @counted("gather of Python objects")
-    def gather_objects(self, value: Any) -> list:
-        if not self.active:
-            return [value]
-        gathered: list = [None] * self.num_processes
-        torch.distributed.all_gather_object(gathered, value)
-        return gathered
-
     # a replica's combinations over the one data replica: the values themselves
     all_reduce = OneReplicaPerProcess.all_reduce
     all_gather = OneReplicaPerProcess.all_gather

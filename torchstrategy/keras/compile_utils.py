@@ -3,7 +3,7 @@ the metrics ('accuracy' resolved on the first batch, as Keras does), and their l
 from __future__ import annotations
 
 import threading
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import torch
 
@@ -139,6 +139,7 @@ class CompiledState:
         self._output_trackers: list = []  # per-output loss means ('<output>_loss'), multi-output models only
         self._scratch: dict = {}  # thread id -> that replica thread's last per-output losses
         self._pending_states: Optional[list] = None  # metric states restored before the metrics exist
+        self._agreed_layout: Optional[list] = None  # metric state shapes all processes last agreed on, all made
         if loss is not None:  # resolve eagerly so a bad name fails at compile time
             flat = list(loss.values()) if isinstance(loss, dict) and not _is_config(loss) else (
                 loss if isinstance(loss, (list, tuple)) else [loss])
@@ -319,19 +320,31 @@ class CompiledState:
             current = metric._state_tensors()
             metric._load_state_tensors([v.to(c.device, c.dtype) for v, c in zip(values, current)])
 
-    def reduce_across_replicas(self, strategy: Any) -> None:
-        """Replaces each metric's state by its sum over replicas, so every rank logs the same."""
+    def reduce_across_replicas(self, strategy: Any, flags: Sequence[float] = ()) -> Optional[list]:
+        """Replaces each metric's state by its sum over replicas, so every rank logs the same: one collective
+        (per state dtype). `flags`, small whole numbers from this process, are summed over the processes in
+        the same collective; returns their sums, or None where nothing was summed across replicas."""
         if strategy.num_step_replicas == 1:
-            return  # one replica, or one SPMD program that updated the metrics with the whole global batch
+            return None  # one replica, or one SPMD program that updated the metrics with the whole global batch
         metrics = self.all_metrics()
         if strategy.num_processes > 1:
-            _align_state_layouts(metrics, strategy)
+            # Every process once found the same layout with every metric's state made: as metrics make their
+            # state once (lazily, never again), the layouts still agree while this process's is that one, and
+            # all processes skip the check together (each holds the same agreed layout)
+            layout = _state_layout(metrics)
+            if layout != self._agreed_layout:
+                _align_state_layouts(metrics, strategy)
+                layout = _state_layout(metrics)
+                self._agreed_layout = layout if self.built and all(layout) else None
         states = [metric._state_tensors() for metric in metrics]
-        summed = strategy.sum_across_replicas([t for group in states for t in group])
+        tensors = [t for group in states for t in group]
+        extra = [torch.tensor(list(flags), dtype=tensors[0].dtype, device=tensors[0].device)] if flags else []
+        summed = strategy.sum_across_replicas(tensors + extra)  # flags in the first state's dtype: no collective more
         offset = 0
         for metric, group in zip(metrics, states):
             metric._load_state_tensors(summed[offset:offset + len(group)])
             offset += len(group)
+        return [float(value) for value in summed[-1].tolist()] if extra else None
 
     def get_config(self) -> dict:
         def plain(spec: Any) -> Any:

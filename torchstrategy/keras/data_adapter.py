@@ -10,7 +10,7 @@ import numpy as np
 import torch
 
 from torchstrategy.data.dataset import Dataset
-from torchstrategy.data.distribute import DistributedDataset, fingerprint
+from torchstrategy.data.distribute import DistributedDataset, fingerprint, mark_same_on_every_process
 from torchstrategy.keras.dataset_creator import DatasetCreator
 from torchstrategy.keras.py_dataset import PyDataset, PyDatasetBatches
 from torchstrategy.nest import flatten as flatten_structure, map_structure
@@ -216,20 +216,53 @@ def _len_or_none(value: Any) -> Optional[int]:
         return None
 
 
-def chief_arrays(strategy: Any, *arrays: Any) -> tuple:
-    """`arrays` as the chief holds them on every process of a multi-process strategy: TF's one-process
-    MirroredStrategy trains on the script's arrays, so replicas that drew their own (unseeded NumPy data)
-    take rank 0's; arrays that are already equal everywhere cost one small gather. A PyDataset (one per
-    process) gets rank 0's shuffle seed, so every process reads its batches in the same order."""
-    if arrays and isinstance(arrays[0], PyDataset):
-        batches = PyDatasetBatches(arrays[0])
+def chief_inputs(strategy: Any, *inputs: Any) -> tuple:
+    """`inputs` as the chief holds them on every process of a multi-process strategy: a PyDataset (one per
+    process) gets rank 0's shuffle seed, so every process reads its batches in the same order. (Arrays become
+    the chief's in `adapt_everywhere`.)"""
+    if inputs and isinstance(inputs[0], PyDataset):
+        batches = PyDatasetBatches(inputs[0])
         if strategy.num_processes > 1:
             batches.seed = int(strategy.broadcast(batches.seed, 0))
-        return (batches,) + tuple(arrays[1:])
+        return (batches,) + tuple(inputs[1:])
+    return inputs
+
+
+def adapt_everywhere(strategy: Any, x: Any, y: Any = None, sample_weight: Any = None, batch_size: Optional[int] = None,
+                     shuffle: Any = False, steps: Optional[int] = None) -> EpochData:
+    """`adapt()` for a loop of `strategy`. On every process of a multi-process strategy, arrays are the chief's
+    (TF's one-process MirroredStrategy trains on the script's arrays, so replicas that drew their own, e.g.
+    unseeded NumPy data, take rank 0's), and the pipeline made of them starts in rank 0's state (its shuffle
+    seed). One small collective compares every process's `fingerprint` of its arrays (shapes, and sums over
+    evenly spaced elements: every element of an array under 16,384 elements, about 8,192 of a larger one, so
+    tens of microseconds however large; arrays that differ only between the samples are not told apart) and
+    carries rank 0's state; the arrays travel only when a fingerprint differs. The pipeline is then marked
+    the same on every process, so distributing it compares nothing more."""
+    arrays = (x,) if y is None and sample_weight is None else (x, y, sample_weight)
     if strategy.num_processes <= 1 or not all(a is None or _is_array_like(a) for a in arrays) \
             or all(a is None for a in arrays):
-        return arrays
-    everyone = strategy.gather_objects(fingerprint(flatten_structure(arrays)))
-    if all(stats == everyone[0] for stats in everyone):
-        return arrays
-    return tuple(strategy.broadcast(arrays, 0))
+        return adapt(x, y, sample_weight, batch_size, shuffle, steps)
+    rng = torch.get_rng_state()  # an unseeded shuffle draws its seed: a rebuild below draws the same one again
+    try:
+        data, failure = adapt(x, y, sample_weight, batch_size, shuffle, steps), None
+        mine = (fingerprint(flatten_structure(arrays)), data.source.get_state())
+    except (TypeError, ValueError) as error:  # said after the collective, so no process waits for this one
+        data, failure, mine = None, error, None
+    everyone = strategy.gather_objects(mine)
+    chief = everyone[0]
+    if chief is None:
+        if failure is not None:
+            raise failure
+        raise ValueError("The chief (rank 0) refused its input to this call (its error says why): every process "
+                         "trains on the chief's arrays, so fix the input there.")
+    state = None if mine is None else mine[1]
+    if any(other is None or other[0] != chief[0] for other in everyone):
+        x, y, sample_weight = strategy.broadcast((x, y, sample_weight), 0)
+        if strategy.process_rank != 0:
+            torch.set_rng_state(rng)
+            data = adapt(x, y, sample_weight, batch_size, shuffle, steps)
+            state = data.source.get_state()
+    if state != chief[1]:
+        data.source.set_state(chief[1])
+    mark_same_on_every_process(data.source)
+    return data

@@ -130,7 +130,8 @@ class Model(Layer):
         # Sub-layers build themselves during the call; remember the shape for save/load.
         if self._build_input_shape is None:
             self._build_input_shape = map_structure(lambda t: _shape_of(t) if hasattr(t, "shape") else None, inputs)
-        self.built = True
+        if not self.built:  # (torch's __setattr__ on every call costs more than the check)
+            self.built = True
 
     def call(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} must implement call(inputs, training=None).")

@@ -11,12 +11,6 @@ from torchstrategy.keras.data_adapter import unpack
 from torchstrategy.keras.runtime import runtime_of
 
 
-def _module(model: Any) -> Any:
-    """What a step calls for the forward pass: the strategy's wrapper (e.g. DDP) once fit set it up."""
-    runtime = runtime_of(model)
-    return runtime.module if runtime is not None else model
-
-
 def _strategy(model: Any) -> Any:
     runtime = runtime_of(model)
     return runtime.strategy if runtime is not None else model.distribute_strategy
@@ -49,35 +43,49 @@ def compute_metrics(model: Any, x: Any, y: Any, y_pred: Any, sample_weight: Any 
     return compiled.results()
 
 
+def _step_parts(model: Any) -> tuple:
+    """(strategy, what a step calls for the forward pass: the strategy's wrapper, e.g. DDP, once fit set it
+    up), from one runtime lookup."""
+    runtime = runtime_of(model)
+    return (runtime.strategy, runtime.module) if runtime is not None else (model.distribute_strategy, model)
+
+
+def _full_loss(loss: torch.Tensor, strategy: Any) -> torch.Tensor:
+    """A replica's share of the loss back to the whole batch's (what the logs show)."""
+    replicas = int(strategy.num_step_replicas)
+    return loss if replicas == 1 else loss * replicas
+
+
 def train_step(model: Any, data: Any) -> dict:
     """Forward, loss, backward and one optimizer update through the model's strategy; returns the logs."""
     x, y, sample_weight = unpack(data)
-    strategy = _strategy(model)
+    strategy, module = _step_parts(model)
     with strategy.forward_context():
-        y_pred = _module(model)(x, training=True)
+        y_pred = module(x, training=True)
     loss = model.compute_loss(x, y, y_pred, sample_weight)
     strategy.backward(loss, model.optimizer)
     strategy.optimizer_step(model.optimizer)
-    model._compiled.update_loss_trackers(loss * _replicas(model), batch_size_of(x))  # logs show the full loss
+    model._compiled.update_loss_trackers(_full_loss(loss, strategy), batch_size_of(x))
     return model.compute_metrics(x, y, y_pred, sample_weight)
 
 
 def test_step(model: Any, data: Any) -> dict:
     """Forward in inference mode, loss and metrics; returns the logs."""
     x, y, sample_weight = unpack(data)
-    strategy = _strategy(model)
+    strategy, module = _step_parts(model)
     with torch.no_grad(), strategy.forward_context():
-        y_pred = _module(model)(x, training=False)
+        y_pred = module(x, training=False)
         loss = model.compute_loss(x, y, y_pred, sample_weight)
-        model._compiled.update_loss_trackers(loss * _replicas(model), batch_size_of(x))
+        model._compiled.update_loss_trackers(_full_loss(loss, strategy), batch_size_of(x))
         return model.compute_metrics(x, y, y_pred, sample_weight)
 
 
 def predict_step(model: Any, data: Any) -> Any:
     """The model's outputs for the inputs of one batch."""
     x = unpack(data)[0]
-    with torch.no_grad(), _strategy(model).forward_context():
-        return _module(model)(x, training=False)
+    strategy, module = _step_parts(model)
+    with torch.no_grad(), strategy.forward_context():
+        return module(x, training=False)
 
 
 class CompiledLoss:

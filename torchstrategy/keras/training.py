@@ -174,6 +174,10 @@ def _agreed_stop(strategy: Any, flag: bool, where: str) -> bool:
 def _epoch_logs(compiled: Any, strategy: Any, step_logs: Any) -> dict:
     """Metric results reduced over replicas; a custom step's own logs when they are not the metrics (Keras)."""
     compiled.reduce_across_replicas(strategy)
+    return _logs_of_epoch(compiled, step_logs)
+
+
+def _logs_of_epoch(compiled: Any, step_logs: Any) -> dict:
     results = compiled.results()
     if isinstance(step_logs, dict) and step_logs and set(step_logs) != set(results):
         return _float_logs(step_logs)
@@ -224,11 +228,12 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     preflight.check_epochs(epochs, initial_epoch)
     strategy = model.distribute_strategy
     class_weights = _class_weight_table(class_weight)
-    x, y, sample_weight = data_adapter.chief_arrays(strategy, x, y, sample_weight)
+    x, y, sample_weight = data_adapter.chief_inputs(strategy, x, y, sample_weight)
     if validation_split and validation_data is None:
         (x, y, sample_weight), validation_data = data_adapter.split_validation(x, y, sample_weight, validation_split)
-    data = _epoch_data(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, shuffle, steps_per_epoch),
-                       "train", steps_per_epoch, _input_options(x))
+    data = _epoch_data(strategy, data_adapter.adapt_everywhere(strategy, x, y, sample_weight, batch_size, shuffle,
+                                                               steps_per_epoch), "train", steps_per_epoch,
+                       _input_options(x))
     _check_trained_in_its_job(model, strategy)  # after _epoch_data, whose refusal of a foreign dataset says more
     val_data = None
     if validation_data is not None:
@@ -312,15 +317,23 @@ def _fit_epochs(model: Any, strategy: Any, state: TrainingState, cbs: Any, data:
             if model.stop_training:
                 break
         runtime.strategy.wait_steps()
-        logs = _epoch_logs(compiled, runtime.strategy, step_logs)
-        if val_data is not None and _should_validate(epoch, validation_freq):
+        validating = val_data is not None and _should_validate(epoch, validation_freq)
+        # the stop_training agreed below needs no collective of its own when no process runs code that could
+        # set it after this point (only History/ProgbarLogger, no validation): it rides on the metric sums
+        quiet = cbs.only_loggers and not validating
+        sums = compiled.reduce_across_replicas(runtime.strategy, (float(not quiet), float(bool(model.stop_training))))
+        logs = _logs_of_epoch(compiled, step_logs)
+        if validating:
             val_logs = evaluate(model, x=val_data[0], y=val_data[1], sample_weight=val_data[2],
                                 batch_size=validation_batch_size or batch_size, verbose=0,
                                 steps=validation_steps, callbacks=cbs, return_dict=True)
             logs.update({f"val_{key}": value for key, value in val_logs.items()})
         progress.finish_epoch(data)
         cbs.on_epoch_end(epoch, logs)
-        model.stop_training = _agreed_stop(runtime.strategy, model.stop_training, f"at the end of epoch {epoch + 1}")
+        if sums is not None and sums[0] == 0:  # every process was quiet: the sums already agree on stopping
+            model.stop_training = sums[1] > 0
+        else:
+            model.stop_training = _agreed_stop(runtime.strategy, model.stop_training, f"at the end of epoch {epoch + 1}")
         if model.stop_training:
             break
     if epochs > 0 and getattr(model, "optimizer", None) is not None:  # Keras 3: EMA weights replace the trained ones
@@ -348,9 +361,9 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     if kwargs:
         raise TypeError(f"evaluate() got unexpected keyword arguments: {sorted(kwargs)}")
     strategy = model.distribute_strategy
-    x, y, sample_weight = data_adapter.chief_arrays(strategy, x, y, sample_weight)
-    data = _epoch_data(strategy, data_adapter.adapt(x, y, sample_weight, batch_size, False, steps), "test", steps,
-                       _input_options(x))
+    x, y, sample_weight = data_adapter.chief_inputs(strategy, x, y, sample_weight)
+    data = _epoch_data(strategy, data_adapter.adapt_everywhere(strategy, x, y, sample_weight, batch_size, False, steps),
+                       "test", steps, _input_options(x))
     verbose = _verbosity(verbose)
     cbs = callbacks if isinstance(callbacks, callbacks_module.CallbackList) else callbacks_module.CallbackList(
         callbacks, add_progbar=verbose != 0, model=model, verbose=verbose, epochs=1, steps=data.steps)
@@ -407,9 +420,9 @@ def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any =
     if kwargs:
         raise TypeError(f"predict() got unexpected keyword arguments: {sorted(kwargs)}")
     strategy = model.distribute_strategy
-    (x,) = data_adapter.chief_arrays(strategy, x)
-    data = _epoch_data(strategy, data_adapter.adapt(x, None, None, batch_size, False, steps), "predict", steps,
-                       _input_options(x))
+    (x,) = data_adapter.chief_inputs(strategy, x)
+    data = _epoch_data(strategy, data_adapter.adapt_everywhere(strategy, x, None, None, batch_size, False, steps),
+                       "predict", steps, _input_options(x))
     verbose = _verbosity(verbose)
     cbs = callbacks_module.CallbackList(callbacks, add_progbar=verbose != 0, model=model, verbose=verbose,
                                         epochs=1, steps=data.steps)

@@ -6,6 +6,7 @@ import atexit
 import contextlib
 import functools
 import os
+import pickle
 import re
 import sys
 from datetime import timedelta
@@ -21,6 +22,9 @@ from torchstrategy.distribute.parts.progress import NO_PROGRESS, ProgressBeacon
 from torchstrategy.distribute.values import ReduceOp
 from torchstrategy.nest import map_structure
 
+#: a pickled value up to this many bytes travels in one collective (a header and the bytes, in a buffer of
+#: fixed size); a larger one makes every process take a second, sized round (torch's object collectives)
+_SMALL_OBJECT_BYTES = 4088
 _TEARDOWN_TIMEOUT = timedelta(seconds=30)
 _PROBE_TIMEOUT = timedelta(seconds=3)  # after a timed-out collective: who still answers
 _failed = False  # set by the excepthook below: a failing process must not wait for its peers at exit
@@ -169,6 +173,24 @@ class _AllReduceSum(torch.autograd.Function):
         return out
 
 
+def _packed(value: Any, device: torch.device) -> torch.Tensor:
+    """A fixed-size uint8 buffer: the pickled size (int64), then the pickle when it fits (else nothing)."""
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    buffer = torch.zeros(8 + _SMALL_OBJECT_BYTES, dtype=torch.uint8)
+    buffer[:8].view(torch.int64)[0] = len(payload)
+    if len(payload) <= _SMALL_OBJECT_BYTES:
+        buffer[8:8 + len(payload)] = torch.frombuffer(bytearray(payload), dtype=torch.uint8)
+    return buffer.to(device)
+
+
+def _size_of(buffer: torch.Tensor) -> int:
+    return int(buffer[:8].view(torch.int64)[0])
+
+
+def _unpacked(buffer: torch.Tensor) -> Any:
+    return pickle.loads(buffer[8:8 + _size_of(buffer)].numpy().tobytes())
+
+
 class ProcessGroupCollectives(OneReplicaPerProcess):
     """One replica per process over torch.distributed (gloo on CPU, nccl on CUDA GPUs)."""
 
@@ -293,6 +315,14 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
     def broadcast(self, value: Any, src: int = 0) -> Any:
         if not self.active:
             return value
+        # one collective for a small value (a dataset's state, a decision); every process learns its size, so
+        # all of them take the second round together when it did not fit
+        buffer = _packed(value, self._home()) if self.process_rank == src else \
+            torch.zeros(8 + _SMALL_OBJECT_BYTES, dtype=torch.uint8, device=self._home())
+        dist.broadcast(buffer, src=src)
+        buffer = buffer.cpu()
+        if _size_of(buffer) <= _SMALL_OBJECT_BYTES:
+            return value if self.process_rank == src else _unpacked(buffer)
         box = [value]
         dist.broadcast_object_list(box, src=src)
         return box[0]
@@ -301,7 +331,13 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
     def gather_objects(self, value: Any) -> list:
         if not self.active:
             return [value]
-        gathered: list = [None] * self.num_replicas
+        buffer = _packed(value, self._home())
+        parts = [torch.empty_like(buffer) for _ in range(self.num_processes)]
+        dist.all_gather(parts, buffer)  # one collective for small values: every process sees every size
+        parts = [part.cpu() for part in parts]
+        if all(_size_of(part) <= _SMALL_OBJECT_BYTES for part in parts):
+            return [_unpacked(part) for part in parts]
+        gathered: list = [None] * self.num_processes
         dist.all_gather_object(gathered, value)
         return gathered
 
@@ -342,25 +378,27 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         """Every process's `local` (their first dimensions may differ), in rank order."""
         if not self.active:
             return [local]
-        device = self._home()
-        size = torch.tensor([local.shape[0]], device=device)
+        size = torch.tensor([local.shape[0]], device=self._home())
         sizes = [torch.zeros_like(size) for _ in range(self.num_replicas)]
         dist.all_gather(sizes, size)
-        longest = int(max(int(s) for s in sizes))
-        padded = torch.zeros((longest,) + tuple(local.shape[1:]), dtype=local.dtype, device=device)
+        return self._gather_rows(local, [int(n) for n in sizes])
+
+    def _gather_rows(self, local: torch.Tensor, sizes: list) -> list:
+        """Every process's `local`, whose first dimensions `sizes` (in rank order) every process knows."""
+        device = self._home()
+        padded = torch.zeros((max(sizes),) + tuple(local.shape[1:]), dtype=local.dtype, device=device)
         padded[: local.shape[0]] = local.detach().to(device)
         gathered = [torch.empty_like(padded) for _ in range(self.num_replicas)]
         dist.all_gather(gathered, padded)
-        return [part[: int(n)].to(local.device) for part, n in zip(gathered, sizes)]
+        return [part[:n].to(local.device) for part, n in zip(gathered, sizes)]
 
     def gather_batches(self, chunks: list) -> torch.Tensor:
         """All replicas' per-batch outputs put back in the order of the global batches (predict)."""
         local = torch.cat(chunks) if chunks else torch.empty(0)
         if not self.active:
             return local
-        counts = torch.tensor([chunk.shape[0] for chunk in chunks], dtype=torch.long)
-        all_counts = self.gather_padded(counts.unsqueeze(1))
-        parts = self.gather_padded(local)
+        all_counts = self.gather_objects([int(chunk.shape[0]) for chunk in chunks])  # one small collective
+        parts = self._gather_rows(local, [sum(counts) for counts in all_counts])
         cursors = [0] * self.num_replicas
         ordered = []
         for batch in range(len(chunks)):

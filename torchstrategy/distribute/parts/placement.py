@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 import torch
 
 from torchstrategy.data.distribute import (DistributedDataset, batch_size_of, check_distributable, check_divisible,
-                                           fingerprint, replica_slice, to_device)
+                                           fingerprint, is_same_on_every_process, replica_slice, to_device)
 from torchstrategy.data.options import AutoShardPolicy
 from torchstrategy.distribute.values import InputContext
 from torchstrategy.nest import flatten as flatten_structure, map_structure
@@ -61,7 +61,9 @@ class BatchPlacement:
         policy = AutoShardPolicy.AUTO
         if hasattr(dataset, "options"):
             policy = AutoShardPolicy(dataset.options().experimental_distribute.auto_shard_policy)
-        shared = self._processes > 1 and policy is not AutoShardPolicy.OFF
+        # a pipeline its maker already made the same everywhere (Keras's, from arrays the processes compared)
+        # needs neither rank 0's state nor the first-batch comparison
+        shared = self._processes > 1 and policy is not AutoShardPolicy.OFF and not is_same_on_every_process(dataset)
         if shared and hasattr(dataset, "get_state"):
             # torch seeds each process differently, so unseeded shuffles would differ between replicas:
             # every replica takes rank 0's pipeline random state (seeds, pass counters) instead.

@@ -98,6 +98,11 @@ class CallbackList(Callback):
         for callback in self.callbacks:
             callback.set_training_state(state)
 
+    @property
+    def only_loggers(self) -> bool:
+        """True when every member is a plain History or ProgbarLogger, which never set `model.stop_training`."""
+        return all(type(cb) in (History, ProgbarLogger) for cb in self.callbacks)
+
     # Whether any member listens to per-step hooks: the loop can skip the host sync otherwise.
     @property
     def _should_call_train_batch_hooks(self) -> bool:

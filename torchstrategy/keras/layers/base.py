@@ -273,15 +273,17 @@ class Layer(nn.Module):
             seen.add(id(module))
             if isinstance(module, Layer):
                 out.append(module)
-            for child in module.children():
-                visit(child)
+            for child in module._modules.values():  # children() in order, without its generator layers
+                if child is not None:
+                    visit(child)
 
         if include_self:
             visit(self)
         else:
             seen.add(id(self))
-            for child in self.children():
-                visit(child)
+            for child in self._modules.values():
+                if child is not None:
+                    visit(child)
         return out
 
     def _own_weights(self, trainable: Optional[bool]) -> list[torch.Tensor]:
@@ -377,7 +379,7 @@ class Layer(nn.Module):
         for layer in layers:
             out.extend(layer.__dict__.get("_losses", []))
         for layer in layers:
-            for attr, regularizer in getattr(layer, "_regularizers", []):
+            for attr, regularizer in layer.__dict__.get("_regularizers", ()):
                 penalty = regularizer(getattr(layer, attr))
                 # a sharded weight's penalty is a DTensor: its whole value (a sum over the shards) joins the loss
                 out.append(penalty.full_tensor() if hasattr(penalty, "full_tensor") else penalty)
@@ -440,10 +442,10 @@ class Layer(nn.Module):
                     return value.to(target)
             return value
 
-        return map_structure(cast, inputs)
+        return cast(inputs) if type(inputs) is torch.Tensor else map_structure(cast, inputs)
 
     def __call__(self, inputs: Any, *args: Any, training: Optional[bool] = None, **kwargs: Any) -> Any:
-        if any(_is_symbolic(leaf) for leaf in flatten(inputs)):
+        if _is_symbolic(inputs) if type(inputs) is torch.Tensor else any(_is_symbolic(leaf) for leaf in flatten(inputs)):
             from torchstrategy.keras.functional import call_symbolic
 
             return call_symbolic(self, inputs, args, dict(kwargs, training=training))
@@ -463,7 +465,7 @@ class Layer(nn.Module):
             previous_mask = masking_flow.mask_of(inputs)
             if self._call_takes_mask and previous_mask is not None:
                 kwargs["mask"] = previous_mask
-        if not _context.inside_layer_call():  # Keras: an outermost call starts with no added losses
+        if outermost:  # Keras: an outermost call starts with no added losses
             self._clear_losses()
         with _context.training_scope(training):  # None hands nothing down: inner calls use their defaults
             if self._remat_mode is not None and torch.is_grad_enabled():

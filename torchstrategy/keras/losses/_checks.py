@@ -121,6 +121,8 @@ def regression_inputs(y_true: Any, y_pred: Any, fn_name: str) -> tuple[torch.Ten
     y_true = targets_like(y_true, y_pred)
     check_batch(y_true, y_pred, fn_name)
     y_true, y_pred = align_ranks(y_true, y_pred)
+    if y_true.shape == y_pred.shape:  # the usual case, without broadcast_shapes' Python reference code
+        return y_true, y_pred
     try:
         torch.broadcast_shapes(y_true.shape, y_pred.shape)
     except RuntimeError:

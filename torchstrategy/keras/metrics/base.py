@@ -174,6 +174,12 @@ def _divide_no_nan(numerator: torch.Tensor, denominator: torch.Tensor) -> torch.
     return torch.where(denominator == 0, torch.zeros_like(numerator), numerator / safe)
 
 
+def _state_mean(total: torch.Tensor, count: torch.Tensor) -> torch.Tensor:
+    """`_divide_no_nan(total, count)` for a mean's own states, which carry no gradient: the quotient's inf or
+    nan where the count is 0 is never selected, so no safe denominator is made."""
+    return torch.where(count == 0, torch.zeros_like(total), total / count)
+
+
 def _weights_for(values: torch.Tensor, sample_weight: Any,
                  reduce_by_sum: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
     """Keras's weight handling: squeeze/expand a trailing axis, broadcast the weights to the values,
@@ -212,6 +218,14 @@ class _Reduce(Metric):
             if self._with_count:
                 self.count.add_(values.numel())
             return
+        if type(sample_weight) is int and values.ndim == 0 and abs(sample_weight) < 2 ** 24 \
+                and values.dtype in (torch.float32, torch.float64):
+            # one value weighted by a count (the loss tracker, by the batch size): exact in float32, so the
+            # same numbers as the tensor path below without making a weight tensor every step
+            self.total.add_(values * sample_weight)
+            if self._with_count:
+                self.count.add_(sample_weight)
+            return
         values, weights = _weights_for(values, sample_weight, reduce_by_sum=not self._with_count)
         self.total.add_((values * weights).sum())
         if self._with_count:
@@ -239,7 +253,7 @@ class Mean(_Reduce):
         super().__init__(with_count=True, name=name, dtype=dtype)
 
     def result(self) -> torch.Tensor:
-        return _divide_no_nan(self.total, self.count)
+        return _state_mean(self.total, self.count)
 
 
 class MeanMetricWrapper(Mean):
