@@ -14,9 +14,11 @@ from torchstrategy.keras.optimizers.gradient_descent import _COMMON_DOC, _check_
 def _fused_kernel_applies(params: list, grads: list) -> bool:
     """Whether torch's fused Adam kernel takes these tensors: plain CPU float tensors (not DTensor or XLA
     shards), each gradient of its parameter's dtype."""
+    from torch.distributed.tensor import DTensor
+
     return bool(params) and all(
-        type(param) in (torch.Tensor, torch.nn.Parameter) and type(grad) is torch.Tensor
-        and param.device.type == "cpu" and param.dtype in _FUSED_DTYPES and grad.dtype == param.dtype
+        not isinstance(param, DTensor) and type(grad) is torch.Tensor and param.device.type == "cpu"
+        and param.dtype in _FUSED_DTYPES and grad.dtype == param.dtype
         and not param.is_sparse and not grad.is_sparse for param, grad in zip(params, grads))
 
 
