@@ -60,6 +60,15 @@ def timed(fn: Callable[[], int]) -> float:
     return count / (time.perf_counter() - start)
 
 
+def seconds_from_clean_disk(fn: Callable[[], object]) -> float:
+    """Seconds `fn` takes, started after an untimed os.sync(): file benchmarks then begin each contestant with
+    no dirty pages left behind by the one before."""
+    os.sync()
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -94,3 +103,18 @@ def write_section(name: str, body: str, path: "str | None" = None) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
     os.replace(tmp, results)
+
+
+def child_env(threads: "str | None" = "1") -> dict:
+    """This process's environment for a benchmark's child processes: without the launcher variables (rank,
+    world size, master address and port, TF_CONFIG) that would join them to a job of ours, the repository
+    first on PYTHONPATH, and OMP_NUM_THREADS=`threads` (None: the user's setting, else 1)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
+                                                               "MASTER_PORT", "TF_CONFIG")}
+    env["PYTHONPATH"] = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.pathsep + env.get(
+        "PYTHONPATH", "")
+    if threads is None:
+        env.setdefault("OMP_NUM_THREADS", "1")
+    else:
+        env["OMP_NUM_THREADS"] = threads
+    return env

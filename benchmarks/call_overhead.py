@@ -25,6 +25,8 @@ sys.path.insert(0, HERE)
 FEATURES, UNITS, BATCH = 32, 10, 32  # per replica: each replica's step sees BATCH rows, as the bare step does
 TARGETS = {1: 3.0, 2: 5.0}  # ms of fixed cost per call (issue 25)
 STEP_TARGET = 1.1
+#: what a per-step cell says when the longer fit did not take longer (noise above the extra batches' time)
+NOISE = "n/a (noise: more batches or an idle machine)"
 FLAGS = ("avx2", "avx512f", "avx512_bf16", "amx_bf16", "amx_tile")
 CALLS = (("fit", "NumPy", "train"), ("fit", "Dataset", "train"), ("evaluate", "NumPy", "test"),
          ("evaluate", "Dataset", "test"), ("predict", "NumPy", "predict"), ("predict", "Dataset", "predict"),
@@ -143,20 +145,14 @@ def worker(replicas: int, rounds: int, calls: int, short: int, long: int) -> dic
     return {"replicas": replicas, "rank": rank, "times": _results.interleave(contestants, rounds)}
 
 
-def _env() -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
-                                                               "MASTER_PORT", "TF_CONFIG")}
-    env["PYTHONPATH"] = os.path.dirname(HERE) + os.pathsep + env.get("PYTHONPATH", "")
-    env["OMP_NUM_THREADS"] = "1"
-    return env
-
-
 def _measure(replicas: int, args: argparse.Namespace) -> dict:
+    import _results
+
     if replicas == 1:  # here (saves starting a process); one intra-op thread, as each replica has
         return worker(1, args.rounds, args.calls, args.short, args.long)
     command = [sys.executable, os.path.abspath(__file__), "--worker", str(replicas), "--rounds", str(args.rounds),
                "--calls", str(args.calls), "--short", str(args.short), "--long", str(args.long)]
-    run = subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=args.timeout)
+    run = subprocess.run(command, env=_results.child_env(), capture_output=True, text=True, timeout=args.timeout)
     if run.returncode != 0:
         raise SystemExit(f"the {replicas}-replica measurement failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}")
     line = next(line for line in run.stdout.splitlines() if line.startswith("RESULT "))
@@ -195,7 +191,7 @@ def main() -> None:
     parser.add_argument("--worker", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.quick:
-        args.rounds, args.calls, args.short, args.long = 2, 3, 2, 6
+        args.rounds, args.calls, args.short, args.long = 2, 3, 2, 12
     if args.worker:
         result = worker(args.worker, args.rounds, args.calls, args.short, args.long)
         if result["rank"] == 0:
@@ -237,11 +233,15 @@ def main() -> None:
         row = [f"`{what.split()[0]}` per step", what.split()[1]]
         for n in counts:
             s = summaries[n]
-            row += [f"{s['slope'][what]:.3f} ms", _mark(s["paired"][what], STEP_TARGET) + "x bare"]
+            if s["slope"][what] > 0 and s["slope"]["bare loop"] > 0 and s["paired"][what] > 0:
+                row += [f"{s['slope'][what]:.3f} ms", _mark(s["paired"][what], STEP_TARGET) + "x bare"]
+            else:  # the machine's noise exceeded the extra batches' time: no slope to report
+                row += [NOISE, NOISE]
         step_rows.append(row)
     row = ["bare torch loop per step", "in-memory tensors, randperm"]
     for n in counts:
-        row += [f"{summaries[n]['slope']['bare loop']:.3f} ms", "1.00x"]
+        bare_slope = summaries[n]["slope"]["bare loop"]
+        row += [f"{bare_slope:.3f} ms", "1.00x"] if bare_slope > 0 else [NOISE, NOISE]
     step_rows.append(row)
     step_headers = ["per step", "input"]
     for n in counts:

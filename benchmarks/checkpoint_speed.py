@@ -15,7 +15,6 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 
 import torch
 import torch.nn.functional as F
@@ -42,13 +41,6 @@ def _mlp(width: int, depth: int):
     layers = [tf.keras.layers.Dense(width, activation="relu", input_shape=(width,)) for _ in range(depth - 1)]
     model = tf.keras.Sequential(layers + [tf.keras.layers.Dense(width)])
     return model, None
-
-
-def _timed(fn) -> float:
-    os.sync()  # untimed: each contestant starts with no dirty pages left by the one before
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
 
 
 def _fsync_file(path: str) -> None:
@@ -84,11 +76,11 @@ def measure(name: str, model, optimizer, folder: str, rounds: int) -> dict:
         for key, value in objects.items():
             value.load_state_dict(loaded[key])
 
-    saves = {"checkpoint": lambda: _timed(lambda: ckpt.write(path["checkpoint"])),
-             "torch": lambda: _timed(lambda: torch.save(state_dicts(), path["torch"])),
-             "torch_fsync": lambda: _timed(torch_fsync), "torch_atomic": lambda: _timed(torch_atomic)}
-    restores = {"checkpoint": lambda: _timed(lambda: ckpt.read(path["checkpoint"]).assert_consumed()),
-                "torch": lambda: _timed(torch_restore)}
+    saves = {"checkpoint": lambda: _results.seconds_from_clean_disk(lambda: ckpt.write(path["checkpoint"])),
+             "torch": lambda: _results.seconds_from_clean_disk(lambda: torch.save(state_dicts(), path["torch"])),
+             "torch_fsync": lambda: _results.seconds_from_clean_disk(torch_fsync), "torch_atomic": lambda: _results.seconds_from_clean_disk(torch_atomic)}
+    restores = {"checkpoint": lambda: _results.seconds_from_clean_disk(lambda: ckpt.read(path["checkpoint"]).assert_consumed()),
+                "torch": lambda: _results.seconds_from_clean_disk(torch_restore)}
     for run in list(saves.values()) + list(restores.values()):
         run()  # warm-up: first-call costs, files in place for the restores
     return {"name": name, "params": sum(p.numel() for p in model.parameters()),

@@ -131,22 +131,16 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _env() -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
-                                                               "MASTER_PORT", "TF_CONFIG")}
-    env["PYTHONPATH"] = os.path.dirname(HERE) + os.pathsep + env.get("PYTHONPATH", "")
-    env.setdefault("OMP_NUM_THREADS", "1")
-    return env
-
-
 def _launch_seconds(torchrun: bool) -> float:
+    import _results
+
     marker = tempfile.mktemp(suffix=".first-step")
     command = [sys.executable, os.path.abspath(__file__), "--launch-probe", marker]
     if torchrun:
         command = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", "--rdzv-backend=c10d",
                    f"--rdzv-endpoint=127.0.0.1:{_free_port()}", "--local-addr=127.0.0.1", *command[1:]]
     start = time.time()
-    subprocess.run(command, env=_env(), check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, env=_results.child_env(None), check=True, stdout=subprocess.DEVNULL)
     with open(marker) as handle:
         first_step = float(handle.read())
     os.unlink(marker)
@@ -170,7 +164,8 @@ def main() -> None:
     import _results
 
     run = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", "--steps", str(args.steps),
-                          "--rounds", str(args.rounds)], env=_env(), capture_output=True, text=True, check=True)
+                          "--rounds", str(args.rounds)], env=_results.child_env(None), capture_output=True,
+                         text=True, check=True)
     line = next(line for line in run.stdout.splitlines() if line.startswith("RATES "))
     result = json.loads(line[len("RATES "):])
     rates = result["rates"]

@@ -217,23 +217,17 @@ def worker(kinds: list, trainers: list, steps: dict, rounds: int, out: str) -> N
             json.dump(result, handle)
 
 
-def _env() -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR",
-                                                               "MASTER_PORT", "TF_CONFIG")}
-    env["PYTHONPATH"] = os.path.dirname(HERE) + os.pathsep + env.get("PYTHONPATH", "")
-    env["OMP_NUM_THREADS"] = "1"
-    return env
-
-
 def _job(kinds: list, trainers: list, steps: dict, rounds: int) -> dict:
     import tempfile
+
+    import _results
 
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "result.json")
         command = [sys.executable, os.path.abspath(__file__), "--worker", out, "--kinds", ",".join(kinds),
                    "--trainers", ",".join(trainers), "--cnn-steps", str(steps["cnn"]), "--mlp-steps",
                    str(steps["mlp"]), "--rounds", str(rounds)]
-        run = subprocess.run(command, check=False, env=_env(), capture_output=True, text=True)
+        run = subprocess.run(command, check=False, env=_results.child_env(), capture_output=True, text=True)
         if run.returncode != 0:
             raise RuntimeError(f"benchmark job {kinds} {trainers} failed:\n{run.stdout}\n{run.stderr}")
         with open(out, encoding="utf-8") as handle:

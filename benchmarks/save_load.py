@@ -19,7 +19,6 @@ import resource
 import shutil
 import sys
 import tempfile
-import time
 
 import torch
 import torch.nn.functional as F
@@ -68,13 +67,6 @@ def mlp(width: int, depth: int) -> tuple:
     return model, None
 
 
-def _timed(fn) -> float:
-    os.sync()  # untimed: each method starts with no dirty pages left by the one before
-    start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
-
-
 def _size(path: str) -> int:
     if os.path.isdir(path):
         return sum(os.path.getsize(os.path.join(path, name)) for name in os.listdir(path))
@@ -111,19 +103,19 @@ def measure(name: str, model, optimizer, folder: str, rounds: int) -> dict:
         if not rebuilt.built:
             rebuilt.build(model._build_input_shape)
 
-    saves = {"torch": lambda: _timed(lambda: torch.save({k: v.state_dict() for k, v in objects.items()},
+    saves = {"torch": lambda: _results.seconds_from_clean_disk(lambda: torch.save({k: v.state_dict() for k, v in objects.items()},
                                                         path["torch"])),
-             "torch_atomic": lambda: _timed(torch_atomic),
-             "own": lambda: _timed(lambda: ckpt.write(path["own"])),
-             "tf": lambda: _timed(lambda: ckpt.write(path["tf"], options=tf_format)),
-             "keras": lambda: _timed(lambda: model.save(path["keras"])),
-             "weights_h5": lambda: _timed(lambda: model.save_weights(path["weights_h5"]))}
-    loads = {"torch": lambda: _timed(torch_load),
-             "own": lambda: _timed(lambda: ckpt.read(path["own"]).assert_consumed()),
-             "tf": lambda: _timed(lambda: ckpt.read(path["tf"]).assert_consumed()),
-             "keras": lambda: _timed(lambda: tf.keras.models.load_model(path["keras"])),
-             "build": lambda: _timed(build),
-             "weights_h5": lambda: _timed(lambda: model.load_weights(path["weights_h5"]))}
+             "torch_atomic": lambda: _results.seconds_from_clean_disk(torch_atomic),
+             "own": lambda: _results.seconds_from_clean_disk(lambda: ckpt.write(path["own"])),
+             "tf": lambda: _results.seconds_from_clean_disk(lambda: ckpt.write(path["tf"], options=tf_format)),
+             "keras": lambda: _results.seconds_from_clean_disk(lambda: model.save(path["keras"])),
+             "weights_h5": lambda: _results.seconds_from_clean_disk(lambda: model.save_weights(path["weights_h5"]))}
+    loads = {"torch": lambda: _results.seconds_from_clean_disk(torch_load),
+             "own": lambda: _results.seconds_from_clean_disk(lambda: ckpt.read(path["own"]).assert_consumed()),
+             "tf": lambda: _results.seconds_from_clean_disk(lambda: ckpt.read(path["tf"]).assert_consumed()),
+             "keras": lambda: _results.seconds_from_clean_disk(lambda: tf.keras.models.load_model(path["keras"])),
+             "build": lambda: _results.seconds_from_clean_disk(build),
+             "weights_h5": lambda: _results.seconds_from_clean_disk(lambda: model.load_weights(path["weights_h5"]))}
     for run in list(saves.values()) + list(loads.values()):
         run()  # warm-up: first-call costs (the C kernels' build, imports), files in place for the loads
     return {"name": name, "params": sum(p.numel() for p in model.parameters()),

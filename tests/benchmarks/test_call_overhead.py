@@ -1,5 +1,6 @@
 """benchmarks/call_overhead.py in its quick mode, on 1 process and 2 replicas: it prints the CPU's flags and
-both tables with a number in every cell, and writes its section into the RESULTS file it is given."""
+both tables with a number in every cell (a per-step cell may instead say its quick slope drowned in noise),
+and writes its section into the RESULTS file it is given."""
 from __future__ import annotations
 
 import os
@@ -13,6 +14,7 @@ SCRIPT = os.path.join(mp.ROOT, "benchmarks", "call_overhead.py")
 CALLS = {"`fit` | NumPy": "train", "`fit` | Dataset": "train", "`evaluate` | NumPy": "test",
          "`evaluate` | Dataset": "test", "`predict` | NumPy": "predict", "`predict` | Dataset": "predict",
          "`train_on_batch` | NumPy": "train", "`test_on_batch` | NumPy": "test", "`predict_on_batch` | NumPy": "predict"}
+NOISE = "n/a (noise: more batches or an idle machine)"  # call_overhead.NOISE
 
 
 def _numbers(row: str) -> list:
@@ -36,10 +38,18 @@ def test_quick_run_prints_both_tables_and_writes_its_section(tmp_path):
         # one step per call: the fixed cost is the call less one bare step of its kind, on each side
         assert abs(per_call_1 - bare[kind][0] - fixed_1) < 0.02, (row, bare[kind])
         assert abs(per_call_2 - bare[kind][1] - fixed_2) < 0.02, (row, bare[kind])
-    for step in ("| `fit` per step | NumPy", "| `fit` per step | Dataset"):
-        ms_1, ratio_1, ms_2, ratio_2 = _numbers(rows[step])
-        assert ms_1 > 0 and ms_2 > 0 and ratio_1 > 0 and ratio_2 > 0, rows[step]
-    assert by_name["| bare torch loop per step"].count("1.00x") == 2
+    for line in (rows["| `fit` per step | NumPy"], rows["| `fit` per step | Dataset"],
+                 by_name["| bare torch loop per step"]):
+        cells = line.strip(" |").split(" | ")[2:]
+        assert len(cells) == 4, line
+        for ms, ratio in (cells[:2], cells[2:]):
+            # a quick run's few extra batches may drown in a busy machine's noise: then both cells say so,
+            # and never print a slope that is not positive
+            if ms == NOISE:
+                assert ratio == NOISE, line
+            else:
+                assert float(ms.split()[0]) > 0 and float(ratio.split("x")[0].split()[0]) > 0, line
+                assert ratio.endswith("x bare") or ratio == "1.00x", line
     collective = by_name["| one all_reduce of 4 floats"]
     assert "| - |" in collective and len(_numbers(collective)) == 1 and _numbers(collective)[0] > 0, collective
     text = results.read_text()
