@@ -411,3 +411,35 @@ def test_core_layers_pass_the_mask_on_in_training_too():
         assert torch.equal(out._keras_mask, ids != 0), type(layer).__name__
     flat = tf.keras.layers.Flatten()(embedded)  # Keras's Flatten does not support masking: the mask ends there
     assert getattr(flat, "_keras_mask", None) is None
+
+
+def test_constructor_arguments_bind_by_position_in_keras_order():
+    # Keras 3.15: LSTM(units, activation, recurrent_activation, use_bias, ...), GRU(... reset_after, use_cudnn)
+    lstm = LSTM(3, "relu", "hard_sigmoid", False)
+    assert (lstm.cell.activation.__name__, lstm.cell.recurrent_activation.__name__, lstm.cell.use_bias) == \
+        ("relu", "hard_sigmoid", False)
+    lstm(torch.ones(2, 4, 5))
+    assert [w.path.split("/")[-1] for w in lstm.weights] == ["kernel", "recurrent_kernel"]
+    gru = GRU(2, reset_after=False, use_cudnn=False, zero_output_for_mask=True)
+    assert gru.cell.reset_after is False and gru.zero_output_for_mask is True
+    simple = SimpleRNN(2, "relu", False)
+    assert simple.cell.activation.__name__ == "relu" and simple.cell.use_bias is False
+    with pytest.raises(TypeError):
+        LSTM(2, not_an_argument=1)
+
+
+@pytest.mark.parametrize("merge_mode", ["concat", "sum", None])
+@pytest.mark.parametrize("return_state", [False, True])
+@pytest.mark.parametrize("return_sequences", [False, True])
+def test_compute_output_shape_matches_the_outputs(merge_mode, return_state, return_sequences):
+    x = torch.ones(2, 5, 3)
+    for layer in (LSTM(4, return_sequences=return_sequences, return_state=return_state),
+                  Bidirectional(GRU(4, return_sequences=return_sequences, return_state=return_state),
+                                merge_mode=merge_mode)):
+        out = layer(x)
+        flat = out if isinstance(out, list) else [out]
+        shapes = layer.compute_output_shape((2, 5, 3))
+        shapes = list(shapes) if isinstance(shapes, (list, tuple)) and isinstance(shapes[0], (list, tuple)) \
+            else [shapes]
+        flat_shapes = [s for shape in shapes for s in (shape if isinstance(shape, list) else [shape])]
+        assert [tuple(t.shape) for t in flat] == [tuple(s) for s in flat_shapes], layer

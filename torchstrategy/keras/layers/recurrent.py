@@ -8,7 +8,7 @@ import torch
 
 from torchstrategy.keras.layers import rnn_state
 from torchstrategy.keras.layers.base import Layer
-from torchstrategy.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell, _RecurrentCell
+from torchstrategy.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell, _forwarded, _RecurrentCell
 
 _CELL_KEYS = ("name", "trainable", "dtype", "batch_input_shape")  # the cell's own Layer arguments
 
@@ -51,8 +51,8 @@ class _RNN(Layer):
     def state_size(self) -> list[int]:
         return self.cell.state_size
 
-    def build(self, input_shape: Any) -> None:
-        shape = input_shape[0] if isinstance(input_shape, list) else input_shape
+    def build(self, sequences_shape: Any, initial_state_shape: Any = None) -> None:
+        shape = sequences_shape[0] if isinstance(sequences_shape, list) else sequences_shape
         if not isinstance(shape, tuple) or len(shape) != 3:
             raise ValueError(f"Input 0 of layer '{self.name}' ({type(self).__name__}) must be a 3-D tensor "
                              f"(batch, timesteps, features), but received input with shape {shape}.")
@@ -77,8 +77,9 @@ class _RNN(Layer):
             states.append(state)
         return states
 
-    def call(self, inputs: torch.Tensor, mask: Optional[torch.Tensor] = None, training: Optional[bool] = None,
-             initial_state: Any = None) -> Any:
+    def call(self, sequences: torch.Tensor, initial_state: Any = None, mask: Optional[torch.Tensor] = None,
+             training: bool = False) -> Any:
+        inputs = sequences
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
         if inputs.dim() != 3:
@@ -126,13 +127,18 @@ class _RNN(Layer):
         """Keras's other name for `reset_state`."""
         rnn_state.reset_state(self)
 
-    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+    def compute_mask(self, _: Any, mask: Any) -> Any:
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
         output_mask = mask if self.return_sequences else None
         if self.return_state:
             return [output_mask] + [None] * len(self.state_size)
         return output_mask
+
+    def compute_output_shape(self, sequences_shape: Any, initial_state_shape: Any = None) -> Any:
+        batch, length = sequences_shape[0], sequences_shape[1]
+        output = (batch, length, self.units) if self.return_sequences else (batch, self.units)
+        return (output, *[(batch, size) for size in self.state_size]) if self.return_state else output
 
     def get_config(self) -> dict:
         cell_config = {k: v for k, v in self.cell.get_config().items() if k not in _CELL_KEYS}
@@ -150,6 +156,17 @@ class SimpleRNN(_RNN):
 
     _cell_class = SimpleRNNCell
 
+    def __init__(
+        self, units: int, activation: Any = "tanh", use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros", kernel_regularizer: Any = None,
+        recurrent_regularizer: Any = None, bias_regularizer: Any = None, activity_regularizer: Any = None,
+        kernel_constraint: Any = None, recurrent_constraint: Any = None, bias_constraint: Any = None,
+        dropout: float = 0.0, recurrent_dropout: float = 0.0, return_sequences: bool = False,
+        return_state: bool = False, go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+        seed: Optional[int] = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(**_forwarded(locals()))
+
 
 class LSTM(_RNN):
     """Long short-term memory (Keras weights: kernel (features, 4*units) in i, f, c, o order); states [h, c].
@@ -160,6 +177,18 @@ class LSTM(_RNN):
 
     _cell_class = LSTMCell
 
+    def __init__(
+        self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid", use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform", recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros", unit_forget_bias: bool = True, kernel_regularizer: Any = None,
+        recurrent_regularizer: Any = None, bias_regularizer: Any = None, activity_regularizer: Any = None,
+        kernel_constraint: Any = None, recurrent_constraint: Any = None, bias_constraint: Any = None,
+        dropout: float = 0.0, recurrent_dropout: float = 0.0, seed: Optional[int] = None,
+        return_sequences: bool = False, return_state: bool = False, go_backwards: bool = False,
+        stateful: bool = False, unroll: bool = False, use_cudnn: Any = "auto", **kwargs: Any,
+    ) -> None:
+        super().__init__(**_forwarded(locals()))
+
 
 class GRU(_RNN):
     """Gated recurrent unit (gates z, r, h; reset_after=True by default, bias (2, 3*units)).
@@ -169,6 +198,18 @@ class GRU(_RNN):
     """
 
     _cell_class = GRUCell
+
+    def __init__(
+        self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid", use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform", recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros", kernel_regularizer: Any = None, recurrent_regularizer: Any = None,
+        bias_regularizer: Any = None, activity_regularizer: Any = None, kernel_constraint: Any = None,
+        recurrent_constraint: Any = None, bias_constraint: Any = None, dropout: float = 0.0,
+        recurrent_dropout: float = 0.0, seed: Optional[int] = None, return_sequences: bool = False,
+        return_state: bool = False, go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+        reset_after: bool = True, use_cudnn: Any = "auto", **kwargs: Any,
+    ) -> None:
+        super().__init__(**_forwarded(locals()))
 
 
 # ----- wrappers ----------------------------------------------------------------------------------
@@ -223,11 +264,12 @@ class Bidirectional(Layer):
         self.supports_masking = True
         self._initial_weights = weights
 
-    def build(self, input_shape: Any) -> None:
+    def build(self, sequences_shape: Any, initial_state_shape: Any = None) -> None:
         self.built = True
 
-    def call(self, inputs: torch.Tensor, mask: Optional[torch.Tensor] = None, training: Optional[bool] = None,
-             initial_state: Any = None) -> Any:
+    def call(self, sequences: torch.Tensor, initial_state: Any = None, mask: Optional[torch.Tensor] = None,
+             training: Optional[bool] = None) -> Any:
+        inputs = sequences
         forward_state = backward_state = None
         states = _as_state_list(initial_state)
         if states:
@@ -274,7 +316,7 @@ class Bidirectional(Layer):
             return tuple(self.forward_layer.states + self.backward_layer.states)
         return None
 
-    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+    def compute_mask(self, _: Any, mask: Any) -> Any:
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
         output_mask: Any = mask if self.return_sequences else None
@@ -284,6 +326,17 @@ class Bidirectional(Layer):
             state_masks = [None] * (2 * len(self.forward_layer.state_size))
             return (output_mask if isinstance(output_mask, list) else [output_mask]) + state_masks
         return output_mask
+
+    def compute_output_shape(self, sequences_shape: Any, initial_state_shape: Any = None) -> Any:
+        forward = self.forward_layer.compute_output_shape(sequences_shape)
+        output, states = (forward[0], list(forward[1:])) if self.return_state else (forward, [])
+        if self.merge_mode == "concat":
+            output = (*output[:-1], None if output[-1] is None else 2 * output[-1])
+        elif self.merge_mode is None:
+            output = [output, output]
+        if self.return_state:
+            return (output if isinstance(output, list) else [output]) + states + states
+        return output
 
     def get_config(self) -> dict:
         backward = {"class_name": type(self.backward_layer).__name__, "config": self.backward_layer.get_config()}

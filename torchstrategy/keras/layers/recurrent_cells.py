@@ -17,6 +17,12 @@ def _check_rate(owner: str, name: str, value: Any) -> float:
     return rate
 
 
+def _forwarded(arguments: dict) -> dict:
+    """A constructor's `locals()` as keyword arguments for its base class (its own **kwargs merged in)."""
+    forwarded = {key: value for key, value in arguments.items() if key not in ("self", "__class__", "kwargs")}
+    return {**forwarded, **arguments["kwargs"]}
+
+
 class _RecurrentCell(Layer):
     """Shared weights and dropout of the three cells; subclasses set `_gates` and write `step`.
 
@@ -190,8 +196,18 @@ class SimpleRNNCell(_RecurrentCell):
     _gates = 1
     _has_recurrent_activation = False
 
-    def __init__(self, units: int, activation: Any = "tanh", **kwargs: Any) -> None:
-        super().__init__(units, activation=activation, **kwargs)
+    def __init__(
+        self, units: int, activation: Any = "tanh", use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros", kernel_regularizer: Any = None,
+        recurrent_regularizer: Any = None, bias_regularizer: Any = None, kernel_constraint: Any = None,
+        recurrent_constraint: Any = None, bias_constraint: Any = None, dropout: float = 0.0,
+        recurrent_dropout: float = 0.0, seed: Optional[int] = None, **kwargs: Any,
+    ) -> None:
+        super().__init__(**_forwarded(locals()))
+
+    def call(self, sequence: torch.Tensor, states: Any, training: bool = False) -> tuple:
+        """One step (Keras names this cell's input `sequence`)."""
+        return super().call(sequence, states, training)
 
     def step(self, projected: torch.Tensor, states: list, recurrent_mask: Optional[torch.Tensor] = None) -> tuple:
         output = self.activation(projected + self._recurrent(states[0], recurrent_mask, slice(0, 1)))
@@ -203,9 +219,18 @@ class LSTMCell(_RecurrentCell):
 
     _gates = 4
 
-    def __init__(self, units: int, unit_forget_bias: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid", use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform", recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros", unit_forget_bias: bool = True, kernel_regularizer: Any = None,
+        recurrent_regularizer: Any = None, bias_regularizer: Any = None, kernel_constraint: Any = None,
+        recurrent_constraint: Any = None, bias_constraint: Any = None, dropout: float = 0.0,
+        recurrent_dropout: float = 0.0, seed: Optional[int] = None, **kwargs: Any,
+    ) -> None:
         self.unit_forget_bias = bool(unit_forget_bias)
-        super().__init__(units, **kwargs)
+        arguments = _forwarded(locals())
+        del arguments["unit_forget_bias"]
+        super().__init__(**arguments)
 
     @property
     def state_size(self) -> list[int]:
@@ -238,9 +263,18 @@ class GRUCell(_RecurrentCell):
 
     _gates = 3
 
-    def __init__(self, units: int, reset_after: bool = True, **kwargs: Any) -> None:
+    def __init__(
+        self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid", use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform", recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros", kernel_regularizer: Any = None, recurrent_regularizer: Any = None,
+        bias_regularizer: Any = None, kernel_constraint: Any = None, recurrent_constraint: Any = None,
+        bias_constraint: Any = None, dropout: float = 0.0, recurrent_dropout: float = 0.0, reset_after: bool = True,
+        seed: Optional[int] = None, **kwargs: Any,
+    ) -> None:
         self.reset_after = bool(reset_after)
-        super().__init__(units, **kwargs)
+        arguments = _forwarded(locals())
+        del arguments["reset_after"]
+        super().__init__(**arguments)
 
     def _bias_shape(self) -> tuple:
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)

@@ -226,7 +226,7 @@ class RNN(Layer):
         """Keras's other name for `reset_state`."""
         rnn_state.reset_state(self)
 
-    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+    def compute_mask(self, _: Any, mask: Any) -> Any:
         if isinstance(mask, (list, tuple)):
             mask = mask[0]
         output_mask = mask if self.return_sequences else None
