@@ -135,13 +135,18 @@ class InputLayer(Layer):
 
     _float_policy_only = False  # integer inputs (Input(dtype='int32')) are fine
 
-    def __init__(self, input_shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[int] = None,
-                 dtype: Any = None, name: Optional[str] = None, batch_input_shape: Any = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[int] = None,
+                 dtype: Any = None, sparse: Optional[bool] = None, ragged: Optional[bool] = None,
+                 batch_shape: Optional[Sequence[Optional[int]]] = None, input_tensor: Any = None,
+                 optional: bool = False, name: Optional[str] = None, **kwargs: Any) -> None:
+        _refuse_unsupported(sparse=sparse, ragged=ragged, input_tensor=input_tensor, optional=optional)
+        # Keras 3 still takes the Keras 2 spellings `input_shape` and `batch_input_shape`
+        shape = kwargs.pop("input_shape", None) if shape is None else shape
+        batch_input_shape = kwargs.pop("batch_input_shape", None) if batch_shape is None else batch_shape
         dtype = backend.floatx() if dtype is None else dtype  # the input's dtype, not the global policy (Keras)
         self.__dict__["_strings"] = dtype in ("string", "str", str, object)  # text in NumPy object arrays
         if batch_input_shape is None:
-            batch_input_shape = (batch_size,) + tuple(input_shape or ())
+            batch_input_shape = (batch_size,) + tuple(shape or ())
         _check_input_shape(tuple(batch_input_shape))
         super().__init__(name=name, dtype=None if self._strings else dtype, batch_input_shape=batch_input_shape,
                          **kwargs)
@@ -170,16 +175,29 @@ class InputLayer(Layer):
         return {"batch_input_shape": list(self._batch_input_shape), "dtype": self.dtype, "name": self.name}
 
 
-def Input(shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[int] = None, name: Optional[str] = None,
-          dtype: Any = None, batch_shape: Optional[Sequence[Optional[int]]] = None, **kwargs: Any) -> KerasTensor:
+def _refuse_unsupported(**arguments: Any) -> None:
+    """Keras's sparse / ragged / wrapped-tensor / optional inputs are not provided: refused by name."""
+    for name, value in arguments.items():
+        if value is not None and value is not False:
+            raise NotImplementedError(
+                f"keras.Input / InputLayer: `{name}={value!r}` is not supported by torchstrategy; leave `{name}` at "
+                f"its default ({'False' if name == 'optional' else 'None'}). Dense inputs of a fixed rank are; "
+                "ragged or sparse data can be padded to dense tensors first.")
+
+
+def Input(shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[int] = None, dtype: Any = None,
+          sparse: Optional[bool] = None, ragged: Optional[bool] = None,
+          batch_shape: Optional[Sequence[Optional[int]]] = None, name: Optional[str] = None, tensor: Any = None,
+          optional: bool = False) -> KerasTensor:
     """A symbolic input of the given per-sample `shape` (keras.Input).
 
     >>> x = Input(shape=(32, 32, 3))
     >>> x.shape
     (None, 32, 32, 3)
     """
+    _refuse_unsupported(sparse=sparse, ragged=ragged, tensor=tensor, optional=optional)
     if shape is None and batch_shape is None:
         raise ValueError("Input() needs `shape` (per-sample, without the batch dimension), e.g. Input(shape=(784,)).")
     batch_input_shape = tuple(batch_shape) if batch_shape is not None else (batch_size,) + tuple(shape)
-    layer = InputLayer(batch_input_shape=batch_input_shape, dtype=dtype, name=name, **kwargs)
+    layer = InputLayer(batch_shape=batch_input_shape, dtype=dtype, name=name)
     return layer.output

@@ -1,15 +1,15 @@
 """Keras preprocessing layers that run inside the model: Rescaling, Normalization (with
-`adapt`), and Resizing (bilinear/nearest with TensorFlow's half-pixel convention)."""
+`adapt`), and Resizing (keras.ops.image.resize: TensorFlow's half-pixel convention)."""
 from __future__ import annotations
 
 from typing import Any, Iterable, Optional, Sequence, Union
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from torchstrategy.keras import backend
 from torchstrategy.keras.layers.base import Layer
+from torchstrategy.keras.layers.core import _normalize_data_format
 
 
 class Rescaling(Layer):
@@ -125,41 +125,51 @@ class Normalization(Layer):
 
 
 class Resizing(Layer):
-    """Resizes (batch, H, W, C) or (H, W, C) images to (height, width) like tf.image.resize.
+    """Resizes (batch, H, W, C) or (H, W, C) images to (height, width) as `keras.ops.image.resize` does
+    (TF's half-pixel sampling; 'bilinear', 'nearest', 'bicubic', 'area'; `antialias` when downsampling).
+    `crop_to_aspect_ratio=True` first takes the largest centred crop with the target aspect ratio;
+    `pad_to_aspect_ratio=True` instead pads evenly with `fill_value` (fill_mode 'constant')."""
 
-    interpolation: 'bilinear' or 'nearest' (half-pixel centres, no antialiasing, as TF2).
-    `crop_to_aspect_ratio=True` first takes the largest centred crop with the target aspect ratio.
-    """
-
-    _MODES = {"bilinear": "bilinear", "nearest": "nearest-exact"}
+    _MODES = ("bilinear", "nearest", "bicubic", "area")
 
     def __init__(self, height: int, width: int, interpolation: str = "bilinear", crop_to_aspect_ratio: bool = False,
-                 **kwargs: Any) -> None:
+                 pad_to_aspect_ratio: bool = False, fill_mode: str = "constant", fill_value: float = 0.0,
+                 antialias: bool = False, data_format: Optional[str] = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if interpolation not in self._MODES:
             raise ValueError(f"Resizing: interpolation {interpolation!r} is not supported here; "
-                             f"use one of {sorted(self._MODES)}.")
+                             f"use one of {list(self._MODES)}.")
+        if crop_to_aspect_ratio and pad_to_aspect_ratio:
+            raise ValueError("Resizing: only one of `crop_to_aspect_ratio` and `pad_to_aspect_ratio` can be True.")
+        if fill_mode != "constant":
+            raise ValueError(f"Resizing: fill_mode {fill_mode!r} is not supported; only 'constant' is (as Keras).")
         self.height, self.width = int(height), int(width)
         self.interpolation, self.crop_to_aspect_ratio = interpolation, bool(crop_to_aspect_ratio)
+        self.pad_to_aspect_ratio, self.fill_mode, self.fill_value = bool(pad_to_aspect_ratio), fill_mode, fill_value
+        self.antialias = bool(antialias)
+        self.data_format = _normalize_data_format(data_format)
 
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
-        unbatched = inputs.dim() == 3
-        x = inputs.unsqueeze(0) if unbatched else inputs
-        if x.dim() != 4:
+        from torchstrategy.keras.ops import image as image_ops
+
+        if inputs.dim() not in (3, 4):
             raise ValueError(f"Layer '{self.name}' expects (batch, H, W, C) or (H, W, C) images, got shape "
                              f"{tuple(inputs.shape)}.")
-        x = x.to(self._compute_torch_dtype)
-        if self.crop_to_aspect_ratio:
-            h, w = x.shape[1], x.shape[2]
-            crop_h = min(h, int(w * self.height / self.width))
-            crop_w = min(w, int(h * self.width / self.height))
-            top, left = (h - crop_h) // 2, (w - crop_w) // 2
-            x = x[:, top:top + crop_h, left:left + crop_w, :]
-        mode = self._MODES[self.interpolation]
-        extra = {"align_corners": False} if mode == "bilinear" else {}
-        y = F.interpolate(x.movedim(-1, 1), size=(self.height, self.width), mode=mode, **extra).movedim(1, -1)
-        return y[0] if unbatched else y
+        dtype = self._compute_torch_dtype
+        return image_ops.resize(
+            inputs.to(dtype), (self.height, self.width), interpolation=self.interpolation,
+            antialias=self.antialias, crop_to_aspect_ratio=self.crop_to_aspect_ratio,
+            pad_to_aspect_ratio=self.pad_to_aspect_ratio, fill_mode=self.fill_mode, fill_value=self.fill_value,
+            data_format=self.data_format).to(dtype)
+
+    def compute_output_shape(self, input_shape: Any) -> tuple:
+        shape = list(input_shape)
+        rows = len(shape) - 3 if self.data_format == "channels_last" else len(shape) - 2
+        shape[rows:rows + 2] = [self.height, self.width]
+        return tuple(shape)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "height": self.height, "width": self.width,
-                "interpolation": self.interpolation, "crop_to_aspect_ratio": self.crop_to_aspect_ratio}
+                "interpolation": self.interpolation, "crop_to_aspect_ratio": self.crop_to_aspect_ratio,
+                "pad_to_aspect_ratio": self.pad_to_aspect_ratio, "fill_mode": self.fill_mode,
+                "fill_value": self.fill_value, "antialias": self.antialias, "data_format": self.data_format}
