@@ -320,17 +320,19 @@ class CompiledState:
             metric._load_state_tensors([v.to(c.device, c.dtype) for v, c in zip(values, current)])
 
     def reduce_across_replicas(self, strategy: Any) -> None:
-        """Replaces each metric's state by its sum over replicas, so every rank logs the same."""
+        """Replaces each metric's states by their combination over replicas (a sum, a mean or replica 0's, as each
+        state's aggregation says), so every rank logs the same."""
         if strategy.num_step_replicas == 1:
             return  # one replica, or one SPMD program that updated the metrics with the whole global batch
         metrics = self.all_metrics()
         if strategy.num_processes > 1:
             _align_state_layouts(metrics, strategy)
-        states = [metric._state_tensors() for metric in metrics]
+        processes = strategy.num_processes
+        states = [metric._state_contributions(strategy.process_rank, processes) for metric in metrics]
         summed = strategy.sum_across_replicas([t for group in states for t in group])
         offset = 0
         for metric, group in zip(metrics, states):
-            metric._load_state_tensors(summed[offset:offset + len(group)])
+            metric._load_state_tensors(summed[offset:offset + len(group)], processes=processes)
             offset += len(group)
 
     def get_config(self) -> dict:
