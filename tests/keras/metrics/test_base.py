@@ -228,3 +228,22 @@ def test_a_custom_metric_in_fit_and_evaluate_matches_a_hand_computation():
     evaluated = model.evaluate(x, y, batch_size=16, verbose=0, return_dict=True)["gap"]
     assert evaluated == pytest.approx(by_hand, rel=1e-5)
     assert [v.name for v in gap.variables] == ["total", "seen"]
+
+
+def test_metric_states_are_not_written_to_weights_files_as_in_keras(tmp_path):
+    """Keras 3.15's Metric has no save_own_variables: a fitted model compiled with an add_variable metric writes
+    the same .weights.h5 groups as without it (what TF 2.21 / Keras 3.15 wrote for this model, listed by h5py)."""
+    import h5py
+
+    x = np.random.default_rng(0).random((16, 3)).astype("float32")
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(1)])
+    model.compile("sgd", "mse", metrics=[MeanGap(name="gap"), "mae"])
+    model.fit(x, x[:, :1], epochs=1, verbose=0)
+    path = str(tmp_path / "m.weights.h5")
+    model.save_weights(path)
+    names: list = []
+    with h5py.File(path, "r") as handle:
+        handle.visit(names.append)
+    assert sorted(names) == sorted(["layers", "layers/dense", "layers/dense/vars", "layers/dense/vars/0",
+                                    "layers/dense/vars/1", "optimizer", "optimizer/vars", "optimizer/vars/0",
+                                    "optimizer/vars/1", "vars"])
