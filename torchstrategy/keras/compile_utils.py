@@ -321,9 +321,10 @@ class CompiledState:
             metric._load_state_tensors([v.to(c.device, c.dtype) for v, c in zip(values, current)])
 
     def reduce_across_replicas(self, strategy: Any, flags: Sequence[float] = ()) -> Optional[list]:
-        """Replaces each metric's state by its sum over replicas, so every rank logs the same: one collective
-        (per state dtype). `flags`, small whole numbers from this process, are summed over the processes in
-        the same collective; returns their sums, or None where nothing was summed across replicas."""
+        """Replaces each metric's states by their combination over replicas (a sum, a mean or replica 0's, as each
+        state's aggregation says), so every rank logs the same: one collective (per state dtype). `flags`, small
+        whole numbers from this process, are summed over the processes in the same collective; returns their
+        sums, or None where nothing was summed across replicas."""
         if strategy.num_step_replicas == 1:
             return None  # one replica, or one SPMD program that updated the metrics with the whole global batch
         metrics = self.all_metrics()
@@ -336,13 +337,14 @@ class CompiledState:
                 _align_state_layouts(metrics, strategy)
                 layout = _state_layout(metrics)
                 self._agreed_layout = layout if self.built and all(layout) else None
-        states = [metric._state_tensors() for metric in metrics]
+        processes = strategy.num_processes
+        states = [metric._state_contributions(strategy.process_rank, processes) for metric in metrics]
         tensors = [t for group in states for t in group]
         extra = [torch.tensor(list(flags), dtype=tensors[0].dtype, device=tensors[0].device)] if flags else []
         summed = strategy.sum_across_replicas(tensors + extra)  # flags in the first state's dtype: no collective more
         offset = 0
         for metric, group in zip(metrics, states):
-            metric._load_state_tensors(summed[offset:offset + len(group)])
+            metric._load_state_tensors(summed[offset:offset + len(group)], processes=processes)
             offset += len(group)
         return [float(value) for value in summed[-1].tolist()] if extra else None
 

@@ -27,6 +27,12 @@ class _VariableAPI:
         return self.__dict__.get("_keras_path", self.name)
 
     @property
+    def aggregation(self) -> str:
+        """How replicas' values combine when read outside a replica (Keras 3): 'sum', 'mean',
+        'only_first_replica' for metric states, 'none' for layer weights."""
+        return self.__dict__.get("_keras_aggregation", "none")
+
+    @property
     def trainable(self) -> bool:
         return isinstance(self, nn.Parameter) and bool(self.requires_grad)  # type: ignore[attr-defined]
 

@@ -289,6 +289,50 @@ def callbacks(strategy, out, state):
             "early_weights": weights(early), "stopped_epoch": stopper.stopped_epoch}
 
 
+class _KerasMetric(tf.keras.metrics.Metric):
+    """A Keras 3 style metric of add_variable states, set with assign_add and assign: rows and label sum seen
+    ('sum'), argmax hits, batches per replica ('mean': the same on every replica of a data-parallel job) and the
+    replica id + 7 ('only_first_replica': 7). `report` names the state (or ratio) that result() gives."""
+
+    def __init__(self, report, **kwargs):
+        super().__init__(name=report, **kwargs)
+        self.report = report
+        self.rows = self.add_variable(shape=(), initializer="zeros", name="rows")
+        self.labels = self.add_variable(shape=(), initializer="zeros", name="labels")
+        self.hits = self.add_variable(shape=(), initializer="zeros", name="hits")
+        self.batches = self.add_variable(shape=(), initializer="zeros", name="batches", aggregation="mean")
+        self.first = self.add_variable(shape=(), initializer="zeros", name="first", aggregation="only_first_replica")
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        labels = tf.keras.ops.cast(tf.keras.ops.reshape(y_true, (-1,)), "float32")
+        self.rows.assign_add(tf.keras.ops.cast(tf.keras.ops.size(labels), "float32"))
+        self.labels.assign(self.labels + tf.keras.ops.sum(labels))
+        guesses = tf.keras.ops.cast(tf.keras.ops.argmax(y_pred, axis=-1), "float32")
+        self.hits.assign_add(tf.keras.ops.sum(tf.keras.ops.cast(tf.keras.ops.equal(guesses, labels), "float32")))
+        self.batches.assign_add(1.0)
+        replica = tf.distribute.get_replica_context()
+        self.first.assign(7.0 + (replica.replica_id_in_sync_group if replica is not None else 0))
+
+    def result(self):
+        if self.report == "hit_rate":
+            return self.hits / self.rows
+        return getattr(self, self.report)
+
+
+def keras_metrics(strategy, out, state):
+    """fit and evaluate with Keras 3 style metrics (add_variable states of every aggregation) next to accuracy."""
+    model = build(strategy)
+    with strategy.scope():
+        model.compile(optimizer=tf.keras.optimizers.Adam(0.01),
+                      loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                      metrics=["accuracy"] + [_KerasMetric(report) for report in
+                                              ("rows", "labels", "hit_rate", "batches", "first")])
+    data_, extra = training_input(strategy)
+    history = model.fit(data_, epochs=EPOCHS, verbose=0, **extra)
+    data_, extra = evaluation_input(strategy)
+    return {"history": history.history, "evaluate": model.evaluate(data_, verbose=0, return_dict=True, **extra)}
+
+
 class _Counting(tf.keras.Model):
     """A classifier of features 1.. that appends the ids of the rows it trains on (feature 0) to a file of the
     process running it (the replica's process, or a parameter-server worker's)."""
@@ -342,7 +386,7 @@ def outside_scope(strategy, out, state):
 
 
 BEHAVIOURS = [fit, evaluate, predict, custom_loop, checkpoint, checkpoint_continued, backup_and_restore,
-              mixed_precision, callbacks, samples_seen, outside_scope]
+              mixed_precision, callbacks, samples_seen, keras_metrics, outside_scope]
 
 
 def run(strategy, out: str) -> dict:

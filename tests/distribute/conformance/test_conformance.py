@@ -200,6 +200,25 @@ def test_evaluate_gives_the_numbers_of_one_process(battery, reference):
                [reference["evaluate"]["evaluate"][k] for k in ("loss", "accuracy")], battery["spec"].atol, "evaluate")
 
 
+def test_keras_3_metric_variables_combine_over_replicas_as_in_one_process(battery, reference):
+    """add_variable states set by assign_add and assign: 'sum' states count every row once per epoch (a reset
+    reaches every replica's or ps task's copy), 'mean' reads one replica's 4 batches, 'only_first_replica' replica
+    0's 7, and the argmax hit rate is the accuracy, in fit's history and in evaluate, as in one process."""
+    want = reference["keras_metrics"]
+    steps, rows = [float(_battery.STEPS)] * _battery.EPOCHS, [float(_battery.ROWS)] * _battery.EPOCHS
+    assert want["history"]["rows"] == rows and want["history"]["batches"] == steps
+    assert want["history"]["first"] == [7.0] * _battery.EPOCHS
+    assert want["history"]["labels"] == [float(_battery.data()[1].sum())] * _battery.EPOCHS
+    atol = battery["spec"].atol
+    for got in _every_process(battery, "keras_metrics"):
+        _close_history(got["history"], want["history"], atol)
+        _close(got["history"]["hit_rate"], got["history"]["accuracy"], atol, "hit rate against accuracy")
+        assert set(got["evaluate"]) == set(want["evaluate"])
+        _close([got["evaluate"][key] for key in sorted(want["evaluate"])],
+               [want["evaluate"][key] for key in sorted(want["evaluate"])], atol, "evaluate")
+        assert got["evaluate"]["rows"] == _battery.ROWS
+
+
 def test_predict_returns_every_row_once_in_order(battery, reference):
     for got in _every_process(battery, "predict"):
         predictions = np.asarray(got["predict"])

@@ -48,3 +48,41 @@ def test_an_unbuilt_layer_inside_a_model_is_refused_when_packed():
     model = tf.keras.Sequential([tf.keras.layers.Dense(2)])  # no input shape: nothing built yet
     with pytest.raises(ValueError, match="is not built"):
         pickler.dumps((lambda: model, (), {}))
+
+
+def test_a_keras_metric_reaches_a_worker_with_its_states_as_keras_variables_held_by_the_worker():
+    """A metric's states travel as references, and the worker's copies are Keras variables like the coordinator's
+    (a custom metric calls `assign_add` on them), whose writes move the version counters the worker reads to
+    send the changes to the ps tasks."""
+    from torchstrategy.distribute.parts.closures import WorkerService, _ClosureUnpickler
+
+    class Seen(tf.keras.metrics.Metric):
+        def __init__(self):
+            super().__init__(name="seen")
+            self.rows = self.add_variable((), "zeros", name="rows")
+            self.last = self.add_variable((2,), "zeros", name="last", aggregation="only_first_replica")
+
+        def update_state(self, values):
+            self.rows.assign_add(float(values.shape[0]))
+            self.last.assign(values[-1])
+
+        def result(self):
+            return self.rows
+
+    registry, strategy, pickler = _pickler()
+    metric = Seen()
+    payload, specs = pickler.dumps((lambda m: m, (metric,), {}))
+    assert sorted(specs) == sorted(registry.spec_of(v).key for v in metric.variables)
+    service = WorkerService(strategy, None, "worker:0")
+    held = dict((spec.key, local) for spec, local in service._hold(specs))
+    fn, args, _ = _ClosureUnpickler(payload, service).load()
+    remote = fn(*args)
+    rows, last = (held[registry.spec_of(v).key] for v in metric.variables)
+    assert remote.rows is rows and remote.last is last and all(a is b for a, b in zip(remote.variables, [rows, last]))
+    assert (rows.name, rows.path, last.aggregation) == ("rows", "seen/rows", "only_first_replica")
+    with torch.no_grad():
+        rows.zero_(), last.zero_()
+    versions = rows._version, last._version
+    remote.update_state(torch.tensor([[1.0, 2.0], [3.0, 4.0]]))
+    assert float(remote.result()) == 2.0 and last.tolist() == [3.0, 4.0]
+    assert rows._version > versions[0] and last._version > versions[1]

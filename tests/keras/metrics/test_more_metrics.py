@@ -35,7 +35,7 @@ def test_metric_matches_keras(case):
             expected = case["config"][key]
             got = list(config[key]) if isinstance(config[key], tuple) else config[key]
             assert got == expected, (key, got, expected)
-    assert metric._state_names == case["variables"]
+    assert [v.name for v in metric.variables] == case["variables"]
 
 
 @pytest.mark.parametrize("fn", sorted(REF["functions"]))

@@ -14,6 +14,19 @@ from torchstrategy.distribute.parts.variable_store import Shard, VariableClient,
 _EMPTY_OPTIMIZER = (0, ())
 
 
+def _local_kind(tensor: torch.Tensor) -> Optional[tuple]:
+    """What a worker's copy of a non-trainable `tensor` must be besides its values: the tensor subclass it is
+    (one of ours, which every task imports, e.g. a Keras metric state with `assign_add`) and its plain attributes
+    (name, path, aggregation); None for a plain tensor or a Parameter."""
+    kind = type(tensor)
+    if kind is torch.Tensor or isinstance(tensor, torch.nn.Parameter) \
+            or not kind.__module__.startswith("torchstrategy."):
+        return None
+    attributes = tuple(sorted((key, value) for key, value in tensor.__dict__.items()
+                              if isinstance(value, (str, int, float, bool))))
+    return kind, attributes
+
+
 def _optimizer_signature(optimizer: Any) -> tuple:
     slots = tuple((id(t), t._version) for state in optimizer.state.values() for t in state.values()
                   if isinstance(t, torch.Tensor))
@@ -77,7 +90,8 @@ class VariableRegistry:
         with self._lock:
             key = f"v{len(self._entries)}" + (f":{name}" if name else "")
             spec = VariableSpec(key, tuple(tensor.shape), tensor.dtype, isinstance(tensor, torch.nn.Parameter),
-                                bool(tensor.requires_grad), self._place(tensor, key), on_demand and tensor.dim() == 2)
+                                bool(tensor.requires_grad), self._place(tensor, key), on_demand and tensor.dim() == 2,
+                                _local_kind(tensor))
             self._entries[id(tensor)] = (tensor, spec)
             return spec
 

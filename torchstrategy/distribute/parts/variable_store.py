@@ -35,6 +35,9 @@ class VariableSpec:
     shards: tuple
     #: read by rows when a layer looks rows up (an Embedding table), never copied whole to a worker
     on_demand: bool = False
+    #: (tensor subclass, its attributes as (name, value) pairs) of a non-trainable variable that is more than
+    #: a plain tensor (a Keras variable with `assign_add`, a name and a path): a worker's copy is one too
+    local_kind: Optional[tuple] = None
 
     @property
     def partitioned(self) -> bool:
@@ -50,9 +53,17 @@ class VariableSpec:
         return pieces[0] if not self.partitioned else torch.cat(list(pieces), dim=0)
 
     def make_local(self) -> torch.Tensor:
-        """An empty local copy (a Parameter for trainable weights), to be filled by a read."""
+        """An empty local copy (a Parameter for trainable weights, the coordinator's tensor kind for the others),
+        to be filled by a read."""
         tensor = torch.empty(self.shape, dtype=self.dtype)
-        return torch.nn.Parameter(tensor, requires_grad=self.requires_grad) if self.parameter else tensor
+        if self.parameter:
+            return torch.nn.Parameter(tensor, requires_grad=self.requires_grad)
+        if self.local_kind is None:
+            return tensor
+        kind, attributes = self.local_kind
+        local = torch.Tensor._make_subclass(kind, tensor, False)
+        local.__dict__.update(dict(attributes))
+        return local
 
 
 # ----- the ps side ----------------------------------------------------------------------------------

@@ -1,5 +1,5 @@
-"""The Keras `Metric` base (plain object holding torch state tensors that replicas combine by summing)
-and the reduction metrics built on it: `Sum`, `Mean` and `MeanMetricWrapper`."""
+"""The Keras `Metric` base (a plain object holding Keras state variables that replicas combine as each one's
+aggregation says) and the reduction metrics built on it: `Sum`, `Mean` and `MeanMetricWrapper`."""
 from __future__ import annotations
 
 import functools
@@ -12,6 +12,7 @@ import torch
 from torchstrategy import _context
 from torchstrategy.keras import backend
 from torchstrategy.keras.losses import _checks
+from torchstrategy.keras.metrics import replica_states
 
 
 def _snake_case(name: str) -> str:
@@ -26,36 +27,73 @@ def _device_of(*values: Any) -> torch.device:
     return torch.device("cpu")
 
 
-# Replica threads of one process update the same metric objects (TF sums per-replica states on read;
-# one shared state updated under a lock is the same sum).
+# Replica threads of one process share the metric objects: their updates (and reads) run one at a time, each
+# replica's update on its own copy of the states (replica_states.ReplicaCopies), as TF keeps one per replica.
 _UPDATE_LOCK = threading.RLock()
 
 
 def _locked(update: Callable) -> Callable:
+    # the wrapper only names module-level functions: a metric class pickled by value (a closure for a
+    # parameter-server worker) carries references to them, not the lock
     @functools.wraps(update)
     def locked_update(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with _UPDATE_LOCK:
-            return update(self, *args, **kwargs)
+        return _update_locked(self, update, args, kwargs)
 
     locked_update._locked = True  # type: ignore[attr-defined]
     return locked_update
 
 
+def _update_locked(metric: Any, update: Callable, args: tuple, kwargs: dict) -> Any:
+    with _UPDATE_LOCK:
+        if metric.__dict__.get("_updating") or not metric._state_variables_list():
+            return update(metric, *args, **kwargs)  # inside its own update, or no state to keep per replica yet
+        replica = replica_states.local_replica()
+        if replica is None:
+            return update(metric, *args, **kwargs)
+        copies = metric.__dict__.setdefault("_replica_copies", replica_states.ReplicaCopies())
+        copies.enter(metric._state_variables, metric._aggregations, *replica)
+        metric._updating = True
+        try:
+            return update(metric, *args, **kwargs)
+        finally:
+            metric._updating = False
+            copies.leave(metric._state_variables, metric._aggregations, replica[0], metric.name)
+
+
+def _locked_read(result: Callable) -> Callable:
+    @functools.wraps(result)
+    def locked_result(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return _read_locked(self, result, args, kwargs)
+
+    locked_result._locked = True  # type: ignore[attr-defined]
+    return locked_result
+
+
+def _read_locked(metric: Any, result: Callable, args: tuple, kwargs: dict) -> Any:
+    with _UPDATE_LOCK:  # never a replica's own copy halfway through its update
+        value = result(metric, *args, **kwargs)
+    if any(value is state for state in metric._state_variables_list()):
+        return torch.Tensor.clone(value)  # `return self.total`: the value now, as Keras's read gives
+    return value
+
+
 class Metric:
     """Base of Keras metrics: `update_state` accumulates, `result` reads, `reset_state` zeroes.
 
-    State lives in tensors made by `add_weight`; they follow the inputs' device lazily and are
-    combined across replicas by summing (`_state_tensors` / `_load_state_tensors`). Updates never
+    State lives in Keras variables made by `add_variable` / `add_weight` (tensors with `assign`,
+    `assign_add`, `assign_sub`, `value`, `numpy()`); they follow the inputs' device lazily, are only ever
+    changed in place (so every reference to them, and a parameter-server registry watching their version
+    counters, sees each write) and combine across replicas as their `aggregation` says. Updates never
     call `.item()`, so a training step is not synchronised with the host.
 
     >>> class Count(Metric):
     ...     def __init__(self, name=None):
     ...         super().__init__(name=name)
-    ...         self.seen = self.add_weight(name="seen")
+    ...         self.seen = self.add_variable(shape=(), initializer="zeros", name="seen")
     ...     def update_state(self, values):
-    ...         self.seen.add_(torch.as_tensor(values).numel())
+    ...         self.seen.assign_add(torch.as_tensor(values).numel())
     ...     def result(self):
-    ...         return self.seen.clone()
+    ...         return self.seen
     >>> Count()([1, 2, 3])
     tensor(3.)
     """
@@ -65,12 +103,16 @@ class Metric:
         update = cls.__dict__.get("update_state")
         if update is not None and not getattr(update, "_locked", False):
             cls.update_state = _locked(update)
+        result = cls.__dict__.get("result")
+        if result is not None and not getattr(result, "_locked", False):
+            cls.result = _locked_read(result)
 
     def __init__(self, dtype: Any = None, name: Optional[str] = None) -> None:
         # unnamed metrics get unique Keras-style names ('auc', 'auc_1', ...), as Keras 2 does
         self.name = name or _context.unique_name(_snake_case(type(self).__name__))
         self._dtype = backend.to_torch_dtype(dtype)
-        self._state_names: list[str] = []
+        self._state_variables: list[torch.Tensor] = []  # the state variables, in creation order
+        self._aggregations: list[str] = []  # how each combines over replicas (replica_states.AGGREGATIONS)
         self._device = torch.device("cpu")
 
     @property
@@ -78,69 +120,117 @@ class Metric:
         """The state/result dtype name, e.g. 'float32'."""
         return str(self._dtype).replace("torch.", "")
 
-    def add_weight(self, shape: Sequence[int] = (), initializer: Any = None, dtype: Any = None,
-                   name: Optional[str] = None) -> torch.Tensor:
-        """Creates a zero-initialised state tensor, stored as attribute `name`."""
-        if name is None:
-            name = f"variable_{len(self._state_names)}" if self._state_names else "variable"
-        if initializer not in ("zeros", None):
-            raise ValueError(f"Metric states start at zero; got initializer={initializer!r}. Use 'zeros'.")
-        tensor = torch.zeros(tuple(shape), dtype=backend.to_torch_dtype(dtype) if dtype else self._dtype,
-                             device=self._device)
-        setattr(self, name, tensor)
-        if name not in self._state_names:
-            self._state_names.append(name)
-        return tensor
-
     def add_variable(self, shape: Sequence[int], initializer: Any, dtype: Any = None, aggregation: str = "sum",
                      name: Optional[str] = None) -> torch.Tensor:
-        """Keras 3's spelling of add_weight; states combine over replicas by summing (aggregation='sum')."""
-        if aggregation != "sum":
-            raise NotImplementedError(f"Metric.add_variable(aggregation={aggregation!r}) is not supported: metric "
-                                      "states combine over replicas by summing (aggregation='sum').")
-        return self.add_weight(shape=shape, initializer=initializer, dtype=dtype, name=name)
+        """Creates a state variable (Keras 3): a non-trainable Keras variable of `shape` started at `initializer`,
+        set to zeros by `reset_state`, whose replicas' values combine as `aggregation` says ('sum', 'mean',
+        'only_first_replica'; 'none' cannot combine). It is also kept as attribute `name` unless that is taken."""
+        aggregation = replica_states.check_aggregation(aggregation)
+        if name is None:
+            name = f"variable_{len(self._state_variables)}" if self._state_variables else "variable"
+        if not isinstance(name, str) or "/" in name:
+            raise ValueError(f"Metric.add_variable(name={name!r}): a state's name must be a string without '/'.")
+        shape = (int(shape),) if isinstance(shape, int) else tuple(int(d) for d in shape)
+        dtype = backend.to_torch_dtype(dtype) if dtype else self._dtype
+        if initializer in ("zeros", None):
+            value = torch.zeros(shape, dtype=dtype)
+        else:
+            from torchstrategy.keras import initializers
+
+            value = backend.to_tensor(initializers.get(initializer)(shape, dtype=dtype)).to(dtype)
+        from torchstrategy.keras.variables import make_weight
+
+        variable = make_weight(value.to(self._device), False, False, name, f"{self.name}/{name}")
+        variable._keras_aggregation = aggregation
+        self._state_variables.append(variable)
+        self._aggregations.append(aggregation)
+        if not hasattr(type(self), name) and name not in self.__dict__:
+            setattr(self, name, variable)  # built-in metrics read their states by name
+        return variable
+
+    def add_weight(self, shape: Sequence[int] = (), initializer: Any = None, dtype: Any = None,
+                   name: Optional[str] = None) -> torch.Tensor:
+        """Keras's other spelling of `add_variable` (aggregation 'sum')."""
+        return self.add_variable(shape=shape, initializer=initializer, dtype=dtype, name=name)
 
     @property
     def variables(self) -> list[torch.Tensor]:
+        """The state variables, in creation order (Keras's `Metric.variables`)."""
         return self._state_tensors()
 
+    def _state_variables_list(self) -> list:
+        return self.__dict__.get("_state_variables", [])
+
     def _follow_device(self, device: torch.device) -> torch.device:
-        """Moves the states to `device` the first time inputs arrive there; returns the device."""
+        """Moves the states to `device` the first time inputs arrive there (every reference to a state variable
+        stays valid); returns the device."""
         if device != self._device:
-            for name in self._state_names:
-                current = getattr(self, name)
-                if device.type == "xla" and not current.any():  # zeros: made there (no upload in the graph)
-                    setattr(self, name, torch.zeros(tuple(current.shape), dtype=current.dtype, device=device))
+            for index, state in enumerate(self._state_variables):
+                if device.type == "xla" and not state.any():  # zeros: made there (no upload in the graph)
+                    self._replace_state(index, torch.zeros(tuple(state.shape), dtype=state.dtype, device=device))
                 else:
-                    setattr(self, name, current.to(device))
+                    self._replace_state(index, state.detach().to(device))
             self._device = device
         return device
 
-    def _state_tensors(self) -> list[torch.Tensor]:
-        """The state tensors, in a fixed order; replicas combine them by summing."""
-        return [getattr(self, name) for name in self._state_names]
+    def _write_state(self, index: int, value: torch.Tensor) -> None:
+        """Writes `value` into state `index` in place (its version counter moves, so a parameter-server registry
+        sends the write), or swaps its data where it lives elsewhere (another device)."""
+        state = self._state_variables[index]
+        if value.device == state.device and value.dtype == state.dtype and self._device.type != "xla":
+            with torch.no_grad():
+                torch.Tensor.copy_(state, value.reshape(state.shape))
+            return
+        self._replace_state(index, value.reshape(state.shape))
 
-    def _load_state_tensors(self, tensors: Sequence[Any]) -> None:
-        """Replaces the states with (summed) values in `_state_tensors` order."""
-        if len(tensors) != len(self._state_names):
-            raise ValueError(f"Metric {self.name!r} has {len(self._state_names)} state tensors "
-                             f"({self._state_names}); got {len(tensors)} values.")
-        for name, value in zip(self._state_names, tensors):
-            current = getattr(self, name)
-            value = backend.to_tensor(value).to(device=current.device, dtype=current.dtype)
-            setattr(self, name, value.reshape(current.shape).clone())
+    def _replace_state(self, index: int, value: torch.Tensor) -> None:
+        """Gives state `index` new data: swapped in (version counter moved) when torch allows it, else as a new
+        variable put wherever the metric held the old one (a tensor of another kind, e.g. on an XLA device)."""
+        old = self._state_variables[index]
+        try:
+            old.data = value
+            torch.autograd.graph.increment_version(old)  # `.data =` alone leaves no trace of the write
+            return
+        except RuntimeError:
+            pass
+        from torchstrategy.keras.variables import make_weight
+
+        new = make_weight(value, False, False, old.name, old.path)
+        new._keras_aggregation = old.aggregation
+        self._state_variables[index] = new
+        for key, held in list(self.__dict__.items()):
+            if held is old:
+                self.__dict__[key] = new
+
+    def _state_tensors(self) -> list[torch.Tensor]:
+        """The state variables, in a fixed order; replicas combine them (see `_load_state_tensors`)."""
+        return list(self._state_variables)
+
+    def _state_contributions(self, process_rank: int, processes: int) -> list[torch.Tensor]:
+        """What this process adds to the cross-process sum of each state (`_load_state_tensors` takes the sums)."""
+        return [replica_states.process_contribution(state, how, process_rank, processes, self.name)
+                for state, how in zip(self._state_variables, self._aggregations)]
+
+    def _load_state_tensors(self, tensors: Sequence[Any], processes: int = 1) -> None:
+        """Writes values in `_state_tensors` order into the states (in place); with `processes` > 1 they are the
+        sums of that many processes' `_state_contributions`, and each state takes its aggregation of them."""
+        if len(tensors) != len(self._state_variables):
+            raise ValueError(f"Metric {self.name!r} has {len(self._state_variables)} state tensors "
+                             f"({[state.name for state in self._state_variables]}); got {len(tensors)} values.")
+        for index, (state, how, value) in enumerate(zip(self._state_variables, self._aggregations, tensors)):
+            value = backend.to_tensor(value).to(device=state.device, dtype=state.dtype)
+            self._write_state(index, replica_states.from_process_sum(value, how, processes).clone())
 
     def reset_state(self) -> None:
-        """Sets every state back to zero."""
-        if self._device.type == "xla":
-            # fresh zeros made on the device, as the first epoch's states were: zeroing in place would give
-            # the next epoch's first step a graph of its own, compiled again
-            for name in self._state_names:
-                current = getattr(self, name)
-                setattr(self, name, torch.zeros(tuple(current.shape), dtype=current.dtype, device=self._device))
-            return
-        for tensor in self._state_tensors():
-            tensor.zero_()
+        """Sets every state to zeros (whatever its initializer, as Keras 3 does), in place."""
+        for index, state in enumerate(self._state_variables):
+            if self._device.type == "xla":
+                # fresh zeros made on the device, as the first epoch's states were: zeroing in place would give
+                # the next epoch's first step a graph of its own, compiled again
+                self._replace_state(index, torch.zeros(tuple(state.shape), dtype=state.dtype, device=self._device))
+            else:
+                with torch.no_grad():
+                    torch.Tensor.zero_(state)  # not `state.data.zero_()`: that write leaves the version counter be
 
     def reset_states(self) -> None:
         """Alias of `reset_state` (the Keras 2 name)."""
