@@ -11,7 +11,6 @@ from torchstrategy.keras import layers
     (lambda: layers.AugMix(), "AugMix"),
     (lambda: layers.ContrastLimitedAdaptiveHistogramEqualization(), "ContrastLimitedAdaptiveHistogramEqualization"),
     (lambda: layers.MaxNumBoundingBoxes(5), "MaxNum"),
-    (lambda: layers.MelSpectrogram(), "MelSpectrogram"), (lambda: layers.STFTSpectrogram(), "STFTSpectrogram"),
     (lambda: layers.RandAugment(), "RandAugment"), (lambda: layers.RandomElasticTransform(), "RandomElastic"),
     (lambda: layers.RandomErasing(), "RandomErasing"),
     (lambda: layers.RandomPerspective(), "RandomPerspective"), (lambda: layers.RandomShear(0.2), "RandomShear"),

@@ -69,10 +69,9 @@ from torchstrategy.keras.layers.preprocessing_hsv import RandomHue, RandomSatura
 from torchstrategy.keras.layers.preprocessing_mixing import CutMix, MixUp
 from torchstrategy.keras.layers.preprocessing_jitter import RandomColorJitter
 from torchstrategy.keras.layers.preprocessing_color import Equalization, RandomGaussianBlur
+from torchstrategy.keras.layers.preprocessing_spectrogram import MelSpectrogram, STFTSpectrogram
 from torchstrategy.keras.layers.unsupported import (
-    AugMix, ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes, MelSpectrogram,
-    RandAugment, RandomElasticTransform, RandomErasing, RandomPerspective, RandomShear,
-    STFTSpectrogram,
+    AugMix, ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes, RandAugment, RandomElasticTransform, RandomErasing, RandomPerspective, RandomShear,
 )
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.

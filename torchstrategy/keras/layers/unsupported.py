@@ -41,30 +41,6 @@ class MaxNumBoundingBoxes(_NotProvided):
         self._refuse()
 
 
-class MelSpectrogram(_NotProvided):
-    """Keras's MelSpectrogram (not provided: raises NotImplementedError)."""
-
-    _instead = "compute spectrograms with tf.signal.stft and tf.signal.linear_to_mel_weight_matrix"
-
-    def __init__(self, fft_length: int = 2048, sequence_stride: int = 512, sequence_length: Optional[int] = None,
-                 window: str = "hann", sampling_rate: int = 16000, num_mel_bins: int = 128, min_freq: float = 20.0,
-                 max_freq: Optional[float] = None, power_to_db: bool = True, top_db: float = 80.0,
-                 mag_exp: float = 2.0, min_power: float = 1e-10, ref_power: float = 1.0, **kwargs: Any) -> None:
-        self._refuse()
-
-
-class STFTSpectrogram(_NotProvided):
-    """Keras's STFTSpectrogram (not provided: raises NotImplementedError)."""
-
-    _instead = "compute spectrograms with tf.signal.stft"
-
-    def __init__(self, mode: str = "log", frame_length: int = 256, frame_step: Optional[int] = None,
-                 fft_length: Optional[int] = None, window: str = "hann", periodic: bool = False,
-                 scaling: str = "density", padding: str = "valid", expand_dims: bool = False,
-                 data_format: Optional[str] = None, **kwargs: Any) -> None:
-        self._refuse()
-
-
 class RandAugment(_NotProvided):
     """Keras's RandAugment (not provided: raises NotImplementedError)."""
 
