@@ -12,7 +12,6 @@ from torchstrategy.keras import layers
     (lambda: layers.ContrastLimitedAdaptiveHistogramEqualization(), "ContrastLimitedAdaptiveHistogramEqualization"),
     (lambda: layers.MaxNumBoundingBoxes(5), "MaxNum"),
     (lambda: layers.RandAugment(), "RandAugment"), (lambda: layers.RandomElasticTransform(), "RandomElastic"),
-    (lambda: layers.RandomErasing(), "RandomErasing"),
     (lambda: layers.RandomPerspective(), "RandomPerspective"), (lambda: layers.RandomShear(0.2), "RandomShear"),
 ])
 def test_refused_with_the_alternative(make, name):

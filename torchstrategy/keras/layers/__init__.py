@@ -70,8 +70,9 @@ from torchstrategy.keras.layers.preprocessing_mixing import CutMix, MixUp
 from torchstrategy.keras.layers.preprocessing_jitter import RandomColorJitter
 from torchstrategy.keras.layers.preprocessing_color import Equalization, RandomGaussianBlur
 from torchstrategy.keras.layers.preprocessing_spectrogram import MelSpectrogram, STFTSpectrogram
+from torchstrategy.keras.layers.preprocessing_erasing import RandomErasing
 from torchstrategy.keras.layers.unsupported import (
-    AugMix, ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes, RandAugment, RandomElasticTransform, RandomErasing, RandomPerspective, RandomShear,
+    AugMix, ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes, RandAugment, RandomElasticTransform, RandomPerspective, RandomShear,
 )
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.

@@ -61,15 +61,6 @@ class RandomElasticTransform(_NotProvided):
         self._refuse()
 
 
-class RandomErasing(_NotProvided):
-    """Keras's RandomErasing (not provided: raises NotImplementedError)."""
-
-    def __init__(self, factor: float = 1.0, scale: Any = (0.02, 0.33), fill_value: Any = None,
-                 value_range: Any = (0, 255), seed: Optional[int] = None, data_format: Optional[str] = None,
-                 **kwargs: Any) -> None:
-        self._refuse()
-
-
 class RandomPerspective(_NotProvided):
     """Keras's RandomPerspective (not provided: raises NotImplementedError)."""
 
