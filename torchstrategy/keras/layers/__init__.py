@@ -71,8 +71,9 @@ from torchstrategy.keras.layers.preprocessing_jitter import RandomColorJitter
 from torchstrategy.keras.layers.preprocessing_color import Equalization, RandomGaussianBlur
 from torchstrategy.keras.layers.preprocessing_spectrogram import MelSpectrogram, STFTSpectrogram
 from torchstrategy.keras.layers.preprocessing_erasing import RandomErasing
+from torchstrategy.keras.layers.preprocessing_warp import RandomElasticTransform, RandomPerspective, RandomShear
 from torchstrategy.keras.layers.unsupported import (
-    AugMix, ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes, RandAugment, RandomElasticTransform, RandomPerspective, RandomShear,
+    AugMix, ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes, RandAugment,
 )
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.

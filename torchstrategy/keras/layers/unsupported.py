@@ -50,34 +50,3 @@ class RandAugment(_NotProvided):
                  interpolation: str = "bilinear", seed: Optional[int] = None, data_format: Optional[str] = None,
                  **kwargs: Any) -> None:
         self._refuse()
-
-
-class RandomElasticTransform(_NotProvided):
-    """Keras's RandomElasticTransform (not provided: raises NotImplementedError)."""
-
-    def __init__(self, factor: float = 1.0, scale: float = 1.0, interpolation: str = "bilinear",
-                 fill_mode: str = "reflect", fill_value: float = 0.0, value_range: Any = (0, 255),
-                 seed: Optional[int] = None, data_format: Optional[str] = None, **kwargs: Any) -> None:
-        self._refuse()
-
-
-class RandomPerspective(_NotProvided):
-    """Keras's RandomPerspective (not provided: raises NotImplementedError)."""
-
-    _instead = "use keras.layers.RandomRotation / RandomZoom / RandomTranslation, which are provided"
-
-    def __init__(self, factor: float = 1.0, scale: float = 1.0, interpolation: str = "bilinear",
-                 fill_value: float = 0.0, seed: Optional[int] = None, data_format: Optional[str] = None,
-                 **kwargs: Any) -> None:
-        self._refuse()
-
-
-class RandomShear(_NotProvided):
-    """Keras's RandomShear (not provided: raises NotImplementedError)."""
-
-    _instead = "use keras.layers.RandomRotation / RandomZoom / RandomTranslation, which are provided"
-
-    def __init__(self, x_factor: float = 0.0, y_factor: float = 0.0, interpolation: str = "bilinear",
-                 fill_mode: str = "reflect", fill_value: float = 0.0, data_format: Optional[str] = None,
-                 seed: Optional[int] = None, **kwargs: Any) -> None:
-        self._refuse()
