@@ -8,10 +8,8 @@ from torchstrategy.keras import layers
 
 
 @pytest.mark.parametrize("make,name", [
-    (lambda: layers.AugMix(), "AugMix"),
     (lambda: layers.ContrastLimitedAdaptiveHistogramEqualization(), "ContrastLimitedAdaptiveHistogramEqualization"),
     (lambda: layers.MaxNumBoundingBoxes(5), "MaxNum"),
-    (lambda: layers.RandAugment(), "RandAugment"),
 ])
 def test_refused_with_the_alternative(make, name):
     with pytest.raises(NotImplementedError, match=rf"keras\.layers\.{name}.*Instead, "):

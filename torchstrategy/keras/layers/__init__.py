@@ -72,8 +72,9 @@ from torchstrategy.keras.layers.preprocessing_color import Equalization, RandomG
 from torchstrategy.keras.layers.preprocessing_spectrogram import MelSpectrogram, STFTSpectrogram
 from torchstrategy.keras.layers.preprocessing_erasing import RandomErasing
 from torchstrategy.keras.layers.preprocessing_warp import RandomElasticTransform, RandomPerspective, RandomShear
+from torchstrategy.keras.layers.preprocessing_policies import AugMix, RandAugment
 from torchstrategy.keras.layers.unsupported import (
-    AugMix, ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes, RandAugment,
+    ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes,
 )
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.

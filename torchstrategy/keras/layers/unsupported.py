@@ -15,15 +15,6 @@ class _NotProvided(Layer):
                                   f"Instead, {self._instead}.")
 
 
-class AugMix(_NotProvided):
-    """Keras's AugMix augmentation (not provided: raises NotImplementedError)."""
-
-    def __init__(self, value_range: Any = (0, 255), num_chains: int = 3, chain_depth: int = 3, factor: float = 0.3,
-                 alpha: float = 1.0, all_ops: bool = True, interpolation: str = "bilinear", seed: Optional[int] = None,
-                 data_format: Optional[str] = None, **kwargs: Any) -> None:
-        self._refuse()
-
-
 class ContrastLimitedAdaptiveHistogramEqualization(_NotProvided):
     """Keras's CLAHE (not provided: raises NotImplementedError)."""
 
@@ -38,15 +29,4 @@ class MaxNumBoundingBoxes(_NotProvided):
     _instead = "pad the boxes to a fixed count with tf.pad in a tf.data map function"
 
     def __init__(self, max_number: int, fill_value: int = -1, **kwargs: Any) -> None:
-        self._refuse()
-
-
-class RandAugment(_NotProvided):
-    """Keras's RandAugment (not provided: raises NotImplementedError)."""
-
-    _instead = "chain the provided random layers (RandomFlip, RandomRotation, RandomContrast, ...) in a Pipeline"
-
-    def __init__(self, value_range: Any = (0, 255), num_ops: int = 2, factor: float = 0.5,
-                 interpolation: str = "bilinear", seed: Optional[int] = None, data_format: Optional[str] = None,
-                 **kwargs: Any) -> None:
         self._refuse()
