@@ -73,9 +73,8 @@ from torchstrategy.keras.layers.preprocessing_spectrogram import MelSpectrogram,
 from torchstrategy.keras.layers.preprocessing_erasing import RandomErasing
 from torchstrategy.keras.layers.preprocessing_warp import RandomElasticTransform, RandomPerspective, RandomShear
 from torchstrategy.keras.layers.preprocessing_policies import AugMix, RandAugment
-from torchstrategy.keras.layers.unsupported import (
-    ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes,
-)
+from torchstrategy.keras.layers.preprocessing_clahe import ContrastLimitedAdaptiveHistogramEqualization
+from torchstrategy.keras.layers.preprocessing_boxes import MaxNumBoundingBoxes
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer
