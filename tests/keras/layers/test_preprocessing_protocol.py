@@ -31,7 +31,7 @@ class _AddOne(AugmentationLayer):
     def get_random_transformation(self, data, training=True, seed=None):
         return None if not training else {"amount": self._uniform((), 1.0, 2.0, torch.device("cpu"), seed)}
 
-    def _apply(self, images, transformation):
+    def _augment(self, images, transformation):
         return images + transformation["amount"]
 
     def transform_labels(self, labels, transformation, training=True):
@@ -61,3 +61,31 @@ def test_a_call_with_no_training_flag_augments_as_keras():
     images = torch.rand(2, 8, 8, 3) * 255
     layer = layers.RandomShear(0.4, 0.4, seed=2)
     assert not torch.equal(layer(images), images)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: layers.RandAugment(), lambda: layers.AugMix(), lambda: layers.RandomShear(0.2),
+    lambda: layers.RandomPerspective(), lambda: layers.RandomElasticTransform(), lambda: layers.RandomErasing(),
+    lambda: layers.ContrastLimitedAdaptiveHistogramEqualization(), lambda: layers.MaxNumBoundingBoxes(2),
+])
+def test_torch_module_methods_still_work(make):
+    """The layers are torch modules: .to()/.float() walk them (nn.Module._apply must stay torch's)."""
+    layer = make().to("cpu").float()
+    assert layer.state_dict() == {} or all(isinstance(v, torch.Tensor) for v in layer.state_dict().values())
+
+
+def test_layers_train_predict_save_and_load_in_a_model(tmp_path):
+    from torchstrategy import keras
+
+    model = keras.Sequential([keras.Input((12, 12, 3)), layers.RandAugment(value_range=(0, 1), seed=1),
+                              layers.RandomErasing(value_range=(0, 1), seed=2), layers.RandomShear(0.2, 0.2),
+                              layers.Flatten(), layers.Dense(2)])
+    model.compile("adam", keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    x = torch.rand(8, 12, 12, 3).numpy()
+    history = model.fit(x, (torch.arange(8) % 2).numpy(), epochs=1, verbose=0)
+    assert history.history["loss"][0] > 0
+    first = model.predict(x, verbose=0)
+    assert (first == model.predict(x, verbose=0)).all()  # no augmentation at inference
+    model.save(tmp_path / "m.keras")
+    reloaded = keras.models.load_model(tmp_path / "m.keras")
+    assert abs(reloaded.predict(x, verbose=0) - first).max() < 1e-5

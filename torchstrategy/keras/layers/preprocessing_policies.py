@@ -101,7 +101,7 @@ class RandAugment(_Policy):
                       for name in self._names}
         return {"transforms": transforms, "layer_idxes": indices}
 
-    def _apply(self, images: torch.Tensor, transformation: Any) -> torch.Tensor:
+    def _augment(self, images: torch.Tensor, transformation: Any) -> torch.Tensor:
         transforms = transformation.get("transforms") or {}
         for index in backend.to_tensor(transformation["layer_idxes"]).reshape(-1).tolist():
             name = self._names[int(index)]
@@ -161,7 +161,7 @@ class AugMix(_Policy):
         return {"chain_mixing_weights": gammas / gammas.sum(), "weight_sample": pair[0] / pair.sum(),
                 "chain_transforms": chains}
 
-    def _apply(self, images: torch.Tensor, transformation: Any) -> torch.Tensor:
+    def _augment(self, images: torch.Tensor, transformation: Any) -> torch.Tensor:
         weights = backend.to_tensor(transformation["chain_mixing_weights"]).to(images.dtype).to(images.device)
         weight = backend.to_tensor(transformation["weight_sample"]).to(images.dtype).to(images.device)
         mixed = torch.zeros_like(images)

@@ -52,7 +52,7 @@ class AugmentationLayer(Layer):
     """Base of the Keras 3 augmentation layers here. A call takes images (batch, H, W, C) or (H, W, C) (channels
     first with data_format='channels_first') or a dict with "images" and optional "labels", "bounding_boxes",
     "segmentation_masks"; it draws one transformation (None outside training) and applies it to each entry.
-    Subclasses give `get_random_transformation` and `_apply` (channels-last batches, transformation given)."""
+    Subclasses give `get_random_transformation` and `_augment` (channels-last batches, transformation given)."""
 
     def __init__(self, seed: Optional[int] = None, data_format: Optional[str] = None,
                  bounding_box_format: Optional[str] = None, **kwargs: Any) -> None:
@@ -116,7 +116,7 @@ class AugmentationLayer(Layer):
         """The random draw of one call (a dict of tensors, or None when nothing is to change)."""
         return None
 
-    def _apply(self, images: torch.Tensor, transformation: Any) -> torch.Tensor:
+    def _augment(self, images: torch.Tensor, transformation: Any) -> torch.Tensor:
         """Applies `transformation` to channels-last float images (batch, H, W, C)."""
         raise NotImplementedError
 
@@ -125,7 +125,7 @@ class AugmentationLayer(Layer):
         or when the transformation is None, cast to the compute dtype either way."""
         x, unbatched = self._to_nhwc(images)
         if training and transformation is not None:
-            x = self._apply(x, transformation)
+            x = self._augment(x, transformation)
         return self._from_nhwc(x, unbatched)
 
     def transform_labels(self, labels: Any, transformation: Any, training: bool = True) -> Any:

@@ -29,7 +29,7 @@ class _WarpLayer(AugmentationLayer):
             return segmentation_masks
         masks = backend.to_tensor(segmentation_masks)
         x, unbatched = self._to_nhwc(masks)
-        out = self._from_nhwc(self._apply(x, transformation, interpolation="nearest"), unbatched)
+        out = self._from_nhwc(self._augment(x, transformation, interpolation="nearest"), unbatched)
         return out.to(masks.dtype)
 
     def transform_bounding_boxes(self, bounding_boxes: Any, transformation: Any,
@@ -88,7 +88,7 @@ class RandomShear(_WarpLayer):
         shear_x = self._uniform((batch, 1), *self.x_factor, device, seed)
         return {"shear_factor": torch.cat([shear_x, shear_y], dim=1) * invert, "input_shape": tuple(images.shape)}
 
-    def _apply(self, images: torch.Tensor, transformation: Any, interpolation: Optional[str] = None) -> torch.Tensor:
+    def _augment(self, images: torch.Tensor, transformation: Any, interpolation: Optional[str] = None) -> torch.Tensor:
         shear = backend.to_tensor(transformation["shear_factor"]).to(torch.float32).to(images.device)
         ones, zeros = torch.ones_like(shear[:, 0]), torch.zeros_like(shear[:, 0])
         matrix = torch.stack([ones, shear[:, 0], zeros, shear[:, 1], ones, zeros, zeros, zeros], dim=1)
@@ -152,7 +152,7 @@ class RandomPerspective(_WarpLayer):
         return {"apply_perspective": apply, "start_points": start, "end_points": start + start * jitter,
                 "input_shape": tuple(images.shape)}
 
-    def _apply(self, images: torch.Tensor, transformation: Any, interpolation: Optional[str] = None) -> torch.Tensor:
+    def _augment(self, images: torch.Tensor, transformation: Any, interpolation: Optional[str] = None) -> torch.Tensor:
         def tensor(key: str) -> torch.Tensor:
             return backend.to_tensor(transformation[key]).to(images.device)
 
@@ -262,7 +262,7 @@ class RandomElasticTransform(_WarpLayer):
         field_seed = int(self._uniform((), 0.0, 2.0 ** 31, device, seed))
         return {"apply_transform": apply, "distortion_factor": distortion, "seed": field_seed}
 
-    def _apply(self, images: torch.Tensor, transformation: Any, interpolation: Optional[str] = None) -> torch.Tensor:
+    def _augment(self, images: torch.Tensor, transformation: Any, interpolation: Optional[str] = None) -> torch.Tensor:
         n, h, w, _ = images.shape
         factor = float(backend.to_tensor(transformation["distortion_factor"]))
         alpha, sigma = max(h, w) * 0.1 * factor, min(h, w) * 0.05 * factor
