@@ -69,11 +69,12 @@ from torchstrategy.keras.layers.preprocessing_hsv import RandomHue, RandomSatura
 from torchstrategy.keras.layers.preprocessing_mixing import CutMix, MixUp
 from torchstrategy.keras.layers.preprocessing_jitter import RandomColorJitter
 from torchstrategy.keras.layers.preprocessing_color import Equalization, RandomGaussianBlur
-from torchstrategy.keras.layers.unsupported import (
-    AugMix, ContrastLimitedAdaptiveHistogramEqualization, MaxNumBoundingBoxes, MelSpectrogram,
-    RandAugment, RandomElasticTransform, RandomErasing, RandomPerspective, RandomShear,
-    STFTSpectrogram,
-)
+from torchstrategy.keras.layers.preprocessing_spectrogram import MelSpectrogram, STFTSpectrogram
+from torchstrategy.keras.layers.preprocessing_erasing import RandomErasing
+from torchstrategy.keras.layers.preprocessing_warp import RandomElasticTransform, RandomPerspective, RandomShear
+from torchstrategy.keras.layers.preprocessing_policies import AugMix, RandAugment
+from torchstrategy.keras.layers.preprocessing_clahe import ContrastLimitedAdaptiveHistogramEqualization
+from torchstrategy.keras.layers.preprocessing_boxes import MaxNumBoundingBoxes
 
 # Input / InputLayer belong to the functional API; keras.layers names them too.
 from torchstrategy.keras.layers.input_layer import Input, InputLayer

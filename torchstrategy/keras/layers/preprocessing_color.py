@@ -104,7 +104,7 @@ class AutoContrast(_ColorLayer):
         x = _rescale(images, self.value_range, (0, 255))
         low = x.amin(dim=(1, 2), keepdim=True)
         high = x.amax(dim=(1, 2), keepdim=True)
-        scale = 255.0 / (high - low)
+        scale = torch.full_like(high, 255.0) / (high - low)  # a true division: 255.0 / t is 255 * (1 / t) in torch
         out = (x * scale - low * scale).clamp(0.0, 255.0)
         out = _rescale(out, (0, 255), self.value_range)
         return torch.where(torch.isnan(out), original, out)
