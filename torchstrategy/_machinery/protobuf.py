@@ -104,6 +104,39 @@ class Message:
                             f"{type(other).__name__}.")
         self.ParseFromString(other.SerializeToString())
 
+    def MergeFrom(self, other: "Message") -> None:
+        """Merges `other` (same type) into this message: repeated fields append, maps and set fields override."""
+        if type(other) is not type(self):
+            raise TypeError(f"{type(self).__name__}.MergeFrom expects a {type(self).__name__}, got "
+                            f"{type(other).__name__}.")
+        self.MergeFromString(other.SerializeToString())
+
+    def MergeFromString(self, serialized: bytes) -> int:
+        """Merges the decoded `serialized` into this message; returns the number of bytes read."""
+        data = bytes(serialized)
+        self._merge(data)
+        self._modified()
+        return len(data)
+
+    def SerializePartialToString(self, **kwargs: Any) -> bytes:
+        """The same as SerializeToString (these messages have no required fields)."""
+        return self.SerializeToString()
+
+    def IsInitialized(self) -> bool:
+        """True: these messages have no required fields."""
+        return True
+
+    def FindInitializationErrors(self) -> list:
+        """[]: these messages have no required fields."""
+        return []
+
+    def DiscardUnknownFields(self) -> None:
+        """Nothing to do: unknown fields are dropped when parsing."""
+
+    def SetInParent(self) -> None:
+        """Marks a submessage read from an unset field as set in its parent."""
+        self._modified()
+
     def ByteSize(self) -> int:
         return len(self.SerializeToString())
 
