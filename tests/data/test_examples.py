@@ -82,3 +82,13 @@ def test_tables_from_datasets() -> None:
         tf.data.experimental.table_from_dataset(pairs)  # keys are int64, key_dtype defaults to tf.string
     with pytest.raises(ValueError, match="pairs"):
         tf.data.experimental.DatasetInitializer(Dataset.range(3))
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_copy_and_prefetch_to_a_gpu():
+    moved = Dataset.from_tensor_slices(([1.0, 2.0], np.array([b"a", b"b"], dtype=object))).apply(
+        tf.data.experimental.copy_to_device("/gpu:0"))
+    value, text = next(iter(moved))
+    assert value.device.type == "cuda" and text == b"a"  # strings stay on the host
+    prefetched = Dataset.range(3).apply(tf.data.experimental.prefetch_to_device("/gpu:0"))
+    assert [v.device.type for v in prefetched] == ["cuda"] * 3
