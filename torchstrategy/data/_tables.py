@@ -8,14 +8,8 @@ import numpy as np
 import torch
 
 from torchstrategy.data.dataset import Dataset
-from torchstrategy.dtypes import as_dtype, string as _string
+from torchstrategy.dtypes import string as _string
 from torchstrategy.lookup import KeyValueTensorInitializer, StaticHashTable, StaticVocabularyTable
-
-
-def _kind(dtype: Any) -> Any:
-    if dtype in (str, bytes) or (isinstance(dtype, np.dtype) and dtype.kind in "OSU"):
-        return _string
-    return as_dtype(dtype)
 
 
 class HasherSpec(NamedTuple):
@@ -63,9 +57,9 @@ class DatasetInitializer(KeyValueTensorInitializer):
 def table_from_dataset(dataset: Optional[Dataset] = None, num_oov_buckets: int = 0, vocab_size: Optional[int] = None,
                        default_value: Any = None, hasher_spec: Any = FAST_HASH_SPEC, key_dtype: Any = _string,
                        name: Optional[str] = None) -> Any:
-    """A lookup table from a dataset of (key, value) pairs: a StaticHashTable giving `default_value` for
-    unknown keys, or with num_oov_buckets > 0 one giving vocab_size + a hash bucket. vocab_size, when given,
-    takes that many pairs and requires the dataset to have them."""
+    """A lookup table from a dataset of (key, value) pairs: a StaticHashTable giving `default_value` for unknown
+    keys, or with num_oov_buckets > 0 one giving vocab_size + a hash bucket. vocab_size, when given, takes that
+    many pairs and requires the dataset to have them. key_dtype is not checked against the keys, as in TF 2.21."""
     if not isinstance(dataset, Dataset):
         raise TypeError(f"table_from_dataset: dataset must be a tf.data.Dataset of (key, value) pairs, got "
                         f"{type(dataset).__name__}.")
@@ -78,9 +72,6 @@ def table_from_dataset(dataset: Optional[Dataset] = None, num_oov_buckets: int =
 
         dataset = dataset.take(int(vocab_size)).apply(experimental.assert_cardinality(int(vocab_size)))
     initializer = DatasetInitializer(dataset)
-    if key_dtype is not None and str(_kind(key_dtype)) != str(initializer.key_dtype):
-        raise ValueError(f"table_from_dataset: the dataset's keys are {initializer.key_dtype} but key_dtype is "
-                         f"{key_dtype}; pass the keys' dtype as key_dtype.")
     if int(num_oov_buckets) > 0:
         return StaticVocabularyTable(initializer, int(num_oov_buckets), name=name)
     return StaticHashTable(initializer, -1 if default_value is None else default_value, name=name)
