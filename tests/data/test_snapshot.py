@@ -30,6 +30,8 @@ def test_snapshot_writes_on_the_first_pass_and_reads_afterwards(tmp_path) -> Non
     # another process building the same pipeline reads it too (same fingerprint)
     again = Dataset.range(4).map(lambda x: x * 0).snapshot(str(tmp_path / "snap"))
     assert [int(x) for x in again] == [0, 10, 20, 30]
+    other = Dataset.range(1, 5).map(lambda x: x * 10).snapshot(str(tmp_path / "snap"))  # another range: new key
+    assert [int(x) for x in other] == [10, 20, 30, 40]
 
 
 def test_a_pass_cut_short_writes_nothing_and_another_pipeline_gets_its_own_snapshot(tmp_path) -> None:
@@ -49,6 +51,15 @@ def test_fingerprint_follows_the_pipeline_structure() -> None:
     assert int(a) == int(Dataset.range(10).batch(2).fingerprint())
     assert int(a) != int(Dataset.range(10).batch(3).fingerprint())
     assert int(a) != int(Dataset.range(10).shuffle(4, seed=1).batch(2).fingerprint())
+    # what a source holds is part of it: other values, another range or other files give another number
+    assert int(Dataset.from_tensor_slices([1, 2]).fingerprint()) != int(Dataset.from_tensor_slices([1, 3]).fingerprint())
+    assert int(Dataset.from_tensor_slices([1, 2]).fingerprint()) == int(Dataset.from_tensor_slices([1, 2]).fingerprint())
+    assert int(Dataset.range(0, 4).fingerprint()) != int(Dataset.range(1, 5).fingerprint())
+    assert int(tf.data.TFRecordDataset("a").fingerprint()) != int(tf.data.TFRecordDataset("b").fingerprint())
+    strings = np.array([b"x", b"y"], dtype=object)
+    assert int(Dataset.from_tensor_slices(strings).fingerprint()) == int(Dataset.from_tensor_slices(strings).fingerprint())
+    assert int(Dataset.from_tensors(torch.tensor(1.0, dtype=torch.bfloat16)).fingerprint()) != int(
+        Dataset.from_tensors(torch.tensor(2.0, dtype=torch.bfloat16)).fingerprint())
 
 
 def test_save_load_gzip_strings_and_errors(tmp_path) -> None:

@@ -85,8 +85,8 @@ def pipeline_hash(dataset: Dataset) -> int:
 
 
 def fingerprint(self: Dataset) -> torch.Tensor:
-    """A uint64 scalar naming this pipeline's structure: the same ops with the same arguments give the same number
-    in any process (TF hashes its dataset graph; this library's numbers differ from TF's).
+    """A uint64 scalar naming this pipeline: the same ops with the same arguments over the same source values give
+    the same number in any process (TF hashes its dataset graph; this library's numbers differ from TF's).
 
     >>> int(Dataset.range(3).fingerprint()) == int(Dataset.range(3).fingerprint())
     True
@@ -128,8 +128,8 @@ def snapshot(self: Dataset, path: Any, compression: Any = "AUTO", reader_func: A
              name: Optional[str] = None) -> Dataset:
     """The same elements, persisted under `path` by the first complete pass and read back from there afterwards.
 
-    The snapshot is keyed by the pipeline's fingerprint (its ops, their arguments and element counts), so a changed
-    pipeline writes a new one. Unlike TF's, the key does not cover functions passed to map/filter or the values a
-    source holds: use a new path after changing those.
+    The snapshot is keyed by the pipeline's fingerprint (its ops, their arguments and element counts, the values,
+    ranges and file names its sources hold), so a changed pipeline writes a new one. Unlike TF's, the key does not
+    cover functions passed to map/filter or generators: use a new path after changing those.
     reader_func / shard_func are accepted and not needed (one file per snapshot)."""
     return SnapshotDataset(self, path, compression)

@@ -87,10 +87,10 @@ def _entry(node: "Dataset", position: Dict[int, int]) -> dict:
 
 
 def structure(dataset: "Dataset") -> List[dict]:
-    """The pipeline's ops (type, inputs, order-fixing arguments, cardinality) depth-first from the output, without
-    their state."""
+    """The pipeline's ops (type, inputs, order-fixing arguments, cardinality, what a source holds) depth-first from
+    the output, without their state."""
     nodes, position = _graph(dataset)
-    return [dict(_entry(node, position), cardinality=node._cardinality()) for node in nodes]
+    return [dict(_entry(node, position), cardinality=node._cardinality(), content=node._content_key()) for node in nodes]
 
 
 def capture(dataset: "Dataset") -> dict:

@@ -71,6 +71,10 @@ class Dataset:
         """An IndexPlan when elements come straight from a random-access source; else None."""
         return None
 
+    def _content_key(self) -> str:
+        """What a source holds (its values, range or file names) as text, for fingerprints; '' for ops."""
+        return ""
+
     def _cardinality(self) -> int:
         return UNKNOWN_CARDINALITY
 
