@@ -66,3 +66,15 @@ def test_parse_sequence_example_as_tf():
     assert lengths["tok"].dtype == torch.int64
     _, ragged, _ = tf.io.parse_sequence_example(records, None, {"tok": tf.io.RaggedFeature(tf.int64)})
     assert ragged["tok"].to_list() == [[[1, 2], [3]], [[9]]]
+
+
+def test_protobuf_message_methods_scripts_use():
+    with pytest.raises(ValueError, match='no oneof "kind"'):
+        tf.train.Int64List().WhichOneof("kind")
+    assert tf.train.Feature(int64_list=tf.train.Int64List(value=[1])).WhichOneof("kind") == "int64_list"
+    with pytest.raises(ValueError, match='no singular "value"'):
+        tf.train.Int64List(value=[1]).HasField("value")
+    assert SEQ.HasField("context") and not tf.train.SequenceExample().HasField("feature_lists")
+    assert SEQ.UnknownFields() == () and SEQ.SerializePartialToString() == SEQ.SerializeToString()
+    with pytest.raises(KeyError, match="no extensions"):
+        SEQ.HasExtension(None)

@@ -133,6 +133,28 @@ class Message:
     def DiscardUnknownFields(self) -> None:
         """Nothing to do: unknown fields are dropped when parsing."""
 
+    def WhichOneof(self, oneof_group: str) -> Optional[str]:
+        """Messages without a oneof refuse every name, as protobuf does (Feature overrides this)."""
+        raise ValueError(f'Protocol message {type(self).__name__} has no oneof "{oneof_group}" field.')
+
+    def HasField(self, field_name: str) -> bool:
+        """Messages with only repeated or map fields have no presence to ask about (Example etc. override)."""
+        raise ValueError(f'Protocol message {type(self).__name__} has no singular "{field_name}" field.')
+
+    def HasExtension(self, extension_handle: Any) -> bool:
+        raise KeyError(f"{type(self).__name__} is not extendable (tf.train messages have no extensions).")
+
+    def ClearExtension(self, extension_handle: Any) -> None:
+        raise KeyError(f"{type(self).__name__} is not extendable (tf.train messages have no extensions).")
+
+    @property
+    def Extensions(self) -> Any:
+        raise AttributeError(f"{type(self).__name__} is not extendable (tf.train messages have no extensions).")
+
+    def UnknownFields(self) -> tuple:
+        """(): unknown fields are dropped when parsing."""
+        return ()
+
     def SetInParent(self) -> None:
         """Marks a submessage read from an unset field as set in its parent."""
         self._modified()
