@@ -13,7 +13,7 @@ def test_yields_each_new_checkpoint_then_times_out(tmp_path):
     manager.save()
     seen = []
     started = time.monotonic()
-    for path in tf.train.checkpoints_iterator(str(tmp_path), timeout=3):
+    for path in tf.train.checkpoints_iterator(str(tmp_path), timeout=0.5):
         seen.append(path)
         if len(seen) == 1:
             manager.save()
