@@ -42,6 +42,11 @@ def _torch_device(device_name: str) -> torch.device:
                      "(TPUs go through tf.distribute.TPUStrategy).")
 
 
+def torch_device(device_name: str) -> torch.device:
+    """The torch device a TF device name stands for ('/GPU:1' -> cuda:1); errors as tf.device gives them."""
+    return _torch_device(str(device_name))
+
+
 @contextlib.contextmanager
 def device(device_name: Any) -> Iterator[None]:
     """Places the tensors and variables created in the block on `device_name` ('/CPU:0', '/GPU:0', ...);

@@ -1,14 +1,19 @@
-"""`tf.train`: ClusterSpec (TF's job -> task address map, from torchstrategy.cluster) and
-checkpointing (Checkpoint, CheckpointManager, latest_checkpoint, get_checkpoint_state), tf.train.Example."""
+"""`tf.train`: ClusterSpec (TF's job -> task address map, from torchstrategy.cluster), checkpointing (Checkpoint,
+CheckpointManager, latest_checkpoint, checkpoints_iterator, ...), the Example / SequenceExample protos,
+ExponentialMovingAverage and Coordinator."""
 from __future__ import annotations
 
 from torchstrategy.checkpoint import (Checkpoint, CheckpointManager, CheckpointState, checkpoint_metadata,
                                       get_checkpoint_state, latest_checkpoint)
 from torchstrategy.checkpoint import CheckpointOptions, list_variables, load_checkpoint, load_variable
+from torchstrategy.checkpoint.watch import checkpoints_iterator
 from torchstrategy.cluster.spec import ClusterSpec
+from torchstrategy.coordinator import Coordinator
 from torchstrategy.io.example import BytesList, Example, Feature, Features, FloatList, Int64List
+from torchstrategy.io.sequence_example import FeatureList, FeatureLists, SequenceExample
+from torchstrategy.moving_averages import ExponentialMovingAverage
 
 __all__ = ["ClusterSpec", "Checkpoint", "CheckpointManager", "CheckpointState", "latest_checkpoint",
-           "get_checkpoint_state", "checkpoint_metadata", "BytesList", "Example", "Feature", "Features",
-           "FloatList", "Int64List",
-           "CheckpointOptions", "load_checkpoint", "list_variables", "load_variable"]
+           "get_checkpoint_state", "checkpoint_metadata", "checkpoints_iterator", "BytesList", "Coordinator", "Example",
+           "ExponentialMovingAverage", "Feature", "FeatureList", "FeatureLists", "Features", "FloatList", "Int64List",
+           "SequenceExample", "CheckpointOptions", "load_checkpoint", "list_variables", "load_variable"]

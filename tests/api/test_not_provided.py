@@ -34,6 +34,10 @@ def _message(fn) -> str:
     (lambda: tf.raw_ops.MatMul, "tf.raw_ops", "tf.math"),
     (lambda: tf.estimator.Estimator, "tf.estimator", "Model.fit"),
     (lambda: tf.feature_column.numeric_column, "tf.feature_column", "preprocessing layers"),
+    (lambda: tf.data.experimental.service.DispatchServer, "tf.data.experimental.service", "distribute_datasets"),
+    (lambda: tf.data.experimental.to_variant, "tf.data.experimental.to_variant", "Dataset objects"),
+    (lambda: tf.train.ServerDef, "tf.train.ServerDef", "torchrun"),
+    (lambda: tf.io.write_graph, "tf.io.write_graph", "torch.export"),
 ])
 def test_whole_tf_namespaces_we_lack_say_so(reach, path, hint):
     message = _message(reach)

@@ -52,3 +52,14 @@ def test_missing_and_existing_paths_raise_tensorflows_errors(tmp_path):
     assert (tmp_path / "b.txt").read_text() == "a"
     with pytest.raises(NotImplementedError, match="local paths"):
         gfile.exists("gs://bucket/data")
+
+
+def test_gfile_name_mode_and_next(tmp_path):
+    import torchstrategy as tf
+
+    path = tmp_path / "lines.txt"
+    path.write_text("a\nb\n")
+    with tf.io.gfile.GFile(str(path)) as handle:
+        assert handle.name == str(path) and handle.mode == "r"
+        assert handle.next() == "a\n" and next(handle) == "b\n"
+    assert tf.io.TFRecordOptions.compression_type_map == {0: "", 1: "ZLIB", 2: "GZIP"}

@@ -104,6 +104,61 @@ class Message:
                             f"{type(other).__name__}.")
         self.ParseFromString(other.SerializeToString())
 
+    def MergeFrom(self, other: "Message") -> None:
+        """Merges `other` (same type) into this message: repeated fields append, maps and set fields override."""
+        if type(other) is not type(self):
+            raise TypeError(f"{type(self).__name__}.MergeFrom expects a {type(self).__name__}, got "
+                            f"{type(other).__name__}.")
+        self.MergeFromString(other.SerializeToString())
+
+    def MergeFromString(self, serialized: bytes) -> int:
+        """Merges the decoded `serialized` into this message; returns the number of bytes read."""
+        data = bytes(serialized)
+        self._merge(data)
+        self._modified()
+        return len(data)
+
+    def SerializePartialToString(self, **kwargs: Any) -> bytes:
+        """The same as SerializeToString (these messages have no required fields)."""
+        return self.SerializeToString()
+
+    def IsInitialized(self) -> bool:
+        """True: these messages have no required fields."""
+        return True
+
+    def FindInitializationErrors(self) -> list:
+        """[]: these messages have no required fields."""
+        return []
+
+    def DiscardUnknownFields(self) -> None:
+        """Nothing to do: unknown fields are dropped when parsing."""
+
+    def WhichOneof(self, oneof_group: str) -> Optional[str]:
+        """Messages without a oneof refuse every name, as protobuf does (Feature overrides this)."""
+        raise ValueError(f'Protocol message {type(self).__name__} has no oneof "{oneof_group}" field.')
+
+    def HasField(self, field_name: str) -> bool:
+        """Messages with only repeated or map fields have no presence to ask about (Example etc. override)."""
+        raise ValueError(f'Protocol message {type(self).__name__} has no singular "{field_name}" field.')
+
+    def HasExtension(self, extension_handle: Any) -> bool:
+        raise KeyError(f"{type(self).__name__} is not extendable (tf.train messages have no extensions).")
+
+    def ClearExtension(self, extension_handle: Any) -> None:
+        raise KeyError(f"{type(self).__name__} is not extendable (tf.train messages have no extensions).")
+
+    @property
+    def Extensions(self) -> Any:
+        raise AttributeError(f"{type(self).__name__} is not extendable (tf.train messages have no extensions).")
+
+    def UnknownFields(self) -> tuple:
+        """(): unknown fields are dropped when parsing."""
+        return ()
+
+    def SetInParent(self) -> None:
+        """Marks a submessage read from an unset field as set in its parent."""
+        self._modified()
+
     def ByteSize(self) -> int:
         return len(self.SerializeToString())
 

@@ -3,6 +3,8 @@ AUTOTUNE and the cardinality constants. (`distribute.py` here feeds datasets to 
 from __future__ import annotations
 
 from torchstrategy.data import experimental
+from torchstrategy.data._fixed_length import FixedLengthRecordDataset
+from torchstrategy.data._iterator import IteratorSpec, NumpyIterator
 from torchstrategy.data._more_ops import DatasetSpec
 from torchstrategy.data._records import TFRecordDataset
 from torchstrategy.data._structure import TensorShape, TensorSpec
@@ -15,7 +17,7 @@ Iterator = DatasetIterator
 
 __all__ = [
     "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "AutoShardPolicy", "Dataset", "DatasetIterator",
-    "DatasetSpec", "DistributeOptions", "Iterator", "Options", "TensorShape", "TensorSpec", "TextLineDataset",
-    "TFRecordDataset", "ThreadingOptions",
+    "DatasetSpec", "DistributeOptions", "FixedLengthRecordDataset", "Iterator", "IteratorSpec", "NumpyIterator",
+    "Options", "TensorShape", "TensorSpec", "TextLineDataset", "TFRecordDataset", "ThreadingOptions",
     "experimental",
 ]

@@ -9,7 +9,6 @@ import torch
 
 from torchstrategy.data._ops import UnaryDataset, closing
 from torchstrategy.data.dataset import INFINITE_CARDINALITY, Dataset
-from torchstrategy.dtypes import as_dtype
 from torchstrategy.errors import FailedPreconditionError
 
 
@@ -52,10 +51,7 @@ def assert_cardinality(dataset: Dataset, expected_cardinality: int) -> Dataset:
 
 
 def Counter(start: Any = 0, step: Any = 1, dtype: Any = torch.int64) -> Dataset:  # noqa: N802 (TF's name)
-    """start, start + step, start + 2 * step, ... forever, as scalars of `dtype`."""
-    kind = as_dtype(dtype)
+    """start, start + step, start + 2 * step, ... forever, as scalars of `dtype` (Dataset.counter's older name)."""
+    from torchstrategy.data._generated import counter
 
-    def value(n: torch.Tensor, _: Any) -> torch.Tensor:
-        return (torch.as_tensor(start) + n * torch.as_tensor(step)).to(kind)
-
-    return Dataset.range(1).repeat().enumerate().map(value)
+    return counter(start, step, dtype)

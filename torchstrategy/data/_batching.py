@@ -8,6 +8,7 @@ import random
 import threading
 from typing import Any, Iterator, Optional
 
+import numpy as np
 import torch
 
 from torchstrategy.data import _state, _structure
@@ -232,7 +233,7 @@ class UnbatchDataset(UnaryDataset):
                 raise ValueError(f"Dataset.unbatch: every component needs the same size in dimension 0, got "
                                  f"shapes {[tuple(getattr(leaf, 'shape', ())) for leaf in leaves]}.")
             columns = [leaf.unbind(0) if isinstance(leaf, torch.Tensor) else list(leaf) for leaf in leaves]
-            if type(element) is tuple:
+            if type(element) is tuple and all(isinstance(item, (torch.Tensor, np.ndarray)) for item in element):
                 yield from zip(*columns)
             else:
                 for row in zip(*columns):

@@ -95,3 +95,86 @@ class DatasetIterator:
         self._start_state = copy.deepcopy(state["dataset_state"])
         self._elements = self._dataset._iterate_from(produced)
         self.produced = produced
+
+
+def numpy_leaf(leaf: Any) -> Any:
+    """A tensor leaf as NumPy (a 0-d tensor becomes a NumPy scalar); other leaves as they are."""
+    import torch
+
+    if isinstance(leaf, torch.Tensor):
+        array = leaf.detach().cpu().numpy()
+        return array[()] if array.ndim == 0 else array
+    return leaf
+
+
+class NumpyIterator:
+    """`tf.data.NumpyIterator(dataset)`, what `Dataset.as_numpy_iterator()` returns: the dataset's elements
+    with NumPy leaves. It checkpoints as DatasetIterator does (state_dict / load_state_dict).
+
+    >>> [int(x) for x in NumpyIterator(Dataset.range(3))]
+    [0, 1, 2]
+    """
+
+    def __init__(self, dataset: "Dataset"):
+        self._iterator = DatasetIterator(dataset)
+
+    def __iter__(self) -> "NumpyIterator":
+        return self
+
+    def __next__(self) -> Any:
+        from torchstrategy.nest import map_structure
+
+        return map_structure(numpy_leaf, next(self._iterator))
+
+    def next(self) -> Any:
+        """The next element (Python 2 spelling TF keeps)."""
+        return self.__next__()
+
+    def save(self) -> dict:
+        """The iterator's state (plain data), for `restore`."""
+        return self._iterator.state_dict()
+
+    def restore(self, state: dict) -> None:
+        """Continues from a `save()` of an iterator over an identically built dataset."""
+        self._iterator.load_state_dict(state)
+
+    def state_dict(self) -> dict:
+        """See DatasetIterator.state_dict."""
+        return self._iterator.state_dict()
+
+    def load_state_dict(self, state: dict) -> None:
+        """See DatasetIterator.load_state_dict."""
+        self._iterator.load_state_dict(state)
+
+    def close(self) -> None:
+        """Stops background work of this iterator now."""
+        self._iterator.close()
+
+
+class IteratorSpec:
+    """`tf.data.IteratorSpec(element_spec)`: the spec of an iterator over elements of `element_spec`."""
+
+    def __init__(self, element_spec: Any):
+        self._element_spec = element_spec
+
+    @property
+    def element_spec(self) -> Any:
+        return self._element_spec
+
+    @property
+    def value_type(self) -> type:
+        return DatasetIterator
+
+    @staticmethod
+    def from_value(value: Any) -> "IteratorSpec":
+        """The spec of an iterator."""
+        return IteratorSpec(value.element_spec)
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, IteratorSpec) and other._element_spec == self._element_spec
+
+    def __hash__(self) -> int:
+        return hash(repr(self._element_spec))
+
+    def __repr__(self) -> str:
+        return f"IteratorSpec({self._element_spec!r})"

@@ -46,16 +46,39 @@ class ElementsDataset(Dataset):
 
 
 class DatasetSpec:
-    """The spec of an element that is itself a dataset (as tf.data.DatasetSpec)."""
+    """The spec of an element that is itself a dataset (as tf.data.DatasetSpec); `dataset_shape` is () for one
+    dataset, or the shape of a batch of datasets."""
 
-    def __init__(self, element_spec: Any):
-        self.element_spec = element_spec
+    def __init__(self, element_spec: Any, dataset_shape: Any = ()):
+        self._element_spec, self._dataset_shape = element_spec, tuple(dataset_shape)
+
+    @property
+    def element_spec(self) -> Any:
+        return self._element_spec
+
+    @property
+    def value_type(self) -> type:
+        return Dataset
+
+    @staticmethod
+    def from_value(value: Any) -> "DatasetSpec":
+        """The spec of a dataset."""
+        return DatasetSpec(value.element_spec)
+
+    def is_subtype_of(self, other: Any) -> bool:
+        """True when `other` is this same spec (specs here have no wider supertypes)."""
+        return self == other
+
+    def most_specific_common_supertype(self, others: Any) -> Any:
+        """This spec when every one of `others` equals it, else None."""
+        return self if all(self == other for other in others) else None
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, DatasetSpec) and other.element_spec == self.element_spec
+        return isinstance(other, DatasetSpec) and (other._element_spec, other._dataset_shape) == (
+            self._element_spec, self._dataset_shape)
 
     def __repr__(self) -> str:
-        return f"DatasetSpec({self.element_spec!r})"
+        return f"DatasetSpec({self._element_spec!r}, dataset_shape={self._dataset_shape})"
 
 
 class WindowDataset(UnaryDataset):

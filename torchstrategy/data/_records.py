@@ -117,6 +117,9 @@ class TFRecordDataset(Dataset):
                 if slot is not None:
                     slot.close()
 
+    def _content_key(self) -> str:
+        return "" if isinstance(self._files, Dataset) else repr(list(self._files))
+
     def _cardinality(self) -> int:
         return UNKNOWN_CARDINALITY
 

@@ -4,21 +4,19 @@ from __future__ import annotations
 
 import glob
 import os
-import pickle
 import random
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 import torch
 
-from torchstrategy.data import _structure
+from torchstrategy.data import _snapshot, _structure
 from torchstrategy.data._more_ops import ElementsDataset, _int_key, _seed_or_draw
 from torchstrategy.data._ops import UnaryDataset, call_unpacked, closing
 from torchstrategy.data._structure import TensorSpec
 from torchstrategy.data.dataset import UNKNOWN_CARDINALITY, Dataset
 
 _STRING = np.dtype(object)
-_SAVE_FORMAT = "torchstrategy.data.Dataset.save/1"
 
 
 def _scalar_string(data: bytes) -> np.ndarray:
@@ -192,27 +190,21 @@ class RejectionResampleDataset(UnaryDataset):
 
 def save(self: Dataset, path: str, compression: Any = None, shard_func: Any = None,
          checkpoint_args: Any = None) -> None:
-    """Writes every element of `dataset` (one pass) under the directory `path`, for `Dataset.load`."""
-    os.makedirs(path, exist_ok=True)
+    """Writes every element of the dataset (one pass) under the directory `path`, for `Dataset.load`, in this
+    library's format (see data/_snapshot.py; not TF's layout). compression: None or 'GZIP'. shard_func and
+    checkpoint_args are accepted and not needed (one file, written atomically at the end of the pass)."""
+    kind = _snapshot.compression_of(compression, "Dataset.save")
     elements = list(self._iterate())
-    spec = self._spec(peek=bool(elements))
-    with open(os.path.join(path, "dataset.pkl"), "wb") as stream:
-        pickle.dump({"format": _SAVE_FORMAT, "spec": spec, "elements": elements}, stream)
+    _snapshot.write_elements(os.fspath(path), elements, self._spec(peek=bool(elements)), kind)
 
 
 def load(path: str, element_spec: Any = None, compression: Any = None, reader_func: Any = None,
          wait: bool = False) -> Dataset:
-    """The dataset written by `Dataset.save(path)` (a pickle: load only directories you trust)."""
-    file = os.path.join(os.fspath(path), "dataset.pkl")
-    try:
-        with open(file, "rb") as stream:
-            saved = pickle.load(stream)
-    except FileNotFoundError:
-        raise FileNotFoundError(f"Dataset.load: {path!r} holds no saved dataset (no {file!r}); write it with "
-                                f"Dataset.save(path) first.") from None
-    if not isinstance(saved, dict) or saved.get("format") != _SAVE_FORMAT:
-        raise ValueError(f"Dataset.load: {file!r} was not written by torchstrategy's Dataset.save.")
-    return ElementsDataset(saved["elements"], element_spec if element_spec is not None else saved["spec"])
+    """The dataset written by `Dataset.save(path)` (a pickle: load only directories you trust). The file's
+    compression is found from its name; `compression` is checked to be a known name."""
+    _snapshot.compression_of(compression, "Dataset.load")
+    elements, spec = _snapshot.read_elements(os.fspath(path), "Dataset.load")
+    return ElementsDataset(elements, element_spec if element_spec is not None else spec)
 
 
 # ---------------------------------------------------------------- Optional
@@ -222,7 +214,14 @@ class Optional_:
     """`tf.experimental.Optional`: a value or nothing (`has_value()`, `get_value()`)."""
 
     def __init__(self) -> None:  # TF's signature: made empty; from_value / empty are how scripts make one
-        self._value, self._has_value = None, False
+        self._value, self._has_value, self._element_spec = None, False, None
+
+    @property
+    def element_spec(self) -> Any:
+        """The spec of the value (the one given to `empty`, or the held value's)."""
+        if self._has_value:
+            return _structure.spec_of(self._value)
+        return self._element_spec
 
     @staticmethod
     def from_value(value: Any) -> "Optional_":
@@ -232,7 +231,9 @@ class Optional_:
     @staticmethod
     def empty(element_spec: Any) -> "Optional_":
         """An optional with no value."""
-        return Optional_()
+        optional = Optional_()
+        optional._element_spec = element_spec
+        return optional
 
     def has_value(self, name: Optional[str] = None) -> torch.Tensor:
         return torch.tensor(self._has_value)

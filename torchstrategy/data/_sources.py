@@ -112,6 +112,9 @@ class TensorSlicesDataset(Dataset):
         count = len(self._source)
         return IndexPlan(self._source, lambda skip=0: iter(range(min(skip, count), count)))
 
+    def _content_key(self) -> str:
+        return content_digest(self._source.structure)
+
     def _cardinality(self) -> int:
         return len(self._source)
 
@@ -151,6 +154,9 @@ class RangeDataset(Dataset):
     def _index_plan(self) -> IndexPlan:
         count = len(self._source.values)
         return IndexPlan(self._source, lambda skip=0: iter(range(min(skip, count), count)))
+
+    def _content_key(self) -> str:
+        return repr(self._source.values)
 
     def _cardinality(self) -> int:
         return len(self._source.values)
@@ -372,3 +378,18 @@ class ConcatenateDataset(Dataset):
                 return TensorSpec(None, a.dtype)
             return TensorSpec([x if x == y else None for x, y in zip(a.shape, b.shape)], a.dtype)
         return _structure.pack_as(first, [merge(a, b) for a, b in zip(_structure.flatten(first), _structure.flatten(second))])
+
+
+def content_digest(structure: Any) -> str:
+    """A SHA-256 of the leaves of `structure` (their dtypes, shapes and bytes), for dataset fingerprints."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for leaf in _structure.flatten(structure):
+        if isinstance(leaf, torch.Tensor):
+            digest.update(f"{leaf.dtype}{tuple(leaf.shape)}".encode())
+            flat = leaf.detach().cpu().reshape(-1).contiguous()
+            digest.update(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
+        else:
+            digest.update(repr(np.asarray(leaf, dtype=object).tolist()).encode())
+    return digest.hexdigest()

@@ -86,6 +86,13 @@ def _entry(node: "Dataset", position: Dict[int, int]) -> dict:
     return entry
 
 
+def structure(dataset: "Dataset") -> List[dict]:
+    """The pipeline's ops (type, inputs, order-fixing arguments, cardinality, what a source holds) depth-first from
+    the output, without their state."""
+    nodes, position = _graph(dataset)
+    return [dict(_entry(node, position), cardinality=node._cardinality(), content=node._content_key()) for node in nodes]
+
+
 def capture(dataset: "Dataset") -> dict:
     """The state of every op of `dataset`'s pipeline, with the pipeline's structure to check against."""
     nodes, position = _graph(dataset)

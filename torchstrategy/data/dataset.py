@@ -74,6 +74,10 @@ class Dataset:
         """An IndexPlan when elements come straight from a random-access source; else None."""
         return None
 
+    def _content_key(self) -> str:
+        """What a source holds (its values, range or file names) as text, for fingerprints; '' for ops."""
+        return ""
+
     def _cardinality(self) -> int:
         return UNKNOWN_CARDINALITY
 
@@ -356,14 +360,10 @@ class Dataset:
         return DatasetIterator(self)
 
     def as_numpy_iterator(self) -> Iterator[Any]:
-        """Iterates elements with NumPy leaves (0-d tensors become NumPy scalars)."""
-        def to_numpy(leaf: Any) -> Any:
-            if isinstance(leaf, torch.Tensor):
-                array = leaf.detach().cpu().numpy()
-                return array[()] if array.ndim == 0 else array
-            return leaf
-        for element in self:
-            yield _structure.map_structure(to_numpy, element)
+        """A NumpyIterator: the elements with NumPy leaves (0-d tensors become NumPy scalars)."""
+        from torchstrategy.data._iterator import NumpyIterator
+
+        return NumpyIterator(self)
 
     def reduce(self, initial_state: Any, reduce_func: Callable[[Any, Any], Any], name: Optional[str] = None) -> Any:
         """Folds the elements: `state = reduce_func(state, element)` from `initial_state`."""
@@ -416,3 +416,12 @@ Dataset.list_files = staticmethod(_sampling.list_files)
 Dataset.sample_from_datasets = staticmethod(_sampling.sample_from_datasets)
 Dataset.choose_from_datasets = staticmethod(_sampling.choose_from_datasets)
 Dataset.ragged_batch = _ragged_batch.ragged_batch
+
+from torchstrategy.data import _generated, _regroup, _snapshot  # noqa: E402
+
+Dataset.rebatch = _regroup.rebatch
+Dataset.sparse_batch = _regroup.sparse_batch
+Dataset.snapshot = _snapshot.snapshot
+Dataset.fingerprint = _snapshot.fingerprint
+Dataset.random = staticmethod(_generated.random_dataset)
+Dataset.counter = staticmethod(_generated.counter)

@@ -164,3 +164,40 @@ def take_while(predicate: Callable) -> Transformation:
 def unbatch() -> Transformation:
     """`dataset.apply(unbatch())` is `dataset.unbatch()`."""
     return lambda dataset: dataset.unbatch()
+
+
+# ---------------------------------------------------------------- more of tf.data.experimental (issue 21)
+from torchstrategy.data._examples import (TFRecordWriter, copy_to_device, make_batched_features_dataset,  # noqa: E402
+                                          parallel_interleave, parse_example_dataset, prefetch_to_device)
+from torchstrategy.data._generated import RandomDataset  # noqa: E402
+from torchstrategy.data._regroup import Reducer, group_by_reducer, pad_to_cardinality  # noqa: E402
+from torchstrategy.data._sql import SqlDataset  # noqa: E402
+from torchstrategy.data._tables import DatasetInitializer, index_table_from_dataset, table_from_dataset  # noqa: E402
+from torchstrategy.data.options import AutotuneAlgorithm, ServiceOptions  # noqa: E402
+
+__all__ += ["AutotuneAlgorithm", "DatasetInitializer", "RandomDataset", "Reducer", "ServiceOptions", "SqlDataset",
+            "TFRecordWriter", "copy_to_device", "dense_to_sparse_batch", "group_by_reducer",
+            "index_table_from_dataset", "load", "make_batched_features_dataset", "pad_to_cardinality",
+            "parallel_interleave", "parse_example_dataset", "prefetch_to_device", "save", "snapshot",
+            "table_from_dataset"]
+
+
+def dense_to_sparse_batch(batch_size: int, row_shape: Any) -> Transformation:
+    """`dataset.apply(dense_to_sparse_batch(n, row_shape))` is `dataset.sparse_batch(n, row_shape)`."""
+    return lambda dataset: dataset.sparse_batch(batch_size, row_shape)
+
+
+def save(dataset: Dataset, path: str, compression: Any = None, shard_func: Any = None,
+         checkpoint_args: Any = None) -> None:
+    """`dataset.save(path, ...)` (this library's format: see Dataset.save)."""
+    dataset.save(path, compression, shard_func, checkpoint_args)
+
+
+def load(path: str, element_spec: Any = None, compression: Any = None, reader_func: Any = None) -> Dataset:
+    """`tf.data.Dataset.load(path, ...)`."""
+    return Dataset.load(path, element_spec, compression, reader_func)
+
+
+def snapshot(path: str, compression: Any = "AUTO", reader_func: Any = None, shard_func: Any = None) -> Transformation:
+    """`dataset.apply(snapshot(path))` is `dataset.snapshot(path, ...)`."""
+    return lambda dataset: dataset.snapshot(path, compression, reader_func, shard_func)

@@ -24,11 +24,45 @@ class ExternalStatePolicy(enum.IntEnum):
     FAIL = 2
 
 
+def _option_getter(name: str) -> Any:
+    def get(self: "_OptionsBase") -> Any:
+        return self.__dict__["_set"].get(name, type(self)._DEFAULTS[name])
+    return get
+
+
+def _option_setter(name: str) -> Any:
+    def put(self: "_OptionsBase", value: Any) -> None:
+        self.__dict__["_set"][name] = value
+    return put
+
+
+def _nested_getter(name: str) -> Any:
+    def get(self: "_OptionsBase") -> Any:
+        return self.__dict__[name]
+    return get
+
+
+def _nested_setter(name: str, kind: type) -> Any:
+    def put(self: "_OptionsBase", value: Any) -> None:
+        if not isinstance(value, kind):
+            raise TypeError(f"{type(self).__name__}.{name} must be a {kind.__name__}, got {value!r}.")
+        self.__dict__[name] = value
+    return put
+
+
 class _OptionsBase:
     """Attribute bag with fixed option names; remembers which options were set, for merging."""
 
     _DEFAULTS: dict = {}
     _NESTED: dict = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Each option becomes a property of the class (as TF's option classes have them)."""
+        super().__init_subclass__(**kwargs)
+        for name in cls.__dict__.get("_DEFAULTS", {}):
+            setattr(cls, name, property(_option_getter(name), _option_setter(name)))
+        for name, kind in cls.__dict__.get("_NESTED", {}).items():
+            setattr(cls, name, property(_nested_getter(name), _nested_setter(name, kind)))
 
     def __init__(self) -> None:
         object.__setattr__(self, "_set", {})
@@ -93,7 +127,7 @@ class OptimizationOptions(_OptionsBase):
         for name in (
             "apply_default_optimizations", "filter_fusion", "filter_parallelization", "inject_prefetch",
             "map_and_batch_fusion", "map_and_filter_fusion", "map_fusion", "map_parallelization",
-            "noop_elimination", "parallel_batch", "shuffle_and_repeat_fusion", "warm_start",
+            "noop_elimination", "parallel_batch", "seq_interleave_prefetch", "shuffle_and_repeat_fusion", "warm_start",
         )
     }
 
@@ -107,7 +141,24 @@ class ThreadingOptions(_OptionsBase):
 class AutotuneOptions(_OptionsBase):
     """Autotuning knobs (accepted; AUTOTUNE picks fixed sensible values here)."""
 
-    _DEFAULTS = {"enabled": None, "cpu_budget": None, "ram_budget": None, "autotune_algorithm": None}
+    _DEFAULTS = {"enabled": None, "cpu_budget": None, "ram_budget": None, "autotune_algorithm": None,
+                 "initial_parallelism": None, "min_parallelism": None}
+
+
+class AutotuneAlgorithm(enum.IntEnum):
+    """The autotuning algorithm tf.data would use (AutotuneOptions.autotune_algorithm; accepted, not acted on)."""
+
+    DEFAULT = 0
+    HILL_CLIMB = 1
+    GRADIENT_DESCENT = 2
+    MAX_PARALLELISM = 3
+    STAGE_BASED = 4
+
+
+class ServiceOptions(_OptionsBase):
+    """tf.data service options (`pinned`); accepted: tf.data service itself is not provided here."""
+
+    _DEFAULTS = {"pinned": None}
 
 
 class Options(_OptionsBase):
@@ -119,6 +170,7 @@ class Options(_OptionsBase):
     """
 
     _DEFAULTS = {
+        "dataset_name": None,
         "deterministic": None,
         "experimental_deterministic": None,
         "experimental_external_state_policy": None,
@@ -132,9 +184,16 @@ class Options(_OptionsBase):
         "experimental_optimization": OptimizationOptions,
         "threading": ThreadingOptions,
         "autotune": AutotuneOptions,
+        "experimental_service": ServiceOptions,
     }
 
     @property
     def experimental_threading(self) -> ThreadingOptions:
         """Old name of `threading`."""
         return self.threading
+
+    def merge(self, options: "Options") -> "Options":
+        """A new Options: these settings, overridden by those set on `options` (as with_options merges)."""
+        if not isinstance(options, Options):
+            raise TypeError(f"Options.merge expects a tf.data.Options, got {type(options).__name__}.")
+        return self._merge(options)

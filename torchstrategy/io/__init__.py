@@ -1,5 +1,5 @@
-"""`tf.io`: TFRecord files (TFRecordWriter, TFRecordOptions), tf.train.Example parsing (parse_single_example,
-parse_example, FixedLenFeature, VarLenFeature), read_file and write_file; tf.io.gfile is in io/gfile.py."""
+"""`tf.io`: TFRecord files, tf.train.(Sequence)Example parsing and its feature specs, TensorProto bytes, the byte
+string codecs, read_file / write_file / matching_files; tf.io.gfile is io/gfile.py, the image codecs tf.image's."""
 from __future__ import annotations
 
 import os
@@ -7,20 +7,24 @@ from typing import Any, Optional, Union
 
 import numpy as np
 
-from torchstrategy.io.parsing import (
-    FixedLenFeature,
-    InvalidArgumentError,
-    SparseTensor,
-    VarLenFeature,
-    parse_example,
-    parse_single_example,
-)
+from torchstrategy.io.codecs import (decode_base64, decode_compressed, decode_csv, decode_json_example, decode_raw,
+                                     encode_base64)
+from torchstrategy.io.features import FixedLenSequenceFeature, RaggedFeature, SparseFeature
+from torchstrategy.io.parsing import (FixedLenFeature, InvalidArgumentError, SparseTensor, VarLenFeature, parse_example,
+                                      parse_single_example)
+from torchstrategy.io.sequence_parsing import parse_sequence_example, parse_single_sequence_example
+from torchstrategy.io.tensor_proto import (deserialize_many_sparse, parse_tensor, serialize_many_sparse, serialize_sparse,
+                                           serialize_tensor)
 from torchstrategy.io.tfrecord import DataLossError, TFRecordOptions, TFRecordWriter
+
+
+_IMAGE_CODECS = ("decode_and_crop_jpeg", "decode_bmp", "decode_gif", "decode_image", "decode_jpeg", "decode_png",
+                 "decode_webp", "encode_jpeg", "encode_png", "extract_jpeg_shape", "is_jpeg")
 
 
 def __getattr__(name: str) -> Any:
     """TF also names the image codecs under tf.io (tf.io.decode_png ...); they live in torchstrategy.image."""
-    if name in ("decode_image", "decode_jpeg", "decode_png", "encode_jpeg", "encode_png"):
+    if name in _IMAGE_CODECS:
         from torchstrategy import image
 
         return getattr(image, name)
@@ -30,9 +34,12 @@ def __getattr__(name: str) -> Any:
         return importlib.import_module("torchstrategy.io.gfile")
     raise AttributeError(f"module 'torchstrategy.io' has no attribute '{name}'")
 
-__all__ = ["DataLossError", "FixedLenFeature", "InvalidArgumentError", "SparseTensor", "TFRecordOptions",
-           "TFRecordWriter", "VarLenFeature", "parse_example", "parse_single_example", "read_file",
-           "write_file"]
+__all__ = ["DataLossError", "FixedLenFeature", "FixedLenSequenceFeature", "InvalidArgumentError", "RaggedFeature",
+           "SparseFeature", "SparseTensor", "TFRecordOptions", "TFRecordWriter", "VarLenFeature", "decode_base64",
+           "decode_compressed", "decode_csv", "decode_json_example", "decode_raw", "deserialize_many_sparse",
+           "encode_base64", "match_filenames_once", "matching_files", "parse_example", "parse_sequence_example",
+           "parse_single_example", "parse_single_sequence_example", "parse_tensor", "read_file", "serialize_many_sparse",
+           "serialize_sparse", "serialize_tensor", "write_file"]
 
 
 def read_file(filename: Union[str, os.PathLike, Any], name: Optional[str] = None) -> np.ndarray:
@@ -82,3 +89,27 @@ def _scalar(value: Any, what: str) -> bytes:
     if isinstance(value, (bytes, bytearray)):
         return bytes(value)
     raise TypeError(f"tf.io.write_file: {what} must be a string (bytes or str), got {type(value).__name__}.")
+
+
+def matching_files(pattern: Any, name: Optional[str] = None) -> np.ndarray:
+    """The file names matching the glob `pattern` (a string or a list of them) as a sorted 1-D string array
+    (bytes); no match gives an empty array, as TF.
+
+    >>> matching_files("/etc/host*")  # doctest: +SKIP
+    array([b'/etc/host.conf', b'/etc/hostname', b'/etc/hosts'], dtype=object)
+    """
+    import glob
+
+    patterns = pattern.reshape(-1).tolist() if isinstance(pattern, np.ndarray) else (
+        [pattern] if isinstance(pattern, (str, bytes, os.PathLike)) else list(pattern))
+    names = set()
+    for item in patterns:
+        names.update(glob.glob(os.fsdecode(item)))
+    out = np.empty(len(names), dtype=object)
+    out[:] = [os.fsencode(found) for found in sorted(names)]
+    return out
+
+
+def match_filenames_once(pattern: Any, name: Optional[str] = None) -> np.ndarray:
+    """matching_files(pattern), evaluated now (TF 1's graph variable holding the list, run once)."""
+    return matching_files(pattern)

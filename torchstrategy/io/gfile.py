@@ -152,9 +152,19 @@ class GFile:
     def __init__(self, name: Any, mode: str = "r") -> None:
         if not isinstance(mode, str) or mode.replace("b", "").replace("+", "") not in ("r", "w", "a"):
             raise ValueError(f"tf.io.gfile.GFile: mode must be 'r', 'w' or 'a' (with 'b' for bytes), got {mode!r}.")
-        self.name = _path(name, "GFile")
-        self.mode = mode
+        self._name = _path(name, "GFile")
+        self._mode = mode
         self._handle: Any = None
+
+    @property
+    def name(self) -> str:
+        """The file's path."""
+        return self._name
+
+    @property
+    def mode(self) -> str:
+        """The mode the file was opened with."""
+        return self._mode
 
     def _file(self) -> Any:
         if self._handle is None:
@@ -209,6 +219,10 @@ class GFile:
 
     def __next__(self) -> Any:
         return next(self._file())
+
+    def next(self) -> Any:
+        """The next line (TF keeps this Python 2 spelling)."""
+        return self.__next__()
 
     def __enter__(self) -> "GFile":
         return self

@@ -8,9 +8,12 @@ import numpy as np
 import torch
 
 from torchstrategy.sparse import SparseTensorValue as SparseTensor
+from torchstrategy.io import features as _features
 from torchstrategy.io.example import DecodeError, Example
+from torchstrategy.io.features import FixedLenSequenceFeature, RaggedFeature, SparseFeature
 
-__all__ = ["FixedLenFeature", "InvalidArgumentError", "SparseTensor", "VarLenFeature", "parse_example",
+__all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "InvalidArgumentError", "RaggedFeature", "SparseFeature",
+           "SparseTensor", "VarLenFeature", "decode_example", "parse_example",
            "parse_single_example"]
 
 
@@ -56,6 +59,9 @@ class VarLenFeature(NamedTuple):
         return f"VarLenFeature(dtype={self.dtype})"
 
 
+_SPECS = (FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, SparseFeature, RaggedFeature)
+
+
 def _values_array(values: Sequence, dtype: str) -> Any:
     if dtype == "string":
         array = np.empty(len(values), dtype=object)
@@ -78,13 +84,17 @@ def _as_record(value: Any, where: str) -> bytes:
 
 def _check_spec(features: Any, where: str) -> dict:
     if not isinstance(features, dict) or not features:
-        raise TypeError(f"{where}: `features` must be a non-empty dict from feature names to "
-                        f"tf.io.FixedLenFeature / tf.io.VarLenFeature, got {features!r}.")
+        raise TypeError(f"{where}: `features` must be a non-empty dict from feature names to tf.io feature specs "
+                        f"(FixedLenFeature, VarLenFeature, FixedLenSequenceFeature, SparseFeature, RaggedFeature), "
+                        f"got {features!r}.")
     specs = {}
     for key, spec in features.items():
-        if not isinstance(spec, (FixedLenFeature, VarLenFeature)):
-            raise TypeError(f"{where}: the spec for feature {key!r} must be a tf.io.FixedLenFeature or "
-                            f"tf.io.VarLenFeature, got {spec!r}.")
+        if not isinstance(spec, _SPECS):
+            raise TypeError(f"{where}: the spec for feature {key!r} must be a tf.io.FixedLenFeature, VarLenFeature, "
+                            f"FixedLenSequenceFeature, SparseFeature or RaggedFeature, got {spec!r}.")
+        if isinstance(spec, FixedLenSequenceFeature) and not spec.allow_missing:
+            raise ValueError(f"{where}: FixedLenSequenceFeature {key!r} needs allow_missing=True when parsing "
+                             f"tf.train.Examples (items may be missing).")
         specs[key] = (spec, _dtype_name(spec.dtype))
     return specs
 
@@ -102,6 +112,12 @@ def _feature_values(example: Example, key: str, dtype: str, where: str) -> Optio
                                    f"for {dtype}. Use dtype={_TF_NAME[kind] if kind != 'float_list' else 'float32'} "
                                    f"in its spec and cast after parsing.")
     return list(getattr(feature, kind).value)
+
+
+def _int64_or(example: Example, value_key: str, dtype: str, where: str) -> Any:
+    def values(name: str) -> Optional[list]:
+        return _feature_values(example, name, dtype if name == value_key else "int64", where)
+    return values
 
 
 def _fixed_value(values: Optional[list], key: str, spec: FixedLenFeature, dtype: str, where: str) -> Any:
@@ -124,9 +140,27 @@ def _fixed_value(values: Optional[list], key: str, spec: FixedLenFeature, dtype:
     return array.reshape(shape)
 
 
+def _single(example: Example, key: str, spec: Any, dtype: str, where: str) -> Any:
+    """One feature of one example, by its spec."""
+    if isinstance(spec, SparseFeature):
+        return _features.sparse_single(_int64_or(example, spec.value_key, dtype, where), key, spec, dtype, where)
+    if isinstance(spec, RaggedFeature):
+        return _features.ragged_single(_int64_or(example, spec.value_key or key, dtype, where), key, spec, dtype,
+                                      where)
+    values = _feature_values(example, key, dtype, where)
+    if isinstance(spec, FixedLenFeature):
+        return _fixed_value(values, key, spec, dtype, where)
+    if isinstance(spec, FixedLenSequenceFeature):
+        return _features.fixed_sequence(values, key, spec, dtype, where)
+    values = values or []
+    return SparseTensor([[i] for i in range(len(values))] or torch.zeros((0, 1)), _values_array(values, dtype),
+                        [len(values)])
+
+
 def parse_single_example(serialized: Any, features: dict, example_names: Any = None,
                          name: Optional[str] = None) -> dict:
-    """Parses one serialized tf.train.Example into a dict of tensors (FixedLen) and SparseTensors (VarLen).
+    """Parses one serialized tf.train.Example into a dict: FixedLen -> tensor, VarLen / SparseFeature ->
+    SparseTensor, FixedLenSequenceFeature -> [items, *shape], RaggedFeature -> tensor or RaggedTensor.
 
     >>> record = Example(features=Features(feature={"x": Feature(int64_list=Int64List(value=[1, 2]))}))
     >>> parse_single_example(record.SerializeToString(), {"x": FixedLenFeature([2], tf.int64)})
@@ -135,22 +169,14 @@ def parse_single_example(serialized: Any, features: dict, example_names: Any = N
     where = "parse_single_example"
     specs = _check_spec(features, where)
     example = _decode(_as_record(serialized, where), where)
-    result = {}
-    for key, (spec, dtype) in specs.items():
-        values = _feature_values(example, key, dtype, where)
-        if isinstance(spec, FixedLenFeature):
-            result[key] = _fixed_value(values, key, spec, dtype, where)
-        else:
-            values = values or []
-            result[key] = SparseTensor([[i] for i in range(len(values))] or torch.zeros((0, 1)),
-                                       _values_array(values, dtype), [len(values)])
-    return result
+    return {key: _single(example, key, spec, dtype, where) for key, (spec, dtype) in specs.items()}
 
 
 def parse_example(serialized: Any, features: dict, example_names: Any = None, name: Optional[str] = None) -> dict:
     """Parses a batch (1-D list/array) of serialized tf.train.Examples: FixedLen features become tensors of
     shape [batch] + shape, VarLen features SparseTensors with indices [example, position] and dense_shape
-    [batch, longest]."""
+    [batch, longest], FixedLenSequenceFeature [batch, longest, *shape], SparseFeature SparseTensors of dense
+    shape [batch] + size, RaggedFeature RaggedTensors with the batch as outer dimension."""
     where = "parse_example"
     specs = _check_spec(features, where)
     if isinstance(serialized, (bytes, str)) or (isinstance(serialized, np.ndarray) and serialized.ndim == 0):
@@ -160,11 +186,18 @@ def parse_example(serialized: Any, features: dict, example_names: Any = None, na
                 for index, record in enumerate(list(serialized))]
     result = {}
     for key, (spec, dtype) in specs.items():
-        per_example = [_feature_values(example, key, dtype, f"{where} (example {index})")
-                       for index, example in enumerate(examples)]
-        if isinstance(spec, FixedLenFeature):
-            parts = [_fixed_value(values, key, spec, dtype, f"{where} (example {index})")
-                     for index, values in enumerate(per_example)]
+        if isinstance(spec, SparseFeature):
+            result[key] = _features.sparse_batch([_features.sparse_parts(
+                _int64_or(example, spec.value_key, dtype, f"{where} (example {index})"), key, spec, dtype,
+                f"{where} (example {index})") for index, example in enumerate(examples)], spec, dtype)
+            continue
+        parts = [_single(example, key, spec, dtype, f"{where} (example {index})")
+                 for index, example in enumerate(examples)]
+        if isinstance(spec, RaggedFeature):
+            result[key] = _features.ragged_batch(parts, dtype)
+        elif isinstance(spec, FixedLenSequenceFeature):
+            result[key] = _features.fixed_sequence_batch(parts, spec, dtype)
+        elif isinstance(spec, FixedLenFeature):
             shape = [len(parts)] + [int(size) for size in spec.shape]
             if dtype == "string":
                 stacked = np.empty(shape, dtype=object)
@@ -176,14 +209,20 @@ def parse_example(serialized: Any, features: dict, example_names: Any = None, na
                                torch.zeros(shape, dtype=torch.int64 if dtype == "int64" else torch.float32))
         else:
             indices, flat = [], []
-            for row, values in enumerate(per_example):
-                for position, value in enumerate(values or []):
+            for row, part in enumerate(parts):
+                for position, value in enumerate(part.values.tolist() if isinstance(part.values, torch.Tensor)
+                                                 else list(part.values)):
                     indices.append([row, position])
                     flat.append(value)
-            longest = max((len(values or []) for values in per_example), default=0)
+            longest = max((int(part.dense_shape[0]) for part in parts), default=0)
             result[key] = SparseTensor(indices or torch.zeros((0, 2)), _values_array(flat, dtype),
                                        [len(examples), longest])
     return result
+
+
+def decode_example(record: bytes, where: str) -> Example:
+    """The tf.train.Example of `record`; InvalidArgumentError when the bytes are not one."""
+    return _decode(record, where)
 
 
 def _decode(record: bytes, where: str) -> Example:

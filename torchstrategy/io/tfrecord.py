@@ -75,6 +75,9 @@ class TFRecordOptions:
     ZLIB, not needed by Python's zlib.
     """
 
+    # TF's (tf.compat.v1) TFRecordCompressionType values NONE=0, ZLIB=1, GZIP=2 -> their compression names
+    compression_type_map = {0: "", 1: "ZLIB", 2: "GZIP"}
+
     def __init__(self, compression_type: Optional[str] = None, flush_mode: Any = None,
                  input_buffer_size: Optional[int] = None, output_buffer_size: Optional[int] = None,
                  window_bits: Optional[int] = None, compression_level: Optional[int] = None,
