@@ -44,4 +44,11 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "saving": "torchstrategy.keras.saving",
     "random": "torchstrategy.keras.random",
     "applications": "torchstrategy.keras.applications",
+    "tree": "torchstrategy.keras.tree",
+    "quantizers": "torchstrategy.keras.quantizers",
+    "Quantizer": "torchstrategy.keras.quantizers:Quantizer",
+    "wrappers": "torchstrategy.keras.wrappers",
+    "visualization": "torchstrategy.keras.visualization",
+    "distillation": "torchstrategy.keras.distillation",
+    "legacy": "torchstrategy.keras.legacy",
 })
