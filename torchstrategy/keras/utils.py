@@ -29,6 +29,7 @@ from torchstrategy.keras.object_registration import (  # noqa: F401  (keras.util
     register_keras_serializable,
 )
 from torchstrategy.keras.serialization_lib import deserialize_keras_object, serialize_keras_object  # noqa: F401
+from torchstrategy.keras import legacy_serialization as legacy  # noqa: F401  (keras.utils.legacy)
 from torchstrategy.keras.py_dataset import PyDataset, Sequence  # noqa: F401  (keras.utils.PyDataset / Sequence)
 from torchstrategy.keras.dataset_splitting import split_dataset  # noqa: F401  (keras.utils.split_dataset)
 from torchstrategy.keras.model_utils import (  # noqa: F401  (keras.utils helpers around models and data)
