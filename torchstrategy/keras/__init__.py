@@ -51,4 +51,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "visualization": "torchstrategy.keras.visualization",
     "distillation": "torchstrategy.keras.distillation",
     "legacy": "torchstrategy.keras.legacy",
+    "name_scope": "torchstrategy.keras.scopes:name_scope",
+    "device": "torchstrategy.keras.scopes:device",
+    "FloatDTypePolicy": "torchstrategy.keras.dtype_policies:FloatDTypePolicy",
 })

@@ -192,7 +192,12 @@ def tanh_shrink(x: Any) -> torch.Tensor:
     return _ops.tanh_shrink(x)
 
 
-_BY_NAME.update({fn.__name__: fn for fn in (celu, glu, hard_shrink, hard_tanh, log_sigmoid, soft_shrink, sparse_plus,
+def threshold(x: Any, threshold: float, default_value: float) -> torch.Tensor:
+    """x where x > threshold, else default_value."""
+    return _ops.threshold(x, threshold, default_value)
+
+
+_BY_NAME.update({fn.__name__: fn for fn in (threshold, celu, glu, hard_shrink, hard_tanh, log_sigmoid, soft_shrink, sparse_plus,
                                             sparse_sigmoid, sparsemax, squareplus, tanh_shrink)})
 # silu is the same function as swish; serialize it under the Keras 2 name.
 _NAME_OF = {id(fn): name for name, fn in reversed(list(_BY_NAME.items()))}
