@@ -74,13 +74,3 @@ def test_galleries_without_matplotlib_raise_keras_messages():
 
 def test_reached_through_keras():
     assert tf.keras.visualization.draw_segmentation_masks is v.draw_segmentation_masks
-
-
-def test_box_formats_convert_to_corners():
-    boxes = np.array([[0.1, 0.2, 0.5, 0.6]], dtype="float32")
-    np.testing.assert_allclose(v._to_xyxy(boxes, "rel_xyxy", 10, 20), [[2.0, 2.0, 10.0, 6.0]])
-    np.testing.assert_allclose(v._to_xyxy(np.array([[1, 2, 3, 4]]), "xywh", 10, 10), [[1, 2, 4, 6]])
-    np.testing.assert_allclose(v._to_xyxy(np.array([[4, 4, 2, 6]]), "center_xywh", 10, 10), [[3, 1, 5, 7]])
-    np.testing.assert_allclose(v._to_xyxy(np.array([[1, 2, 3, 4]]), "yxyx", 10, 10), [[2, 1, 4, 3]])
-    with pytest.raises(ValueError, match="bounding_box_format"):
-        v._to_xyxy(boxes, "xyz", 1, 1)

@@ -8,9 +8,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-_BOX_FORMATS = ("xyxy", "yxyx", "xywh", "center_xywh", "center_yxhw", "rel_xyxy", "rel_yxyx", "rel_xywh",
-                "rel_center_xywh")
-
+from torchstrategy.keras import bounding_boxes as bounding_boxes_lib
 
 def _numpy(x: Any) -> np.ndarray:
     import torch
@@ -70,28 +68,6 @@ def draw_segmentation_masks(images: Any, segmentation_masks: Any, num_classes: O
     return torch.from_numpy(mixed).to(torch.uint8).numpy()  # truncating cast, as the backends' cast
 
 
-def _to_xyxy(boxes: np.ndarray, source: str, height: int, width: int) -> np.ndarray:
-    """Boxes (..., 4) in `source` format as absolute (x1, y1, x2, y2)."""
-    if source not in _BOX_FORMATS:
-        raise ValueError(f"Invalid bounding_box_format={source!r}: expected one of {_BOX_FORMATS}.")
-    a, b, c, d = (boxes[..., i].astype("float32") for i in range(4))
-    if source.startswith("rel_"):
-        if source in ("rel_yxyx",):
-            a, b, c, d = a * height, b * width, c * height, d * width
-        else:
-            a, b, c, d = a * width, b * height, c * width, d * height
-        source = source[4:]
-    if source == "yxyx":
-        a, b, c, d = b, a, d, c
-    elif source == "xywh":
-        c, d = a + c, b + d
-    elif source == "center_xywh":
-        a, b, c, d = a - c / 2, b - d / 2, a + c / 2, b + d / 2
-    elif source == "center_yxhw":
-        a, b, c, d = b - d / 2, a - c / 2, b + d / 2, a + c / 2
-    return np.stack([a, b, c, d], axis=-1)
-
-
 def _text_origin(x: int, y: int, font_scale: float, thickness: int) -> tuple:
     font_height = int(font_scale * 12)
     if y - 8 - 2 * font_height > 0:
@@ -123,7 +99,8 @@ def draw_bounding_boxes(images: Any, bounding_boxes: dict, bounding_box_format: 
                          f"bounding_boxes={bounding_boxes}")
     channels_last = _data_format(data_format) == "channels_last"
     height, width = (shape[1], shape[2]) if channels_last else (shape[2], shape[3])
-    boxes = _to_xyxy(_numpy(bounding_boxes["boxes"]), bounding_box_format, height, width)
+    boxes = _numpy(bounding_boxes_lib.convert_format(_numpy(bounding_boxes["boxes"]), bounding_box_format, "xyxy",
+                                                     height=height, width=width))
     labels = _numpy(bounding_boxes["labels"])
     confidences = _numpy(bounding_boxes["confidences"]) if "confidences" in bounding_boxes else None
     images = _numpy(images)
