@@ -196,6 +196,14 @@ def unique_name(prefix: str) -> str:
     return prefix if count == 0 else f"{prefix}_{count}"
 
 
+def name_uid(prefix: str) -> int:
+    """Counts one more use of `prefix` and returns the count (Keras's `backend.get_uid`; shares the counter
+    `unique_name` keeps, so after one 'dense' layer `name_uid("dense")` is 2)."""
+    with _name_lock:
+        _name_counts[prefix] = _name_counts.get(prefix, 0) + 1
+        return _name_counts[prefix]
+
+
 def reset_names() -> None:
     """Keras's `backend.clear_session()` naming reset."""
     with _name_lock:
@@ -421,17 +429,20 @@ def set_config_setting(name: str, value: Any) -> None:
 
 
 # ----- keras.config ------------------------------------------------------------------------------
-# Process-wide Keras settings (keras.config / keras.backend set_floatx, set_epsilon, set_image_data_format).
-keras_config: dict = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last"}
+# Process-wide Keras settings (keras.config / keras.backend set_floatx, set_epsilon, set_image_data_format; the
+# flash-attention and traceback-filtering flags; the debugging caps on epochs and steps per epoch).
+keras_config: dict = {"floatx": "float32", "epsilon": 1e-7, "image_data_format": "channels_last",
+                      "flash_attention": None, "traceback_filtering": True, "max_epochs": None,
+                      "max_steps_per_epoch": None}
 
 
 def keras_setting(name: str) -> Any:
-    """One process-wide Keras setting: 'floatx', 'epsilon' or 'image_data_format'."""
+    """One process-wide Keras setting (a key of `keras_config`: 'floatx', 'epsilon', 'max_epochs', ...)."""
     return keras_config[name]
 
 
 def set_keras_setting(name: str, value: Any) -> None:
-    """Changes one process-wide Keras setting ('floatx', 'epsilon' or 'image_data_format')."""
+    """Changes one process-wide Keras setting (a key of `keras_config`)."""
     keras_config[name] = value
 
 

@@ -7,6 +7,8 @@ from typing import Any, Callable, Optional, Union
 import torch
 import torch.nn.functional as F
 
+from torchstrategy.keras.ops import nn as _ops
+
 Activation = Callable[[torch.Tensor], torch.Tensor]
 
 
@@ -132,6 +134,71 @@ def hard_silu(x: torch.Tensor) -> torch.Tensor:
 
 hard_swish = hard_silu
 _BY_NAME.update({"hard_silu": hard_silu, "hard_swish": hard_swish})
+
+
+# Keras 3's further activations: thin wrappers over keras.ops (its argument names and defaults)
+def celu(x: Any, alpha: float = 1.0) -> torch.Tensor:
+    """x for x > 0, else alpha * (exp(x / alpha) - 1)."""
+    return _ops.celu(x, alpha=alpha)
+
+
+def glu(x: Any, axis: int = -1) -> torch.Tensor:
+    """Gated linear unit: the first half of `axis` times the sigmoid of the second half."""
+    return _ops.glu(x, axis=axis)
+
+
+def hard_shrink(x: Any, threshold: float = 0.5) -> torch.Tensor:
+    """x where |x| > threshold, else 0."""
+    return _ops.hard_shrink(x, threshold=threshold)
+
+
+def hard_tanh(x: Any) -> torch.Tensor:
+    """clip(x, -1, 1)."""
+    return _ops.hard_tanh(x)
+
+
+def log_sigmoid(x: Any) -> torch.Tensor:
+    """log(sigmoid(x)), computed stably."""
+    return _ops.log_sigmoid(x)
+
+
+def soft_shrink(x: Any, threshold: float = 0.5) -> torch.Tensor:
+    """x - threshold above threshold, x + threshold below -threshold, else 0."""
+    return _ops.soft_shrink(x, threshold=threshold)
+
+
+def sparse_plus(x: Any) -> torch.Tensor:
+    """0 below -1, x above 1, else (x + 1)**2 / 4."""
+    return _ops.sparse_plus(x)
+
+
+def sparse_sigmoid(x: Any) -> torch.Tensor:
+    """0 below -1, 1 above 1, else (x + 1) / 2."""
+    return _ops.sparse_sigmoid(x)
+
+
+def sparsemax(x: Any, axis: int = -1) -> torch.Tensor:
+    """The Euclidean projection of `x` onto the probability simplex along `axis` (sparse probabilities)."""
+    return _ops.sparsemax(x, axis=axis)
+
+
+def squareplus(x: Any, b: float = 4) -> torch.Tensor:
+    """(x + sqrt(x**2 + b)) / 2."""
+    return _ops.squareplus(x, b=b)
+
+
+def tanh_shrink(x: Any) -> torch.Tensor:
+    """x - tanh(x)."""
+    return _ops.tanh_shrink(x)
+
+
+def threshold(x: Any, threshold: float, default_value: float) -> torch.Tensor:
+    """x where x > threshold, else default_value."""
+    return _ops.threshold(x, threshold, default_value)
+
+
+_BY_NAME.update({fn.__name__: fn for fn in (threshold, celu, glu, hard_shrink, hard_tanh, log_sigmoid, soft_shrink, sparse_plus,
+                                            sparse_sigmoid, sparsemax, squareplus, tanh_shrink)})
 # silu is the same function as swish; serialize it under the Keras 2 name.
 _NAME_OF = {id(fn): name for name, fn in reversed(list(_BY_NAME.items()))}
 

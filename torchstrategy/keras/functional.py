@@ -10,7 +10,7 @@ import torch
 from torchstrategy import _context
 from torchstrategy.keras.layers.base import Layer, _shape_str
 from torchstrategy.keras.layers.input_layer import STRING, Input, InputLayer, KerasTensor, Node  # noqa: F401
-from torchstrategy.nest import flatten as flatten_structure, map_structure
+from torchstrategy.nest import flatten as flatten_structure, map_structure, pack_as
 
 
 _PROBES = ((10, 17), (64, 97))  # sizes tried for unknown (None) dimensions while inferring shapes
@@ -169,6 +169,40 @@ def topological_nodes(outputs: Any, inputs: Sequence[KerasTensor]) -> list[Node]
     for tensor in flatten_structure(outputs):
         visit(tensor)
     return order
+
+
+def rooted_at_inputs(inputs: Any, outputs: Any) -> tuple[Any, Any]:
+    """Keras 3's rule for a model whose inputs are intermediate tensors of another graph: each such input is
+    replaced by a fresh Input of its shape and dtype (named '<tensor name>CLONE'), and the layers between the
+    inputs and the outputs are called again on it (the same layers and weights, new nodes), so that the model's
+    graph starts at Inputs and its config and files rebuild it. Returns (inputs, outputs) in their structures."""
+    flat = flatten_structure(inputs)
+    if all(isinstance(t, KerasTensor) and t.node is not None and isinstance(t.node.layer, InputLayer) for t in flat):
+        return inputs, outputs
+    nodes = topological_nodes(outputs, flat)
+    computed: dict[int, Any] = {}
+    rooted = []
+    for tensor in flat:
+        if not isinstance(tensor.node.layer, InputLayer):
+            if tensor.name is None:  # named once, so every model cloning this tensor names its Input alike
+                tensor.name = _context.unique_name("keras_tensor")
+            name = tensor.name + "CLONE"
+            dtype = "string" if tensor.dtype is STRING else str(tensor.dtype).replace("torch.", "")
+            clone = Input(batch_shape=tuple(tensor.shape), dtype=dtype, name=name)
+            computed[id(tensor)] = clone
+            rooted.append(clone)
+        else:
+            rooted.append(tensor)
+
+    def lookup(item: Any) -> Any:
+        return computed.get(id(item), item) if isinstance(item, KerasTensor) else item
+
+    for node in nodes:
+        result = node.layer(map_structure(lookup, node.inputs), *map_structure(lookup, node.args),
+                            **map_structure(lookup, node.kwargs))
+        for symbolic, value in zip(flatten_structure(node.outputs), flatten_structure(result)):
+            computed[id(symbolic)] = value
+    return pack_as(inputs, rooted), map_structure(lookup, outputs)
 
 
 def chained_pairs(nodes: Sequence[Node], outputs: Any) -> dict:

@@ -345,5 +345,6 @@ def get(identifier: Any) -> Optional[Callable[..., torch.Tensor]]:
 zeros, ones, constant = Zeros, Ones, Constant
 random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
 variance_scaling, orthogonal, identity = VarianceScaling, Orthogonal, Identity
+IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal  # Keras 3's longer names for the same classes
 glorot_uniform, glorot_normal, he_normal, he_uniform = GlorotUniform, GlorotNormal, HeNormal, HeUniform
 lecun_normal, lecun_uniform = LecunNormal, LecunUniform

@@ -457,11 +457,12 @@ class Functional(Model):
     def __init__(self, inputs: Any, outputs: Any, name: Optional[str] = None, **kwargs: Any) -> None:
         super().__init__(name=name, **kwargs)
         self.autocast = False  # as Keras 3: a model's layers cast their own inputs, each to its own policy
-        self._input_structure = inputs
-        self._inputs = [t for t in flatten_structure(inputs)]
-        for tensor in self._inputs:  # keras.Input()s, or (Keras 3) KerasTensors computed in another graph
+        for tensor in flatten_structure(inputs):  # keras.Input()s, or (Keras 3) KerasTensors computed in another graph
             if not isinstance(tensor, KerasTensor) or tensor.node is None:
                 raise ValueError(f"Model inputs must be KerasTensors (from keras.Input()); got {tensor!r}.")
+        inputs, outputs = functional.rooted_at_inputs(inputs, outputs)  # intermediate inputs become Inputs
+        self._input_structure = inputs
+        self._inputs = [t for t in flatten_structure(inputs)]
         self._outputs = outputs
         self._nodes = functional.topological_nodes(outputs, self._inputs)
         self._input_layers = torch.nn.ModuleList([t.node.layer for t in self._inputs

@@ -1,7 +1,8 @@
-"""Keras weight regularizers (L1, L2, L1L2): callables mapping a weight to a scalar penalty,
+"""Keras weight regularizers (L1, L2, L1L2, OrthogonalRegularizer): callables mapping a weight to a scalar penalty,
 with `get`/`serialize`/`deserialize`, as `tf.keras.regularizers`."""
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Optional
 
 import torch
@@ -78,8 +79,38 @@ def l1_l2(l1: float = 0.0, l2: float = 0.0) -> L1L2:
     return L1L2(l1=l1, l2=l2)
 
 
+class OrthogonalRegularizer(Regularizer):
+    """Pushes the rows (or columns) of a 2-D weight towards orthogonality: `factor * 0.5 * mean |cosine|` over
+    the pairs of l2-normalised rows (columns)."""
+
+    def __init__(self, factor: float = 0.01, mode: str = "rows") -> None:
+        if isinstance(factor, bool) or not isinstance(factor, (float, int)) or math.isinf(factor) \
+                or math.isnan(factor) or factor < 0:
+            raise ValueError(f"Invalid value for argument factor: expected a non-negative float.Received: "
+                             f"factor={factor}")
+        if mode not in ("rows", "columns"):
+            raise ValueError(f'Invalid value for argument `mode`. Expected one of {{"rows", "columns"}}. '
+                             f"Received: mode={mode}")
+        self.factor, self.mode = float(torch.tensor(float(factor), dtype=torch.float32)), mode  # float32, as Keras
+
+    def __call__(self, weight: torch.Tensor) -> torch.Tensor:
+        if weight.dim() != 2:
+            raise ValueError(f"Inputs to OrthogonalRegularizer must have rank 2. Received: inputs.shape="
+                             f"{tuple(weight.shape)}")
+        vectors = weight if self.mode == "rows" else weight.t()
+        unit = vectors / torch.sqrt(torch.clamp((vectors * vectors).sum(dim=1, keepdim=True), min=1e-12))
+        size = unit.shape[0]
+        product = (unit @ unit.t()) * (1.0 - torch.eye(size, dtype=unit.dtype, device=unit.device))
+        return self.factor * 0.5 * product.abs().sum() / (size * (size - 1.0) / 2.0)
+
+    def get_config(self) -> dict:
+        return {"factor": float(self.factor), "mode": self.mode}
+
+
+orthogonal_regularizer = OrthogonalRegularizer
 l1, l2 = L1, L2
-_CLASSES: dict[str, Callable[..., Regularizer]] = {"L1": L1, "L2": L2, "L1L2": L1L2}
+_CLASSES: dict[str, Callable[..., Regularizer]] = {"L1": L1, "L2": L2, "L1L2": L1L2,
+                                                   "OrthogonalRegularizer": OrthogonalRegularizer}
 # 'l1_l2' as a name is Keras 2's (0.01 each); Keras 3.15 no longer takes that string
 _ALIASES: dict[str, Callable[..., Regularizer]] = {"l1": L1, "l2": L2, "l1_l2": lambda: L1L2(l1=0.01, l2=0.01)}
 

@@ -16,7 +16,7 @@ from torchstrategy.keras import object_registration
 _PLAIN = (str, int, float, bool)
 # Keras's public namespaces, searched (in this order) for a built-in class or function by name.
 _NAMESPACES = ("layers", "losses", "metrics", "optimizers", "optimizers.schedules", "initializers", "regularizers",
-               "constraints", "activations", "models")
+               "constraints", "activations", "models", "quantizers", "distillation")
 
 
 def _namespace(name: str) -> Any:

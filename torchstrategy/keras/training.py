@@ -12,6 +12,7 @@ import torch
 
 from torchstrategy import _context
 from torchstrategy.keras import callbacks as callbacks_module
+from torchstrategy.keras import config_flags
 from torchstrategy.keras import data_adapter
 from torchstrategy.keras import preflight
 from torchstrategy.keras.data_adapter import unpack
@@ -226,6 +227,7 @@ def fit(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int] = No
     if kwargs:
         raise TypeError(f"fit() got unexpected keyword arguments: {sorted(kwargs)}")
     preflight.check_epochs(epochs, initial_epoch)
+    epochs, steps_per_epoch = config_flags.capped_epochs(epochs), config_flags.capped_steps(steps_per_epoch)
     strategy = model.distribute_strategy
     class_weights = _class_weight_table(class_weight)
     x, y, sample_weight = data_adapter.chief_inputs(strategy, x, y, sample_weight)
@@ -360,6 +362,7 @@ def evaluate(model: Any, x: Any = None, y: Any = None, batch_size: Optional[int]
     """Keras `evaluate`: see `Model.evaluate`."""
     if kwargs:
         raise TypeError(f"evaluate() got unexpected keyword arguments: {sorted(kwargs)}")
+    steps = config_flags.capped_steps(steps)
     strategy = model.distribute_strategy
     x, y, sample_weight = data_adapter.chief_inputs(strategy, x, y, sample_weight)
     data = _epoch_data(strategy, data_adapter.adapt_everywhere(strategy, x, y, sample_weight, batch_size, False, steps),
@@ -419,6 +422,7 @@ def predict(model: Any, x: Any, batch_size: Optional[int] = None, verbose: Any =
     """Keras `predict`: see `Model.predict`."""
     if kwargs:
         raise TypeError(f"predict() got unexpected keyword arguments: {sorted(kwargs)}")
+    steps = config_flags.capped_steps(steps)
     strategy = model.distribute_strategy
     (x,) = data_adapter.chief_inputs(strategy, x)
     data = _epoch_data(strategy, data_adapter.adapt_everywhere(strategy, x, None, None, batch_size, False, steps),

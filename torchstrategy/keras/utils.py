@@ -29,6 +29,9 @@ from torchstrategy.keras.object_registration import (  # noqa: F401  (keras.util
     register_keras_serializable,
 )
 from torchstrategy.keras.serialization_lib import deserialize_keras_object, serialize_keras_object  # noqa: F401
+from torchstrategy.keras import legacy_serialization as legacy  # noqa: F401  (keras.utils.legacy)
+from torchstrategy._machinery.lazy import mark_namespace
+from torchstrategy.keras import bounding_boxes  # noqa: F401  (keras.utils.bounding_boxes)
 from torchstrategy.keras.py_dataset import PyDataset, Sequence  # noqa: F401  (keras.utils.PyDataset / Sequence)
 from torchstrategy.keras.dataset_splitting import split_dataset  # noqa: F401  (keras.utils.split_dataset)
 from torchstrategy.keras.model_utils import (  # noqa: F401  (keras.utils helpers around models and data)
@@ -71,3 +74,6 @@ def normalize(x: Any, axis: int = -1, order: int = 2) -> np.ndarray:
 
 
 experimental = types.SimpleNamespace(DatasetCreator=DatasetCreator)  # keras.utils.experimental
+# keras.utils.bounding_boxes lives in keras/bounding_boxes.py: mark it as that namespace, so that a Keras name it
+# lacks (affine_transform, ...) raises the manifest-aware error like every other namespace
+mark_namespace(bounding_boxes, ("keras.utils.bounding_boxes", "tf.keras.utils.bounding_boxes"))

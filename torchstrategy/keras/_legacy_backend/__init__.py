@@ -31,6 +31,14 @@ from torchstrategy.keras._legacy_backend.shapes import (  # noqa: F401
 from torchstrategy.keras._legacy_backend.random import (  # noqa: F401
     dropout, random_bernoulli, random_normal, random_uniform, truncated_normal,
 )
+from torchstrategy.keras._legacy_backend.convolution import (  # noqa: F401
+    batch_normalization, conv1d, conv2d, conv2d_transpose, conv3d, depthwise_conv2d, pool2d, pool3d,
+    separable_conv2d,
+)
+from torchstrategy.keras._legacy_backend.graph import (  # noqa: F401
+    foldl, foldr, get_uid, map_fn, name_scope, random_normal_variable, random_uniform_variable, resize_images,
+    resize_volumes, spatial_2d_padding, spatial_3d_padding, temporal_padding,
+)
 
 __all__ = [
     "abs", "all", "any", "arange", "argmax", "argmin", "batch_dot", "batch_flatten", "batch_get_value",
@@ -45,5 +53,8 @@ __all__ = [
     "set_image_data_format", "set_value", "shape", "sigmoid", "sign", "sin", "softmax", "softplus", "softsign",
     "sparse_categorical_crossentropy", "sqrt", "square", "squeeze", "stack", "standardize_dtype", "std",
     "stop_gradient", "sum", "switch", "tanh", "tile", "to_dense", "transpose", "truncated_normal", "update",
-    "update_add", "update_sub", "var", "variable", "zeros", "zeros_like", "backend",
+    "update_add", "update_sub", "var", "variable", "zeros", "zeros_like", "backend", "foldl", "foldr", "get_uid",
+    "map_fn", "name_scope", "random_normal_variable", "random_uniform_variable", "resize_images", "resize_volumes",
+    "spatial_2d_padding", "spatial_3d_padding", "temporal_padding", "batch_normalization", "conv1d", "conv2d",
+    "conv2d_transpose", "conv3d", "depthwise_conv2d", "pool2d", "pool3d", "separable_conv2d",
 ]

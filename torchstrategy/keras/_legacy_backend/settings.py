@@ -9,6 +9,7 @@ import torch
 from torchstrategy import _context
 from torchstrategy._tensor_convert import to_tensor as _tf_tensor
 from torchstrategy.dtypes import as_dtype
+from torchstrategy.keras import config_flags, progress
 
 _FLOAT_NAMES = ("float16", "float32", "float64", "bfloat16")
 
@@ -93,7 +94,8 @@ def _enable_unsafe_deserialization() -> None:
 
 
 class _KerasConfig:
-    """`keras.config`: floatx, epsilon, image data format and the backend name (see `backend()`)."""
+    """`keras.config`: floatx, epsilon, image data format, the backend name (see `backend()`) and the switches
+    of config_flags (flash attention, traceback filtering, epoch/step caps, dtype policy) and progress."""
 
     floatx = staticmethod(lambda: _config().floatx())
     set_floatx = staticmethod(set_floatx)
@@ -103,6 +105,23 @@ class _KerasConfig:
     set_image_data_format = staticmethod(set_image_data_format)
     backend = staticmethod(backend)
     enable_unsafe_deserialization = staticmethod(_enable_unsafe_deserialization)
+    disable_interactive_logging = staticmethod(progress.disable_interactive_logging)
+    enable_interactive_logging = staticmethod(progress.enable_interactive_logging)
+    is_interactive_logging_enabled = staticmethod(progress.is_interactive_logging_enabled)
+    enable_flash_attention = staticmethod(config_flags.enable_flash_attention)
+    disable_flash_attention = staticmethod(config_flags.disable_flash_attention)
+    is_flash_attention_enabled = staticmethod(config_flags.is_flash_attention_enabled)
+    enable_traceback_filtering = staticmethod(config_flags.enable_traceback_filtering)
+    disable_traceback_filtering = staticmethod(config_flags.disable_traceback_filtering)
+    is_traceback_filtering_enabled = staticmethod(config_flags.is_traceback_filtering_enabled)
+    max_epochs = staticmethod(config_flags.max_epochs)
+    set_max_epochs = staticmethod(config_flags.set_max_epochs)
+    max_steps_per_epoch = staticmethod(config_flags.max_steps_per_epoch)
+    set_max_steps_per_epoch = staticmethod(config_flags.set_max_steps_per_epoch)
+    dtype_policy = staticmethod(config_flags.dtype_policy)
+    set_dtype_policy = staticmethod(config_flags.set_dtype_policy)
+    set_backend = staticmethod(config_flags.set_backend)
+    is_nnx_enabled = staticmethod(config_flags.is_nnx_enabled)
 
 
 config = _KerasConfig()

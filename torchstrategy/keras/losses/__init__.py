@@ -57,6 +57,7 @@ _FUNCTIONS = {
 _CLASSES.update({cls.__name__: cls for cls in _MORE_CLASSES})
 _FUNCTIONS.update({fn.__name__: fn for fn in _MORE_FUNCTIONS})
 _FUNCTIONS.update(logcosh=log_cosh)
+logcosh = log_cosh  # keras.losses.logcosh, Keras 2's name
 
 
 def serialize(loss: Union[Loss, Callable]) -> Union[dict, str]:

@@ -8,7 +8,8 @@ from torchstrategy.keras.losses import functions as _loss_functions
 from torchstrategy.keras.losses.base import Loss as _Loss
 from torchstrategy.keras.losses.base import LossFunctionWrapper as _LossFunctionWrapper
 from torchstrategy.keras.losses.functions import (
-    KLD, MAE, MAPE, MSE, MSLE, binary_crossentropy, categorical_crossentropy, kl_divergence, kld, mae, mape,
+    KLD, MAE, MAPE, MSE, MSLE, binary_crossentropy, categorical_crossentropy, kl_divergence, kld,
+    kullback_leibler_divergence, mae, mape,
     mean_absolute_error, mean_absolute_percentage_error, mean_squared_error, mean_squared_logarithmic_error, mse,
     msle, sparse_categorical_crossentropy,
 )
@@ -204,3 +205,4 @@ def resolve_accuracy(name: str, loss: Any, y_true: Any, y_pred: Any) -> Metric:
             kind = "categorical"
     return _ACCURACY_BY_KIND[kind](name=name)
 
+logcosh = log_cosh  # keras.metrics.logcosh, Keras 2's name

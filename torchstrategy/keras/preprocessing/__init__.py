@@ -1,4 +1,4 @@
-"""`keras.preprocessing`: the names Keras 3 still keeps there (the `image` and `sequence` helpers and
+"""`keras.preprocessing`: the names Keras 3 still keeps there (the `image`, `sequence` and `text` helpers and
 the *_dataset_from_* functions, which live in keras/dataset_utils.py)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from torchstrategy.keras.dataset_utils import (  # noqa: F401  (keras.preprocess
     text_dataset_from_directory,
     timeseries_dataset_from_array,
 )
-from torchstrategy.keras.preprocessing import image, sequence  # noqa: F401
+from torchstrategy.keras.preprocessing import image, sequence, text  # noqa: F401
 
-__all__ = ["image", "sequence", "image_dataset_from_directory", "text_dataset_from_directory",
+__all__ = ["image", "sequence", "text", "image_dataset_from_directory", "text_dataset_from_directory",
            "timeseries_dataset_from_array"]
