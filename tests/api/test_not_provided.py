@@ -78,6 +78,7 @@ def test_every_missing_manifest_name_under_an_implemented_namespace_says_tf_or_k
         library = "Keras" if api_manifest.canonical_path(path).startswith("keras") else "TensorFlow"
         assert f"{library} API" in message and "torchstrategy does not provide" in message, (path, message)
         checked += 1
-    # The walk must reach hundreds of names (a resolver finding nothing would pass the loop); the figure
-    # falls as names get implemented (about 400 after the tf.math/tf.linalg gaps and tf.nn were filled).
-    assert checked > 300
+    # The walk must reach many names (a resolver finding nothing would pass the loop). The figure falls as
+    # names get implemented: about 400 after tf.math/tf.linalg/tf.nn were filled, about 300 after tf.io/tf.data
+    # and the Keras namespaces; it must still count every missing name the coverage tool sees under a module.
+    assert checked > 100
