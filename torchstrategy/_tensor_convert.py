@@ -140,7 +140,7 @@ def dims(axis: Any, rank: int) -> Optional[tuple]:
     axes = tuple(int(a) for a in axis) if isinstance(axis, (list, tuple)) else (int(axis),)
     for a in axes:
         if not -max(rank, 1) <= a < max(rank, 1):
-            raise InvalidArgumentError(f"axis {a} is out of range for a tensor of rank {rank}: "
+            raise InvalidArgumentError(None, None, f"axis {a} is out of range for a tensor of rank {rank}: "
                                        f"use -{rank} <= axis < {rank}.")
     return axes
 
