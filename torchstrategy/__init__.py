@@ -63,6 +63,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "profiler": "torchstrategy.profiler",
     "saved_model": "torchstrategy.saved_model",
     "errors": "torchstrategy.errors",
+    "quantization": "torchstrategy.quantization",
     "GradientTape": "torchstrategy.tape:GradientTape",
     "function": "torchstrategy.tape:function",
     "recompute_grad": "torchstrategy.recompute:recompute_grad",

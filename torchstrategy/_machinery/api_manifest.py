@@ -27,6 +27,9 @@ ALTERNATIVES = {
     "tf.lite": "torch.export (and ai-edge-torch to produce a .tflite model)",
     "tf.estimator": "keras Model.fit / Model.evaluate / Model.predict under a tf.distribute strategy",
     "tf.feature_column": "keras preprocessing layers (keras.layers.Normalization, StringLookup, ...)",
+    "tf.quantization.experimental": "torch.ao.quantization (tf.quantization.experimental rewrites TF SavedModel "
+                                    "graphs, which torchstrategy does not run); for quantization-aware training "
+                                    "use tf.quantization.fake_quant_with_min_max_vars",
     "tf.raw_ops": "the public tf.* / tf.math / tf.nn ops (raw op kernels are TF's C++ internals)",
     "tf.Graph": "eager execution (torch.compile does the graph work behind tf.function)",
     "tf.Session": "eager execution: call the ops directly, or wrap a step in tf.function",
