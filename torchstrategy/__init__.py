@@ -64,6 +64,8 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "saved_model": "torchstrategy.saved_model",
     "errors": "torchstrategy.errors",
     "quantization": "torchstrategy.quantization",
+    "autodiff": "torchstrategy.autodiff",
+    "types": "torchstrategy.tf_types",
     "GradientTape": "torchstrategy.tape:GradientTape",
     "function": "torchstrategy.tape:function",
     "recompute_grad": "torchstrategy.recompute:recompute_grad",
