@@ -34,6 +34,12 @@ def _message(fn) -> str:
     (lambda: tf.raw_ops.MatMul, "tf.raw_ops", "tf.math"),
     (lambda: tf.estimator.Estimator, "tf.estimator", "Model.fit"),
     (lambda: tf.feature_column.numeric_column, "tf.feature_column", "preprocessing layers"),
+    (lambda: tf.feature_column.crossed_column, "tf.feature_column", "crossed_column -> HashedCrossing"),
+    (lambda: tf.feature_column.numeric_column, "tf.feature_column", "keras.utils.FeatureSpace"),
+    (lambda: tf.tpu.experimental.embedding.TPUEmbedding, "tf.tpu.experimental.embedding", "keras.layers.Embedding"),
+    (lambda: tf.distribute.experimental.rpc.Client, "tf.distribute.experimental.rpc", "ClusterCoordinator"),
+    (lambda: tf.quantization.experimental.quantize_saved_model, "tf.quantization.experimental",
+     "torch.ao.quantization"),
 ])
 def test_whole_tf_namespaces_we_lack_say_so(reach, path, hint):
     message = _message(reach)
