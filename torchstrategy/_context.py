@@ -431,12 +431,15 @@ def set_logical_device_configs(device_name: str, configs: Any) -> None:
 # prefer_float32 (Python floats as float32, set by experimental_enable_numpy_behavior).
 tf_config: dict = {"jit": "", "optimizer_options": {}, "intra_op_threads": 0, "inter_op_threads": 0,
                    "memory_growth": {}, "dtensor_meshes": [], "dtensor_device_type": None,
-                   "tnp_prefer_float32": False}
+                   "tnp_prefer_float32": False, "run_functions_eagerly": False, "soft_device_placement": True,
+                   "device_policy": None, "synchronous_execution": True, "mlir_bridge": False,
+                   "visible_devices": None}
 
 
 def config_setting(name: str) -> Any:
     """One process-wide tf.config setting: 'jit', 'optimizer_options', 'intra_op_threads', 'inter_op_threads',
-    'memory_growth' or 'tnp_prefer_float32'."""
+    'memory_growth', 'tnp_prefer_float32', 'run_functions_eagerly', 'soft_device_placement', 'device_policy',
+    'synchronous_execution', 'mlir_bridge' or 'visible_devices'."""
     return tf_config[name]
 
 
