@@ -242,3 +242,15 @@ def test_constants_have_tfs_values():
         "inputs", "outputs", "classes", "scores")
     assert (sm.DEBUG_DIRECTORY, sm.DEBUG_INFO_FILENAME_PB) == ("debug", "saved_model_debug_info.pb")
     assert sm.SaveOptions(experimental_debug_stripper=True).experimental_debug_stripper is True
+
+
+def test_variable_policy_is_tfs_enum_and_save_options_convert_to_it():
+    # TF 2.21: NONE=None, SAVE_VARIABLE_DEVICES, EXPAND_DISTRIBUTED_VARIABLES; SaveOptions converts names and None
+    policy = tf.saved_model.experimental.VariablePolicy
+    assert [(p.name, p.value) for p in policy] == [("NONE", None), ("SAVE_VARIABLE_DEVICES", "save_variable_devices"),
+                                                   ("EXPAND_DISTRIBUTED_VARIABLES", "expand_distributed_variables")]
+    assert tf.saved_model.SaveOptions(experimental_variable_policy="save_variable_devices"
+                                      ).experimental_variable_policy is policy.SAVE_VARIABLE_DEVICES
+    assert tf.saved_model.SaveOptions().experimental_variable_policy is policy.NONE
+    with pytest.raises(ValueError, match="Invalid VariablePolicy"):
+        tf.saved_model.SaveOptions(experimental_variable_policy="everywhere")

@@ -3,6 +3,7 @@ inside, plus a JSON manifest of endpoints and signatures) and loading them back 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import os
 import shutil
@@ -14,6 +15,7 @@ import numpy as np
 import torch
 
 from torchstrategy import _context
+from torchstrategy._machinery.lazy import namespace_module
 
 # TF's tag, key and file-name constants (TF 2.21's values): the names TF's SavedModel layout and signatures use
 ASSETS_DIRECTORY, ASSETS_KEY = "assets", "saved_model_assets"
@@ -34,6 +36,14 @@ _MANIFEST = "torchstrategy_saved_model.json"
 _TRACE_BATCH = 2  # traced size of unknown dims: 0 and 1 would be specialised by torch.export
 
 
+class VariablePolicy(enum.Enum):
+    """How variables' devices are saved (tf.saved_model.experimental.VariablePolicy; TF's values)."""
+
+    NONE = None
+    SAVE_VARIABLE_DEVICES = "save_variable_devices"
+    EXPAND_DISTRIBUTED_VARIABLES = "expand_distributed_variables"
+
+
 @dataclasses.dataclass
 class SaveOptions:
     """Accepted as tf.saved_model.SaveOptions for compatibility; none of its fields changes what is written
@@ -50,6 +60,14 @@ class SaveOptions:
     experimental_skip_saver: bool = False
     experimental_sharding_callback: Any = None
     extra_tags: Any = None
+
+    def __post_init__(self) -> None:  # TF turns None and the policy's name into a VariablePolicy
+        policy = self.experimental_variable_policy
+        if not isinstance(policy, VariablePolicy):
+            names = {p.value: p for p in VariablePolicy}
+            if (policy if policy is None else str(policy).lower()) not in names:
+                raise ValueError(f"Invalid VariablePolicy value: {policy!r}; use one of {list(names)}.")
+            self.experimental_variable_policy = names[policy if policy is None else str(policy).lower()]
 
 
 @dataclasses.dataclass
@@ -569,3 +587,7 @@ def load(export_dir: str, tags: Any = None, options: Optional[LoadOptions] = Non
     signatures = {name: _Signature(functions[key]) for name, key in manifest["signatures"].items()}
     endpoints = {name: _Endpoint(functions[key]) for name, key in manifest["endpoints"].items()}
     return LoadedSavedModel(export_dir, signatures, endpoints, manifest.get("assets"))
+
+
+experimental = namespace_module("torchstrategy.saved_model.experimental", ("tf.saved_model.experimental",),
+                                {"VariablePolicy": VariablePolicy})
