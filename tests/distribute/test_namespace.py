@@ -48,3 +48,9 @@ def test_dataset_iterator_and_value_classes_are_tfs_names():
     assert isinstance(iterator, tf.distribute.DistributedIterator)
     assert iterator.get_next().tolist() == [0, 1]
     assert issubclass(tf.distribute.PerReplica, tf.distribute.DistributedValues)
+
+
+def test_the_current_worker_index_is_only_known_inside_a_scheduled_closure():
+    # on the workers: the conformance suite's parameter_server row
+    with pytest.raises(RuntimeError, match="inside a function scheduled with ClusterCoordinator.schedule"):
+        tf.distribute.coordinator.experimental_get_current_worker_index()

@@ -104,7 +104,8 @@ _ExperimentalTPUStrategy.__qualname__ = "TPUStrategy"
 
 
 _COORDINATOR = dict(ClusterCoordinator=_coordinator_module.ClusterCoordinator,
-                    RemoteValue=_coordinator_module.RemoteValue, PerWorkerValues=_coordinator_module.PerWorkerValues)
+                    RemoteValue=_coordinator_module.RemoteValue, PerWorkerValues=_coordinator_module.PerWorkerValues,
+                    experimental_get_current_worker_index=_coordinator_module.experimental_get_current_worker_index)
 coordinator = namespace_module("torchstrategy.distribute.coordinator_namespace", ("tf.distribute.coordinator",),
                                _COORDINATOR)
 

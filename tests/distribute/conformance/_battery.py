@@ -364,8 +364,11 @@ def distributed_api(strategy, out, state):
             return strategy.run(replica_fn, args=(next(iterator),))
 
         scheduled = [coordinator.schedule(step_fn, args=(iterator,)) for _ in range(STEPS)]
+        indices = [coordinator.schedule(tf.distribute.coordinator.experimental_get_current_worker_index)
+                   for _ in range(STEPS)]
         coordinator.join()
-        return {**facts, "merged": sorted(float(r.fetch()) for r in scheduled)}
+        return {**facts, "merged": sorted(float(r.fetch()) for r in scheduled),
+                "worker_indices": sorted({int(r.fetch()) for r in indices})}
     merged, reduced, batch_reduced = [], [], []
     distributed = strategy.experimental_distribute_dataset(dataset())
     for batch in distributed:

@@ -308,7 +308,8 @@ def test_merge_call_reduce_to_update_and_distributed_values_give_the_numbers_of_
         # merge_call's merge_fn ran once per process in cross-replica context and reduced the whole global batch
         _close(sorted(got["merged"]), sorted(want["merged"]), 1e-4, "merge_call sums")
         assert got["worker_devices"] and all(isinstance(d, str) for d in got["worker_devices"])
-        if spec.name == "parameter_server":
+        if spec.name == "parameter_server":  # closures ran on the one worker, which knows its index
+            assert got["worker_indices"] == [0]
             continue  # the replica function runs in closures there; the rest is cross-replica on the workers
         _close(got["reduced"], want["merged"], 1e-4, "extended.reduce_to")
         _close([pair for pairs in got["batch_reduced"] for pair in pairs],
