@@ -18,6 +18,12 @@ class DTypeError(InvalidArgumentError, TypeError):
     """An op got a dtype TF refuses (mixed dtypes, an int where a float is needed). It is both a
     `TypeError` and `tf.errors.InvalidArgumentError`, since TF raises either depending on the op."""
 
+    def __init__(self, message: str) -> None:  # raised by our ops with a message only (no node_def or op)
+        super().__init__(None, None, message)
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.message,))
+
 
 def is_typed(value: Any) -> bool:
     """True for values that carry their own dtype (tensors, NumPy arrays and NumPy scalars)."""
