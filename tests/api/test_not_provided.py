@@ -40,6 +40,8 @@ def _message(fn) -> str:
     (lambda: tf.distribute.experimental.rpc.Client, "tf.distribute.experimental.rpc", "ClusterCoordinator"),
     (lambda: tf.quantization.experimental.quantize_saved_model, "tf.quantization.experimental",
      "torch.ao.quantization"),
+    (lambda: tf.profiler.experimental.server.start, "tf.profiler.experimental.server", "no remote profiler service"),
+    (lambda: tf.profiler.experimental.client.trace, "tf.profiler.experimental.client", "Profile inside the process"),
 ])
 def test_whole_tf_namespaces_we_lack_say_so(reach, path, hint):
     message = _message(reach)

@@ -39,6 +39,12 @@ ALTERNATIVES = {
                                     "use tf.quantization.fake_quant_with_min_max_vars",
     "tf.tpu.experimental.embedding": "keras.layers.Embedding under tf.distribute.TPUStrategy (TPU embedding "
                                      "tables and SparseCore are TF's TPU runtime)",
+    "tf.profiler.experimental.server": "tf.profiler.experimental.start/stop or Profile inside the process to "
+                                       "profile (torch.profiler writes the TensorBoard trace); there is no remote "
+                                       "profiler service to connect to",
+    "tf.profiler.experimental.client": "tf.profiler.experimental.start/stop or Profile inside the process to "
+                                       "profile (torch.profiler writes the TensorBoard trace); there is no remote "
+                                       "profiler service to connect to",
     "tf.distribute.experimental.rpc": "tf.distribute.Server with a ClusterCoordinator (closures on workers), "
                                       "or torch.distributed.rpc",
     "tf.raw_ops": "the public tf.* / tf.math / tf.nn ops (raw op kernels are TF's C++ internals)",
