@@ -10,4 +10,5 @@ class ThreadReplicaStrategy(Strategy):
     """`replicas` synchronous replicas on the CPU of this process (the shape of CentralStorage)."""
 
     def __init__(self, replicas: int = 2) -> None:
-        super().__init__("cpu", collectives=ReplicaThreads(replicas, timeout_seconds=60), needs_model_in_scope=True)
+        super().__init__(self._wired("cpu", collectives=ReplicaThreads(replicas, timeout_seconds=60),
+                                     needs_model_in_scope=True))

@@ -116,3 +116,85 @@ def test_memory_info_on_a_gpu_follows_torch_cuda():
     del block
     tf.config.experimental.reset_memory_stats("GPU:0")
     assert tf.config.experimental.get_memory_info("GPU:0")["peak"] < 1 << 22
+
+
+def test_functions_run_eagerly_is_what_run_functions_eagerly_set_and_it_skips_compilation():
+    import torch
+
+    import torchstrategy as tf
+
+    assert tf.config.functions_run_eagerly() is False  # TF 2.21's default
+    calls = []
+
+    @tf.function(jit_compile=True)
+    def double(x):
+        calls.append(torch.compiler.is_compiling())
+        return x * 2
+
+    tf.config.run_functions_eagerly(True)
+    try:
+        assert tf.config.functions_run_eagerly() is True and tf.config.experimental_functions_run_eagerly() is True
+        assert double(torch.tensor(2.0)).item() == 4.0 and calls == [False]  # ran as plain Python
+    finally:
+        tf.config.experimental_run_functions_eagerly(False)
+    assert tf.config.functions_run_eagerly() is False
+
+
+def test_visible_devices_hide_accelerators_but_never_the_cpu():
+    import pytest
+
+    import torchstrategy as tf
+
+    cpus = tf.config.list_physical_devices("CPU")
+    assert tf.config.get_visible_devices("CPU") == cpus
+    with pytest.raises(ValueError, match="cannot hide the CPU"):  # TF 2.21 accepts it, then its first op fails
+        # with NotFoundError "No CPU devices are available in this process": refused here before any work
+        tf.config.set_visible_devices([], "CPU")
+    with pytest.raises(ValueError, match="Unrecognized device"):
+        tf.config.set_visible_devices(["/gpu:0"])
+    tf.config.set_visible_devices([], "GPU")
+    try:
+        assert tf.config.get_visible_devices("GPU") == [] and tf.config.experimental.get_visible_devices("CPU") == cpus
+    finally:
+        tf.config.experimental.set_visible_devices(tf.config.list_physical_devices("GPU"), "GPU")
+    assert tf.config.get_visible_devices("GPU") == tf.config.list_physical_devices("GPU")
+
+
+def test_placement_policy_and_execution_settings_keep_tfs_defaults_and_values():
+    import pytest
+
+    import torchstrategy as tf
+
+    # TF 2.21 defaults: soft placement on, device policy 'silent', synchronous execution on
+    assert tf.config.get_soft_device_placement() is True
+    assert tf.config.experimental.get_device_policy() == "silent"
+    assert tf.config.experimental.get_synchronous_execution() is True
+    tf.config.set_soft_device_placement(False)
+    tf.config.experimental.set_device_policy("explicit")
+    try:
+        assert tf.config.get_soft_device_placement() is False
+        assert tf.config.experimental.get_device_policy() == "explicit"
+        with pytest.raises(ValueError, match="Not a valid device policy"):
+            tf.config.experimental.set_device_policy("loud")
+    finally:
+        tf.config.set_soft_device_placement(True)
+        tf.config.experimental.set_device_policy(None)
+    assert tf.config.experimental.get_device_details(tf.config.list_physical_devices("CPU")[0]) == {}
+    filters = tf.config.experimental.ClusterDeviceFilters()
+    filters.set_device_filters("worker", 0, ["/job:ps"])
+    assert filters.filters() == {("worker", 0): ["/job:ps"]}
+
+
+def test_tensor_float_32_switch_sets_torchs_matmul_flags():
+    import torch
+
+    import torchstrategy as tf
+
+    before = tf.config.experimental.tensor_float_32_execution_enabled()
+    tf.config.experimental.enable_tensor_float_32_execution(False)
+    try:
+        assert torch.backends.cuda.matmul.allow_tf32 is False and torch.get_float32_matmul_precision() == "highest"
+        tf.config.experimental.enable_tensor_float_32_execution(True)
+        assert tf.config.experimental.tensor_float_32_execution_enabled() is True
+    finally:
+        tf.config.experimental.enable_tensor_float_32_execution(before)

@@ -17,7 +17,7 @@ def test_classes_codes_and_fields_follow_tensorflow():
                                                          "OUT_OF_RANGE", "UNAVAILABLE", "DATA_LOSS")}
     assert codes == {"OK": 0, "CANCELLED": 1, "INVALID_ARGUMENT": 3, "NOT_FOUND": 5, "OUT_OF_RANGE": 11,
                      "UNAVAILABLE": 14, "DATA_LOSS": 15}
-    assert tf.errors.OutOfRangeError("end").error_code == tf.errors.OUT_OF_RANGE
+    assert tf.errors.OutOfRangeError(None, None, "end").error_code == tf.errors.OUT_OF_RANGE
     again = pickle.loads(pickle.dumps(tf.errors.InvalidArgumentError(None, "op", "bad")))
     assert (type(again), again.message, again.op) == (tf.errors.InvalidArgumentError, "bad", "op")
     assert tf.io.DataLossError is tf.errors.DataLossError and tf.io.InvalidArgumentError is tf.errors.InvalidArgumentError
@@ -38,3 +38,21 @@ def test_iterators_raise_out_of_range_past_the_end():
     distributed.get_next()
     with pytest.raises(tf.errors.OutOfRangeError):
         distributed.get_next()
+
+
+def test_constructors_take_tfs_arguments():
+    import torchstrategy as tf
+
+    # TF 2.21: OpError(node_def, op, message, error_code, *args); XError(node_def, op, message, *args)
+    error = tf.errors.OpError(None, "MatMul", "shapes differ", tf.errors.INVALID_ARGUMENT)
+    assert (error.op, error.message, error.error_code) == ("MatMul", "shapes differ", 3)
+    with_payloads = tf.errors.AbortedError(None, None, "retry", {"key": b"value"})
+    assert with_payloads.experimental_payloads == {"key": b"value"} and with_payloads.error_code == tf.errors.ABORTED
+    again = pickle.loads(pickle.dumps(with_payloads))
+    assert (type(again), again.message, again.experimental_payloads) == (tf.errors.AbortedError, "retry",
+                                                                          {"key": b"value"})
+    with pytest.raises(TypeError):
+        tf.errors.NotFoundError("only a message")  # TF needs node_def, op and message
+    with pytest.raises(TypeError, match="dict of payloads"):
+        tf.errors.NotFoundError(None, None, "m", "not a dict")
+    assert isinstance(tf.errors.NotFoundError(None, None, "m"), FileNotFoundError)  # plain `except OSError` works

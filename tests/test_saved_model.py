@@ -206,3 +206,51 @@ def test_save_of_an_untraceable_object_says_what_to_do(tmp_path):
         tf.saved_model.save(_sequential(), str(tmp_path / "mine"))
     assert (tmp_path / "mine" / "notes.txt").read_text() == "keep"
     assert tf.saved_model.SERVING == "serve" and tf.saved_model.DEFAULT_SERVING_SIGNATURE_DEF_KEY == "serving_default"
+
+
+def test_an_asset_is_copied_into_the_export_and_the_loaded_asset_points_at_the_copy(tmp_path):
+    vocabulary = tmp_path / "vocab.txt"
+    vocabulary.write_text("a\nb\nc\n")
+    module = _Scaler()
+    module.vocab = tf.saved_model.Asset(str(vocabulary))
+    assert module.vocab.asset_path == str(vocabulary)
+    tf.saved_model.save(module, str(tmp_path / "with_assets"), signatures={"scaled": module.scale})
+    vocabulary.write_text("changed after saving")
+    loaded = tf.saved_model.load(str(tmp_path / "with_assets"))
+    copy = loaded.vocab.asset_path
+    assert copy == os.path.join(str(tmp_path / "with_assets"), tf.saved_model.ASSETS_DIRECTORY, "vocab.txt")
+    assert open(copy, encoding="utf-8").read() == "a\nb\nc\n"  # the file as it was when saved
+    module.vocab = tf.saved_model.Asset(str(tmp_path / "missing.txt"))
+    with pytest.raises(FileNotFoundError, match="not a file"):  # refused before anything is written
+        tf.saved_model.save(module, str(tmp_path / "never"), signatures={"scaled": module.scale})
+    assert not (tmp_path / "never").exists()
+    with pytest.raises(TypeError, match="file path"):
+        tf.saved_model.Asset(3)
+
+
+def test_constants_have_tfs_values():
+    # TF 2.21's values
+    sm = tf.saved_model
+    assert (sm.SERVING, sm.TRAINING, sm.GPU, sm.TPU) == ("serve", "train", "gpu", "tpu")
+    assert (sm.ASSETS_DIRECTORY, sm.ASSETS_KEY, sm.VARIABLES_DIRECTORY, sm.VARIABLES_FILENAME) == (
+        "assets", "saved_model_assets", "variables", "variables")
+    assert (sm.SAVED_MODEL_FILENAME_PB, sm.SAVED_MODEL_FILENAME_PBTXT, sm.SAVED_MODEL_SCHEMA_VERSION) == (
+        "saved_model.pb", "saved_model.pbtxt", 1)
+    assert (sm.PREDICT_METHOD_NAME, sm.CLASSIFY_METHOD_NAME, sm.REGRESS_METHOD_NAME) == (
+        "tensorflow/serving/predict", "tensorflow/serving/classify", "tensorflow/serving/regress")
+    assert (sm.PREDICT_INPUTS, sm.PREDICT_OUTPUTS, sm.CLASSIFY_OUTPUT_CLASSES, sm.CLASSIFY_OUTPUT_SCORES) == (
+        "inputs", "outputs", "classes", "scores")
+    assert (sm.DEBUG_DIRECTORY, sm.DEBUG_INFO_FILENAME_PB) == ("debug", "saved_model_debug_info.pb")
+    assert sm.SaveOptions(experimental_debug_stripper=True).experimental_debug_stripper is True
+
+
+def test_variable_policy_is_tfs_enum_and_save_options_convert_to_it():
+    # TF 2.21: NONE=None, SAVE_VARIABLE_DEVICES, EXPAND_DISTRIBUTED_VARIABLES; SaveOptions converts names and None
+    policy = tf.saved_model.experimental.VariablePolicy
+    assert [(p.name, p.value) for p in policy] == [("NONE", None), ("SAVE_VARIABLE_DEVICES", "save_variable_devices"),
+                                                   ("EXPAND_DISTRIBUTED_VARIABLES", "expand_distributed_variables")]
+    assert tf.saved_model.SaveOptions(experimental_variable_policy="save_variable_devices"
+                                      ).experimental_variable_policy is policy.SAVE_VARIABLE_DEVICES
+    assert tf.saved_model.SaveOptions().experimental_variable_policy is policy.NONE
+    with pytest.raises(ValueError, match="Invalid VariablePolicy"):
+        tf.saved_model.SaveOptions(experimental_variable_policy="everywhere")

@@ -73,7 +73,7 @@ def _without_private(text: str | None) -> str | None:
     if text is None:
         return None
     parts = _split(text[1:-1])
-    kept = [p for p in parts if not (p.startswith("_") and "=" in p)]
+    kept = [p for p in parts if not (p.startswith("_") and not p.startswith("__") and "=" in p)]  # dunders are API
     return text if len(kept) == len(parts) else "(" + ", ".join(kept) + ")"
 
 

@@ -85,6 +85,8 @@ _DISTRIBUTE_VALUE_MODULES = {"values", "partitioners"}
 #: tf.ragged is a tensor-level namespace package too (RaggedTensor and its ops, used by tf.math and tf.data), and so
 #: are tf.experimental.numpy (NumPy's functions on torch tensors), tf.lookup (tables over tensors), tf.linalg and tf.nn
 TENSOR_PACKAGES |= {"ragged", "experimental_numpy", "lookup", "linalg", "nn"}
+#: tf.quantization (fake quantisation, quantize/dequantize on tensors) is one too
+TENSOR_PACKAGES |= {"quantization"}
 
 #: Unit -> rank; higher ranks sit higher in the stack.
 LAYERS = {

@@ -91,6 +91,36 @@ def enter_replica(replica_context: Any) -> Iterator[Any]:
         _state.replica_stack.pop()
 
 
+@contextmanager
+def cross_replica_section() -> Iterator[None]:
+    """Leaves the replica context for the block (ReplicaContext.merge_call's merge_fn runs cross-replica)."""
+    saved = list(_state.replica_stack)
+    _state.replica_stack.clear()
+    try:
+        yield
+    finally:
+        _state.replica_stack[:] = saved
+
+
+_global_scope: list = []  # [(strategy, its entered scope)] set by tf.distribute.experimental_set_strategy
+
+
+def set_global_strategy(strategy: Any) -> None:
+    """Makes `strategy` current without a `with strategy.scope():` block (None: back to the default), as
+    tf.distribute.experimental_set_strategy; refused inside a strategy's scope."""
+    current = _global_scope[0][0] if _global_scope else None
+    if _state.strategy_stack and not (current is not None and _state.strategy_stack == [current]):
+        raise RuntimeError("tf.distribute.experimental_set_strategy must not be called inside a "
+                           "tf.distribute.Strategy scope: leave the `with strategy.scope():` block first.")
+    if _global_scope:
+        _, scope = _global_scope.pop()
+        scope.__exit__(None, None, None)
+    if strategy is not None:
+        scope = strategy.scope()
+        scope.__enter__()
+        _global_scope.append((strategy, scope))
+
+
 def current_replica() -> Any:
     """The ReplicaContext of the replica running on this thread, or None (cross-replica context)."""
     return _state.replica_stack[-1] if _state.replica_stack else None
@@ -414,12 +444,15 @@ def set_logical_device_configs(device_name: str, configs: Any) -> None:
 # prefer_float32 (Python floats as float32, set by experimental_enable_numpy_behavior).
 tf_config: dict = {"jit": "", "optimizer_options": {}, "intra_op_threads": 0, "inter_op_threads": 0,
                    "memory_growth": {}, "dtensor_meshes": [], "dtensor_device_type": None,
-                   "tnp_prefer_float32": False}
+                   "tnp_prefer_float32": False, "run_functions_eagerly": False, "soft_device_placement": True,
+                   "device_policy": None, "synchronous_execution": True, "mlir_bridge": False,
+                   "visible_devices": None}
 
 
 def config_setting(name: str) -> Any:
     """One process-wide tf.config setting: 'jit', 'optimizer_options', 'intra_op_threads', 'inter_op_threads',
-    'memory_growth' or 'tnp_prefer_float32'."""
+    'memory_growth', 'tnp_prefer_float32', 'run_functions_eagerly', 'soft_device_placement', 'device_policy',
+    'synchronous_execution', 'mlir_bridge' or 'visible_devices'."""
     return tf_config[name]
 
 

@@ -18,6 +18,12 @@ class DTypeError(InvalidArgumentError, TypeError):
     """An op got a dtype TF refuses (mixed dtypes, an int where a float is needed). It is both a
     `TypeError` and `tf.errors.InvalidArgumentError`, since TF raises either depending on the op."""
 
+    def __init__(self, message: str) -> None:  # raised by our ops with a message only (no node_def or op)
+        super().__init__(None, None, message)
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.message,))
+
 
 def is_typed(value: Any) -> bool:
     """True for values that carry their own dtype (tensors, NumPy arrays and NumPy scalars)."""
@@ -140,7 +146,7 @@ def dims(axis: Any, rank: int) -> Optional[tuple]:
     axes = tuple(int(a) for a in axis) if isinstance(axis, (list, tuple)) else (int(axis),)
     for a in axes:
         if not -max(rank, 1) <= a < max(rank, 1):
-            raise InvalidArgumentError(f"axis {a} is out of range for a tensor of rank {rank}: "
+            raise InvalidArgumentError(None, None, f"axis {a} is out of range for a tensor of rank {rank}: "
                                        f"use -{rank} <= axis < {rank}.")
     return axes
 

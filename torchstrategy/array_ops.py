@@ -97,7 +97,7 @@ def gather(params: Any, indices: Any, validate_indices: Any = None, axis: Any = 
     axis = batch_dims if axis is None else dims(axis, tensor.dim())[0] % tensor.dim()
     size = tensor.shape[axis]
     if index.numel() and (int(index.min()) < 0 or int(index.max()) >= size):
-        raise InvalidArgumentError(f"tf.gather: indices must lie in [0, {size}) for axis {axis}, got "
+        raise InvalidArgumentError(None, None, f"tf.gather: indices must lie in [0, {size}) for axis {axis}, got "
                                    f"{int(index.min())}..{int(index.max())}.")
     if batch_dims == 0:
         out = torch.index_select(tensor, axis, index.reshape(-1).to(tensor.device))
@@ -133,7 +133,7 @@ def gather_nd(params: Any, indices: Any, batch_dims: int = 0, name: Optional[str
     index = index.to(tensor.device)
     bounds = torch.tensor(tensor.shape[:depth], dtype=torch.int64, device=tensor.device)
     if index.numel() and bool(((index < 0) | (index >= bounds)).any()):
-        raise InvalidArgumentError(f"tf.gather_nd: an index is outside params of shape {tuple(tensor.shape)}.")
+        raise InvalidArgumentError(None, None, f"tf.gather_nd: an index is outside params of shape {tuple(tensor.shape)}.")
     coords = index.reshape(-1, depth)
     picked = tensor[tuple(coords[:, i] for i in builtins.range(depth))]
     return picked.reshape(tuple(index.shape[:-1]) + tuple(tensor.shape[depth:]))
@@ -168,7 +168,7 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
     if transpose_b or adjoint_b:
         tb = tb.transpose(-1, -2).conj() if adjoint_b else tb.transpose(-1, -2)
     if ta.shape[-1] != tb.shape[-2]:
-        raise InvalidArgumentError(f"tf.linalg.matmul: inner dimensions differ ({tuple(ta.shape)} @ "
+        raise InvalidArgumentError(None, None, f"tf.linalg.matmul: inner dimensions differ ({tuple(ta.shape)} @ "
                                    f"{tuple(tb.shape)}).")
     out = torch.matmul(ta, tb)
     return out if output_type is None else out.to(as_dtype(output_type))
@@ -197,13 +197,13 @@ def split(value: Any, num_or_size_splits: Any, axis: int = 0, num: Optional[int]
             isinstance(num_or_size_splits, torch.Tensor) and num_or_size_splits.dim() == 0):
         parts = int(num_or_size_splits)
         if parts <= 0 or length % parts:
-            raise InvalidArgumentError(f"tf.split: cannot split an axis of size {length} into {parts} equal parts.")
+            raise InvalidArgumentError(None, None, f"tf.split: cannot split an axis of size {length} into {parts} equal parts.")
         return list(torch.split(tensor, length // parts, dim=axis))
     sizes = int_list(num_or_size_splits, "tf.split sizes")
     if sizes.count(-1) == 1:
         sizes[sizes.index(-1)] = length - (sum(sizes) + 1)
     if sum(sizes) != length or builtins.min(sizes, default=0) < 0:
-        raise InvalidArgumentError(f"tf.split: sizes {sizes} do not add up to the axis size {length}.")
+        raise InvalidArgumentError(None, None, f"tf.split: sizes {sizes} do not add up to the axis size {length}.")
     return list(torch.split(tensor, sizes, dim=axis))
 
 

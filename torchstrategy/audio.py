@@ -31,22 +31,22 @@ def _as_bytes(contents: Any) -> bytes:
 
 def _chunks(data: bytes) -> dict:
     if len(data) < 12:
-        raise InvalidArgumentError(f"tf.audio.decode_wav: data too short for a WAV header ({len(data)} bytes).")
+        raise InvalidArgumentError(None, None, f"tf.audio.decode_wav: data too short for a WAV header ({len(data)} bytes).")
     if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
-        raise InvalidArgumentError(f"tf.audio.decode_wav: header mismatch: expected RIFF....WAVE but found "
+        raise InvalidArgumentError(None, None, f"tf.audio.decode_wav: header mismatch: expected RIFF....WAVE but found "
                                    f"{data[:4]!r}...{data[8:12]!r}; the contents are not a WAV file.")
     chunks, position = {}, 12
     while position + 8 <= len(data):
         chunk_id, size = data[position:position + 4], struct.unpack("<I", data[position + 4:position + 8])[0]
         body = data[position + 8:position + 8 + size]
         if len(body) < size:
-            raise InvalidArgumentError(f"tf.audio.decode_wav: chunk {chunk_id!r} says {size} bytes but only "
+            raise InvalidArgumentError(None, None, f"tf.audio.decode_wav: chunk {chunk_id!r} says {size} bytes but only "
                                        f"{len(body)} follow; the file is truncated.")
         chunks.setdefault(chunk_id, body)
         position += 8 + size + (size & 1)  # chunks are padded to even sizes
     for needed in (b"fmt ", b"data"):
         if needed not in chunks:
-            raise InvalidArgumentError(f"tf.audio.decode_wav: no {needed.decode().strip()!r} chunk in the WAV data.")
+            raise InvalidArgumentError(None, None, f"tf.audio.decode_wav: no {needed.decode().strip()!r} chunk in the WAV data.")
     return chunks
 
 
@@ -66,14 +66,14 @@ def decode_wav(contents: Any, desired_channels: int = -1, desired_samples: int =
     chunks = _chunks(_as_bytes(contents))
     fmt = chunks[b"fmt "]
     if len(fmt) < 16:
-        raise InvalidArgumentError(f"tf.audio.decode_wav: the fmt chunk is {len(fmt)} bytes, needs 16.")
+        raise InvalidArgumentError(None, None, f"tf.audio.decode_wav: the fmt chunk is {len(fmt)} bytes, needs 16.")
     audio_format, channels, sample_rate, _, _, bits = struct.unpack("<HHIIHH", fmt[:16])
     if audio_format not in (_PCM, _EXTENSIBLE) or bits != 16:
-        raise InvalidArgumentError(f"tf.audio.decode_wav reads 16-bit PCM WAV only; this file has format tag "
+        raise InvalidArgumentError(None, None, f"tf.audio.decode_wav reads 16-bit PCM WAV only; this file has format tag "
                                    f"{audio_format} with {bits} bits per sample. Convert it (e.g. with sox or "
                                    "Python's wave module) to 16-bit PCM first.")
     if channels < 1:
-        raise InvalidArgumentError("tf.audio.decode_wav: the WAV header says 0 channels.")
+        raise InvalidArgumentError(None, None, "tf.audio.decode_wav: the WAV header says 0 channels.")
     data = chunks[b"data"]
     frames = len(data) // (2 * channels)
     samples = np.frombuffer(data[:frames * 2 * channels], "<i2").reshape(frames, channels)
@@ -84,7 +84,7 @@ def decode_wav(contents: Any, desired_channels: int = -1, desired_samples: int =
         elif desired_channels < channels:
             audio = audio[:, :desired_channels]
         else:
-            raise InvalidArgumentError(f"tf.audio.decode_wav: cannot make {desired_channels} channels out of the "
+            raise InvalidArgumentError(None, None, f"tf.audio.decode_wav: cannot make {desired_channels} channels out of the "
                                        f"file's {channels} (only a mono file is repeated to fill channels).")
     if desired_samples >= 0:
         if desired_samples <= frames:
@@ -106,11 +106,11 @@ def encode_wav(audio: Any, sample_rate: Any, name: Optional[str] = None) -> byte
         audio = audio.detach().cpu().numpy()
     array = np.asarray(audio, dtype=np.float32)
     if array.ndim != 2:
-        raise InvalidArgumentError(f"tf.audio.encode_wav expects audio of shape [samples, channels], got shape "
+        raise InvalidArgumentError(None, None, f"tf.audio.encode_wav expects audio of shape [samples, channels], got shape "
                                    f"{array.shape}; add a channel axis (audio[:, None]) for mono.")
     rate = int(sample_rate.item() if isinstance(sample_rate, (torch.Tensor, np.ndarray)) else sample_rate)
     if rate <= 0 or array.shape[1] < 1:
-        raise InvalidArgumentError(f"tf.audio.encode_wav needs a positive sample_rate and at least one channel, "
+        raise InvalidArgumentError(None, None, f"tf.audio.encode_wav needs a positive sample_rate and at least one channel, "
                                    f"got sample_rate={rate} and shape {array.shape}.")
     scaled = np.clip(array, -1.0, 1.0).astype(np.float64) * 32768.0
     rounded = np.sign(scaled) * np.floor(np.abs(scaled) + 0.5)  # half away from zero

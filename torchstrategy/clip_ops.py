@@ -53,7 +53,7 @@ def clip_by_global_norm(t_list: Any, clip_norm: Any, use_norm: Any = None, name:
     norm = global_norm(items) if use_norm is None else to_tensor(use_norm, op="tf.clip_by_global_norm")
     limit = float(to_tensor(clip_norm, op="tf.clip_by_global_norm"))
     if limit < 0:
-        raise InvalidArgumentError(f"tf.clip_by_global_norm: clip_norm must be >= 0, got {limit}.")
+        raise InvalidArgumentError(None, None, f"tf.clip_by_global_norm: clip_norm must be >= 0, got {limit}.")
     value = float(norm)
     scale = limit / max(value, limit) if value == value and value != float("inf") else float("nan")
     clipped = [None if t is None else to_tensor(t, op="tf.clip_by_global_norm") * scale for t in items]

@@ -178,10 +178,6 @@ def experimental_connect_to_cluster(cluster_spec_or_resolver: Any, job_name: str
     _tpu.connect_to_tpu_cluster(cluster_resolver)
 
 
-def get_visible_devices(device_type: Optional[str] = None) -> list[PhysicalDevice]:
-    return list_physical_devices(device_type)
-
-
 def _physical(device: Any, what: str) -> PhysicalDevice:
     if not isinstance(device, PhysicalDevice) or device not in list_physical_devices():
         raise ValueError(f"Unrecognized device: {device!r}. {what} takes a device from "
@@ -347,4 +343,145 @@ optimizer = types.SimpleNamespace(
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
-    """Accepted for TF scripts: torchstrategy always runs eagerly unless jit_compile is asked."""
+    """Makes every tf.function run eagerly, also those with jit_compile=True (the others always do here)."""
+    _context.set_config_setting("run_functions_eagerly", bool(run_eagerly))
+
+
+def functions_run_eagerly() -> bool:
+    """What `run_functions_eagerly` set (False by default, as in TF)."""
+    return bool(_context.config_setting("run_functions_eagerly"))
+
+
+def set_soft_device_placement(enabled: bool) -> None:
+    """Recorded for TF scripts: ops here run where their tensors are, so there is no placement to soften."""
+    _context.set_config_setting("soft_device_placement", bool(enabled))
+
+
+def get_soft_device_placement() -> bool:
+    """What `set_soft_device_placement` set (True by default, as in TF)."""
+    return bool(_context.config_setting("soft_device_placement"))
+
+
+def set_visible_devices(devices: Any, device_type: Optional[str] = None) -> None:
+    """Restricts what `get_visible_devices` lists of one device type (TF's form: a PhysicalDevice, a list of them,
+    or [] to hide every device of `device_type`). The CPU cannot be hidden; devices must be from
+    list_physical_devices(), set before they are used."""
+    chosen = [devices] if isinstance(devices, PhysicalDevice) else list(devices)
+    for device in chosen:
+        _physical(device, "tf.config.set_visible_devices")
+    kinds = {d.device_type for d in chosen} | ({device_type.upper()} if device_type else set())
+    if len(kinds) != 1:
+        raise ValueError(f"tf.config.set_visible_devices takes devices of one type; got {sorted(kinds) or 'none'}: "
+                         f"pass device_type= with an empty list.")
+    kind = kinds.pop()
+    if kind == "CPU" and not chosen:
+        raise ValueError("tf.config.set_visible_devices cannot hide the CPU: every program needs it.")
+    visible = dict(_context.config_setting("visible_devices") or {})
+    visible[kind] = [d.name for d in chosen]
+    _context.set_config_setting("visible_devices", visible)
+
+
+def get_visible_devices(device_type: Optional[str] = None) -> list[PhysicalDevice]:
+    """The physical devices not hidden by `set_visible_devices` (all of them by default)."""
+    visible = _context.config_setting("visible_devices") or {}
+    return [d for d in list_physical_devices(device_type)
+            if d.device_type not in visible or d.name in visible[d.device_type]]
+
+
+def enable_op_determinism() -> None:
+    """Makes ops deterministic (torch.use_deterministic_algorithms; CUDA's cuBLAS workspace must be set before
+    the first CUDA op, as TF's TF_DETERMINISTIC_OPS asks of its own)."""
+    torch.use_deterministic_algorithms(True, warn_only=False)
+    if torch.backends.cudnn.is_available():
+        torch.backends.cudnn.benchmark = False
+
+
+def enable_tensor_float_32_execution(enabled: bool) -> None:
+    """Lets float32 matmuls and convolutions on Ampere+ GPUs use TensorFloat-32 (TF's default: enabled)."""
+    torch.backends.cuda.matmul.allow_tf32 = bool(enabled)
+    torch.backends.cudnn.allow_tf32 = bool(enabled)
+    torch.set_float32_matmul_precision("high" if enabled else "highest")
+
+
+def tensor_float_32_execution_enabled() -> bool:
+    """Whether TensorFloat-32 is allowed for float32 matmuls."""
+    return bool(torch.backends.cuda.matmul.allow_tf32)
+
+
+def get_device_details(device: PhysicalDevice) -> dict:
+    """TF's details of a physical device: a GPU's 'device_name' and 'compute_capability'; {} for others."""
+    device = _physical(device, "tf.config.experimental.get_device_details")
+    if device.device_type != "GPU":
+        return {}
+    index = int(device.name.rsplit(":", 1)[1])
+    return {"device_name": torch.cuda.get_device_name(index),
+            "compute_capability": tuple(torch.cuda.get_device_capability(index))}
+
+
+_DEVICE_POLICIES = (None, "warn", "explicit", "silent", "silent_for_int32")
+
+
+def set_device_policy(device_policy: Optional[str]) -> None:
+    """Recorded for TF scripts (None, 'warn', 'explicit', 'silent', 'silent_for_int32'); tensors are moved
+    between devices by the strategies here."""
+    if device_policy not in _DEVICE_POLICIES:
+        raise ValueError(f"Not a valid device policy: {device_policy!r}; use one of {list(_DEVICE_POLICIES)}.")
+    _context.set_config_setting("device_policy", device_policy)
+
+
+def get_device_policy() -> str:
+    """The policy `set_device_policy` set ('silent' when None, as TF reports its default)."""
+    return _context.config_setting("device_policy") or "silent"
+
+
+def set_synchronous_execution(enable: bool) -> None:
+    """Recorded for TF scripts: eager ops here return when torch queued them (CUDA runs asynchronously)."""
+    _context.set_config_setting("synchronous_execution", bool(enable))
+
+
+def get_synchronous_execution() -> bool:
+    return bool(_context.config_setting("synchronous_execution"))
+
+
+def enable_mlir_bridge() -> None:
+    """Recorded for TF scripts: there is no TF graph to bridge to MLIR here."""
+    _context.set_config_setting("mlir_bridge", True)
+
+
+def disable_mlir_bridge() -> None:
+    _context.set_config_setting("mlir_bridge", False)
+
+
+class ClusterDeviceFilters:
+    """Which devices each task of a cluster may see (tf.config.experimental.ClusterDeviceFilters), kept for the
+    cluster connection calls; `set_device_filters(job_name, task_index, device_filters)` records one task's."""
+
+    def __init__(self) -> None:
+        self._filters: dict = {}
+
+    def set_device_filters(self, job_name: str, task_index: int, device_filters: Any) -> None:
+        if not isinstance(job_name, str) or int(task_index) < 0:
+            raise ValueError(f"set_device_filters needs a job name and a task index >= 0; got {job_name!r}, "
+                             f"{task_index!r}.")
+        self._filters[(job_name, int(task_index))] = [str(f) for f in device_filters]
+
+    def filters(self) -> dict:
+        """(job_name, task_index) -> device filter strings."""
+        return dict(self._filters)
+
+
+experimental.set_visible_devices = set_visible_devices
+experimental.get_visible_devices = get_visible_devices
+experimental.enable_op_determinism = enable_op_determinism
+experimental.enable_tensor_float_32_execution = enable_tensor_float_32_execution
+experimental.tensor_float_32_execution_enabled = tensor_float_32_execution_enabled
+experimental.get_device_details = get_device_details
+experimental.set_device_policy = set_device_policy
+experimental.get_device_policy = get_device_policy
+experimental.set_synchronous_execution = set_synchronous_execution
+experimental.get_synchronous_execution = get_synchronous_execution
+experimental.enable_mlir_bridge = enable_mlir_bridge
+experimental.disable_mlir_bridge = disable_mlir_bridge
+experimental.ClusterDeviceFilters = ClusterDeviceFilters
+experimental_run_functions_eagerly = run_functions_eagerly  # TF 2.2's names
+experimental_functions_run_eagerly = functions_run_eagerly

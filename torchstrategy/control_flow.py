@@ -63,12 +63,12 @@ def case(pred_fn_pairs: Any, default: Optional[Callable] = None, exclusive: bool
         _callable(default, "default")
     chosen = [index for index, (pred, _) in enumerate(pairs) if _truth(pred, "tf.case")]
     if exclusive and len(chosen) > 1:
-        raise InvalidArgumentError(f"tf.case: more than one condition evaluated as True (pairs {chosen}) but "
+        raise InvalidArgumentError(None, None, f"tf.case: more than one condition evaluated as True (pairs {chosen}) but "
                                    "exclusive=True.")
     if chosen:
         return pairs[chosen[0]][1]()
     if default is None:
-        raise InvalidArgumentError("tf.case: none of the conditions evaluated as True and no default was given.")
+        raise InvalidArgumentError(None, None, "tf.case: none of the conditions evaluated as True and no default was given.")
     return default()
 
 

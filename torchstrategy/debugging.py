@@ -37,7 +37,7 @@ def _compare(x: Any, y: Any, op: Any, symbol: str, message: Optional[str], summa
     try:
         holds = op(a, b)
     except ValueError:
-        raise InvalidArgumentError(f"Incompatible shapes: {list(a.shape)} vs. {list(b.shape)}") from None
+        raise InvalidArgumentError(None, None, f"Incompatible shapes: {list(a.shape)} vs. {list(b.shape)}") from None
     if np.all(holds):
         return None
     lines = [message] if message else []
@@ -48,7 +48,7 @@ def _compare(x: Any, y: Any, op: Any, symbol: str, message: Optional[str], summa
         lines += [f"Indices of first {len(shown)} different values:", str(shown),
                   "Corresponding x values:", str(a[tuple(shown.T)]), "Corresponding y values:", str(b[tuple(shown.T)])]
     lines += [_head(a, summarize).format("x"), _head(b, summarize).format("y")]
-    raise InvalidArgumentError("\n".join(lines))
+    raise InvalidArgumentError(None, None, "\n".join(lines))
 
 
 def assert_equal(x: Any, y: Any, message: Optional[str] = None, summarize: Optional[int] = None,
@@ -94,7 +94,7 @@ def _sign(x: Any, op: Any, text: str, message: Optional[str], summarize: Optiona
     lines = [message] if message else [""]
     lines += [f"Condition x {text} did not hold element-wise:", f"x (shape={a.shape} dtype={a.dtype}) = ",
               str(a.reshape(-1)[: (3 if summarize is None else int(summarize))])]
-    raise InvalidArgumentError("\n".join(lines))
+    raise InvalidArgumentError(None, None, "\n".join(lines))
 
 
 def assert_positive(x: Any, message: Optional[str] = None, summarize: Optional[int] = None,
@@ -136,7 +136,7 @@ def assert_near(x: Any, y: Any, rtol: Any = None, atol: Any = None, message: Opt
     if np.all(np.abs(a - b) <= atol + rtol * np.abs(b)):
         return None
     prefix = f"{message}\n" if message else ""
-    raise InvalidArgumentError(f"{prefix}x and y not equal to tolerance rtol = {rtol}, atol = {atol}\n"
+    raise InvalidArgumentError(None, None, f"{prefix}x and y not equal to tolerance rtol = {rtol}, atol = {atol}\n"
                                f"x (shape={a.shape} dtype={a.dtype}) = \n{a.reshape(-1)[:summarize or 3]}\n"
                                f"y (shape={b.shape} dtype={b.dtype}) = \n{b.reshape(-1)[:summarize or 3]}")
 
@@ -152,9 +152,9 @@ def check_numerics(tensor: Any, message: str, name: Optional[str] = None) -> tor
     if not (value.is_floating_point() or value.is_complex()):
         raise TypeError(f"tf.debugging.check_numerics needs a floating point tensor, got {value.dtype}.")
     if torch.isnan(value).any():
-        raise InvalidArgumentError(f"{message} : Tensor had NaN values")
+        raise InvalidArgumentError(None, None, f"{message} : Tensor had NaN values")
     if torch.isinf(value).any():
-        raise InvalidArgumentError(f"{message} : Tensor had Inf values")
+        raise InvalidArgumentError(None, None, f"{message} : Tensor had Inf values")
     return tensor
 
 
@@ -276,7 +276,7 @@ def Assert(condition: Any, data: Any, summarize: Optional[int] = None, name: Opt
             shown.append(repr(item.encode() if isinstance(item, str) else item))
         else:
             shown.append(", ".join(str(v) for v in _array(item).reshape(-1)[: summarize or 3]))
-    raise InvalidArgumentError(f"Expected '{bool(_array(condition))}' to be true. Summarized data: " + "\n".join(shown))
+    raise InvalidArgumentError(None, None, f"Expected '{bool(_array(condition))}' to be true. Summarized data: " + "\n".join(shown))
 
 
 # ----- process-wide modes ----------------------------------------------------------------------------------
@@ -302,7 +302,7 @@ def _report_numerics(name: str, index: int, count: int, output: torch.Tensor) ->
     counts = {"-Inf": int((output == float("-inf")).sum()), "+Inf": int((output == float("inf")).sum()),
               "NaN": int(torch.isnan(output).sum())}
     found = "\n".join(f"  # of {kind} elements: {number}" for kind, number in counts.items() if number)
-    raise InvalidArgumentError(f"\n\n!!! Detected Infinity or NaN in output {index} of eagerly-executing op "
+    raise InvalidArgumentError(None, None, f"\n\n!!! Detected Infinity or NaN in output {index} of eagerly-executing op "
                                f"\"{name}\" (# of outputs: {count}) !!!\n  dtype: {output.dtype}\n  shape: "
                                f"{tuple(output.shape)}\n{found}\n")
 

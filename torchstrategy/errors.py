@@ -12,7 +12,8 @@ UNIMPLEMENTED, INTERNAL, UNAVAILABLE, DATA_LOSS, UNAUTHENTICATED = 12, 13, 14, 1
 class OpError(Exception):
     """A failed operation (tf.errors.OpError): `message`, `op`, `node_def`, `error_code`.
 
-    Built as TF's, `OpError(node_def, op, message, error_code)`, or with just a message.
+    Built as TF's: `OpError(node_def, op, message, error_code)`; each subclass as `NotFoundError(node_def, op,
+    message)` (eager code passes None for node_def and op). A further argument is a dict of payloads.
 
     >>> try:
     ...     raise NotFoundError(None, None, "/data/train.csv not found")
@@ -23,18 +24,15 @@ class OpError(Exception):
 
     _code = UNKNOWN
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        if len(args) == 1 and not kwargs:
-            node_def, op, message, code = None, None, args[0], None
-        else:
-            names = ("node_def", "op", "message", "error_code")
-            values = dict(zip(names, args))
-            values.update({k: v for k, v in kwargs.items() if k in names})
-            node_def, op, message, code = (values.get(name) for name in names)
+    def __init__(self, node_def: Any, op: Any, message: Any, error_code: Any, *args: Any) -> None:
         super().__init__(message)
         self._node_def, self._op, self._message = node_def, op, "" if message is None else str(message)
-        self._error_code = self._code if code is None else int(code)
-        self._payloads = dict(kwargs.get("experimental_payloads") or {})
+        self._error_code = self._code if error_code is None else int(error_code)
+        payloads = args[0] if args else None
+        if payloads is not None and not isinstance(payloads, dict):
+            raise TypeError(f"{type(self).__name__}: the argument after the message is a dict of payloads; got "
+                            f"{payloads!r}.")
+        self._payloads = dict(payloads or {})
 
     @property
     def message(self) -> str:
@@ -60,11 +58,23 @@ class OpError(Exception):
         return self._message
 
     def __reduce__(self) -> Any:  # picklable across processes (closures, collectives)
-        return (type(self), (self._node_def, self._op, self._message, self._error_code))
+        return (_rebuild, (type(self), self._node_def, self._op, self._message, self._error_code, self._payloads))
+
+
+def _rebuild(cls: type, node_def: Any, op: Any, message: str, error_code: int, payloads: dict) -> OpError:
+    error = cls.__new__(cls)
+    OpError.__init__(error, node_def, op, message, error_code, payloads)
+    return error
+
+
+def _status_init(self: OpError, node_def: Any, op: Any, message: Any, *args: Any) -> None:
+    """`XError(node_def, op, message)`: an OpError with the class's status code."""
+    OpError.__init__(self, node_def, op, message, type(self)._code, *args)
 
 
 def _error(name: str, code: int, doc: str, *bases: type) -> type:
-    return type(name, (OpError, *bases), {"_code": code, "__doc__": doc, "__module__": __name__})
+    return type(name, (OpError, *bases), {"_code": code, "__doc__": doc, "__module__": __name__,
+                                          "__init__": _status_init})
 
 
 # Python's own exception types as second bases where they mean the same, so plain `except OSError`

@@ -44,7 +44,7 @@ def Assert(condition: Any, data: Any, summarize: Optional[int] = None, name: Opt
 
     limit = 3 if summarize is None else (None if summarize < 0 else summarize)
     shown = ", ".join(format_value(item, limit) for item in (data if isinstance(data, (list, tuple)) else [data]))
-    raise InvalidArgumentError(f"assertion failed: [{shown}]")
+    raise InvalidArgumentError(None, None, f"assertion failed: [{shown}]")
 
 
 def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients", gate_gradients: bool = False,

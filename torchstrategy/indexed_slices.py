@@ -107,7 +107,7 @@ def _rows(base: torch.Tensor, slices: IndexedSlices, op: str) -> tuple:
     length = base.shape[0] if base.dim() else 0
     if index.numel() and bool(((index < 0) | (index >= length)).any()):
         bad = int(index[(index < 0) | (index >= length)][0])
-        raise InvalidArgumentError(f"{op}: indices[{int(((index < 0) | (index >= length)).nonzero()[0])}] = {bad} "
+        raise InvalidArgumentError(None, None, f"{op}: indices[{int(((index < 0) | (index >= length)).nonzero()[0])}] = {bad} "
                                    f"is not in [0, {length}).")
     values = slices.values
     if values.dtype != base.dtype:

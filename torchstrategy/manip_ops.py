@@ -31,7 +31,7 @@ def repeat(input: Any, repeats: Any, axis: Optional[int] = None, name: Optional[
     if counts.numel() == 1:
         return torch.repeat_interleave(tensor, int(counts.reshape(())), dim=int(axis))
     if counts.dim() != 1 or counts.shape[0] != tensor.shape[int(axis)]:
-        raise InvalidArgumentError(f"tf.repeat: repeats has {counts.numel()} entries but axis {axis} has size "
+        raise InvalidArgumentError(None, None, f"tf.repeat: repeats has {counts.numel()} entries but axis {axis} has size "
                                    f"{tensor.shape[int(axis)]}.")
     return torch.repeat_interleave(tensor, counts, dim=int(axis))
 
@@ -45,7 +45,7 @@ def roll(input: Any, shift: Any, axis: Any, name: Optional[str] = None) -> torch
     tensor = to_tensor(input, op="tf.roll")
     shifts, axes = int_list(shift, "tf.roll shift"), int_list(axis, "tf.roll axis")
     if len(shifts) != len(axes):
-        raise InvalidArgumentError(f"tf.roll: shift {shifts} and axis {axes} must have the same length.")
+        raise InvalidArgumentError(None, None, f"tf.roll: shift {shifts} and axis {axes} must have the same length.")
     return torch.roll(tensor, shifts=shifts, dims=axes)
 
 
@@ -83,7 +83,7 @@ def ensure_shape(x: Any, shape: Any, name: Optional[str] = None) -> Any:
     wanted = [None if d is None else int(d) for d in dims]
     actual = list(tensor.shape)
     if len(wanted) != len(actual) or any(w is not None and w != a for w, a in zip(wanted, actual)):
-        raise InvalidArgumentError(f"Shape of tensor {actual} is not compatible with expected shape "
+        raise InvalidArgumentError(None, None, f"Shape of tensor {actual} is not compatible with expected shape "
                                    f"{['None' if w is None else w for w in wanted]}.".replace("'None'", "None"))
     return tensor
 
@@ -120,7 +120,7 @@ def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> torch.Tensor:
     try:
         out = _broadcast(x.tolist(), y.tolist())
     except ValueError as error:
-        raise InvalidArgumentError(str(error)) from None
+        raise InvalidArgumentError(None, None, str(error)) from None
     return torch.tensor(out, dtype=x.dtype)
 
 
@@ -135,7 +135,7 @@ def bitcast(input: Any, type: Any, name: Optional[str] = None) -> torch.Tensor: 
     if src > dst:
         return tensor.reshape(tuple(tensor.shape) + (1,)).view(target)
     if tensor.dim() == 0 or tensor.shape[-1] != dst // src:
-        raise InvalidArgumentError(f"tf.bitcast: to go from {tensor.dtype} to {target} the last axis must have "
+        raise InvalidArgumentError(None, None, f"tf.bitcast: to go from {tensor.dtype} to {target} the last axis must have "
                                    f"size {dst // src}, got shape {list(tensor.shape)}.")
     return tensor.view(target).reshape(tuple(tensor.shape[:-1]))
 
@@ -149,12 +149,12 @@ def slice(input_: Any, begin: Any, size: Any, name: Optional[str] = None) -> tor
     tensor = to_tensor(input_, op="tf.slice")
     starts, sizes = int_list(begin, "tf.slice begin"), int_list(size, "tf.slice size")
     if len(starts) != tensor.dim() or len(sizes) != tensor.dim():
-        raise InvalidArgumentError(f"tf.slice: begin and size need {tensor.dim()} entries, got {starts}, {sizes}.")
+        raise InvalidArgumentError(None, None, f"tf.slice: begin and size need {tensor.dim()} entries, got {starts}, {sizes}.")
     index = []
     for axis, (start, count) in enumerate(zip(starts, sizes)):
         stop = tensor.shape[axis] if count == -1 else start + count
         if start < 0 or stop > tensor.shape[axis] or stop < start:
-            raise InvalidArgumentError(f"tf.slice: begin {start} size {count} is outside axis {axis} of size "
+            raise InvalidArgumentError(None, None, f"tf.slice: begin {start} size {count} is outside axis {axis} of size "
                                        f"{tensor.shape[axis]}.")
         index.append(builtins.slice(start, stop))
     return tensor[builtins.tuple(index)].clone()
@@ -168,12 +168,12 @@ def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: Optional[int] = Non
     seq_axis = int(seq_axis if seq_axis is not None else 1) % tensor.dim()
     batch_axis = int(batch_axis or 0) % tensor.dim()
     if len(lengths) != tensor.shape[batch_axis]:
-        raise InvalidArgumentError(f"tf.reverse_sequence: {len(lengths)} lengths for a batch of "
+        raise InvalidArgumentError(None, None, f"tf.reverse_sequence: {len(lengths)} lengths for a batch of "
                                    f"{tensor.shape[batch_axis]}.")
     out = tensor.clone()
     for b, length in enumerate(lengths):
         if not 0 <= length <= tensor.shape[seq_axis]:
-            raise InvalidArgumentError(f"tf.reverse_sequence: seq_lengths[{b}] = {length} is outside "
+            raise InvalidArgumentError(None, None, f"tf.reverse_sequence: seq_lengths[{b}] = {length} is outside "
                                        f"[0, {tensor.shape[seq_axis]}].")
         row = out.select(batch_axis, b)
         axis = seq_axis - (1 if seq_axis > batch_axis else 0)
@@ -192,7 +192,7 @@ def unravel_index(indices: Any, dims: Any, name: Optional[str] = None) -> torch.
     shape = int_list(dims, "tf.unravel_index dims")
     total = int(np.prod(shape))
     if flat.numel() and (int(flat.min()) < 0 or int(flat.max()) >= total):
-        raise InvalidArgumentError(f"tf.unravel_index: an index is outside [0, {total}) for dims {shape}.")
+        raise InvalidArgumentError(None, None, f"tf.unravel_index: an index is outside [0, {total}) for dims {shape}.")
     coords = np.unravel_index(flat.cpu().numpy(), shape)
     return torch.from_numpy(np.stack(coords).astype(flat.cpu().numpy().dtype))
 

@@ -149,10 +149,10 @@ def start(logdir: _PathLike, options: Optional[ProfilerOptions] = None, *, all_r
     recording = all_replicas or is_chief_process()
     with _context.profiler_lock():
         if _context.profiler_session() is not None:
-            raise AlreadyExistsError("Another profiler is running. Call tf.profiler.experimental.stop() before "
+            raise AlreadyExistsError(None, None, "Another profiler is running. Call tf.profiler.experimental.stop() before "
                                      "starting a new one.")
         if recording and torch.autograd._profiler_enabled():
-            raise AlreadyExistsError("Another profiler is running: a torch.profiler session started outside "
+            raise AlreadyExistsError(None, None, "Another profiler is running: a torch.profiler session started outside "
                                      "tf.profiler. Stop it before calling tf.profiler.experimental.start().")
         _context.set_profiler_session(_Session(path, profile, recording))
 
@@ -165,7 +165,7 @@ def stop(save: bool = True) -> None:
     with _context.profiler_lock():
         session = _context.profiler_session()
         if session is None:
-            raise UnavailableError("Cannot export profiling results. No profiler is running: call "
+            raise UnavailableError(None, None, "Cannot export profiling results. No profiler is running: call "
                                    "tf.profiler.experimental.start(logdir) first.")
         _context.set_profiler_session(None)
         session.finish(save)

@@ -3,6 +3,7 @@ inside, plus a JSON manifest of endpoints and signatures) and loading them back 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import json
 import os
 import shutil
@@ -14,14 +15,33 @@ import numpy as np
 import torch
 
 from torchstrategy import _context
+from torchstrategy._machinery.lazy import namespace_module
 
+# TF's tag, key and file-name constants (TF 2.21's values): the names TF's SavedModel layout and signatures use
+ASSETS_DIRECTORY, ASSETS_KEY = "assets", "saved_model_assets"
+CLASSIFY_INPUTS, CLASSIFY_METHOD_NAME = "inputs", "tensorflow/serving/classify"
+CLASSIFY_OUTPUT_CLASSES, CLASSIFY_OUTPUT_SCORES = "classes", "scores"
+DEBUG_DIRECTORY, DEBUG_INFO_FILENAME_PB = "debug", "saved_model_debug_info.pb"
 DEFAULT_SERVING_SIGNATURE_DEF_KEY = "serving_default"
-SERVING = "serve"
+PREDICT_INPUTS, PREDICT_METHOD_NAME, PREDICT_OUTPUTS = "inputs", "tensorflow/serving/predict", "outputs"
+REGRESS_INPUTS, REGRESS_METHOD_NAME, REGRESS_OUTPUTS = "inputs", "tensorflow/serving/regress", "outputs"
+SAVED_MODEL_FILENAME_PB, SAVED_MODEL_FILENAME_PBTXT = "saved_model.pb", "saved_model.pbtxt"
+SAVED_MODEL_SCHEMA_VERSION = 1
+SERVING, TRAINING, GPU, TPU = "serve", "train", "gpu", "tpu"
+VARIABLES_DIRECTORY, VARIABLES_FILENAME = "variables", "variables"
 
 _FORMAT = "torchstrategy.saved_model"
 _VERSION = 1
 _MANIFEST = "torchstrategy_saved_model.json"
 _TRACE_BATCH = 2  # traced size of unknown dims: 0 and 1 would be specialised by torch.export
+
+
+class VariablePolicy(enum.Enum):
+    """How variables' devices are saved (tf.saved_model.experimental.VariablePolicy; TF's values)."""
+
+    NONE = None
+    SAVE_VARIABLE_DEVICES = "save_variable_devices"
+    EXPAND_DISTRIBUTED_VARIABLES = "expand_distributed_variables"
 
 
 @dataclasses.dataclass
@@ -32,6 +52,7 @@ class SaveOptions:
     namespace_whitelist: Any = None
     save_debug_info: bool = False
     function_aliases: Any = None
+    experimental_debug_stripper: bool = False
     experimental_io_device: Optional[str] = None
     experimental_variable_policy: Any = None
     experimental_custom_gradients: bool = True
@@ -39,6 +60,14 @@ class SaveOptions:
     experimental_skip_saver: bool = False
     experimental_sharding_callback: Any = None
     extra_tags: Any = None
+
+    def __post_init__(self) -> None:  # TF turns None and the policy's name into a VariablePolicy
+        policy = self.experimental_variable_policy
+        if not isinstance(policy, VariablePolicy):
+            names = {p.value: p for p in VariablePolicy}
+            if (policy if policy is None else str(policy).lower()) not in names:
+                raise ValueError(f"Invalid VariablePolicy value: {policy!r}; use one of {list(names)}.")
+            self.experimental_variable_policy = names[policy if policy is None else str(policy).lower()]
 
 
 @dataclasses.dataclass
@@ -51,6 +80,37 @@ class LoadOptions:
     experimental_skip_checkpoint: bool = False
     experimental_variable_policy: Any = None
     experimental_load_function_aliases: bool = False
+
+
+class Asset:
+    """A file a saved object needs (a vocabulary, a config): `save` copies it into the export's assets/
+    directory, and the loaded object's Asset of the same attribute name points at that copy."""
+
+    def __init__(self, path: Any) -> None:
+        if isinstance(path, Asset):
+            path = path.asset_path
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            raise TypeError(f"tf.saved_model.Asset takes a file path; got {type(path).__name__}: {path!r}.")
+        self._path = os.fsdecode(os.fspath(path))
+
+    @property
+    def asset_path(self) -> str:
+        """The file's path (after loading: the copy inside the SavedModel's assets/ directory)."""
+        return self._path
+
+    def __repr__(self) -> str:
+        return f"Asset({self._path!r})"
+
+
+def _assets_of(obj: Any) -> dict:
+    """The Assets `obj` holds as public attributes (name -> Asset), each file checked to exist."""
+    attributes = vars(obj) if hasattr(obj, "__dict__") else {}
+    found = {name: value for name, value in attributes.items() if isinstance(value, Asset) and not name.startswith("_")}
+    for name, asset in found.items():
+        if not os.path.isfile(asset.asset_path):
+            raise FileNotFoundError(f"{type(obj).__name__}.{name} is tf.saved_model.Asset({asset.asset_path!r}), "
+                                    f"which is not a file: the SavedModel would lack it. Fix the path first.")
+    return found
 
 
 # ----- what gets traced ------------------------------------------------------------------------
@@ -304,15 +364,20 @@ def write_functions(obj: Any, export_dir: str, signatures: Any, endpoints: Optio
     if not functions:
         raise ValueError(f"Nothing to save: {type(obj).__name__} has no tf.function with an input_signature. "
                          f"Pass signatures= or save a built Keras model.")
+    assets, asset_files = {}, {}
+    for name, asset in sorted(_assets_of(obj).items()):
+        stem = os.path.basename(asset.asset_path)
+        filename = stem if stem not in asset_files.values() else f"{name}_{stem}"
+        assets[filename], asset_files[name] = asset.asset_path, filename
     manifest: dict = {"format": _FORMAT, "version": _VERSION, "functions": {}, "endpoints": endpoint_keys,
-                      "signatures": signature_keys}
+                      "signatures": signature_keys, "assets": asset_files}
     programs = {}
     for key, (function, specs, what) in functions.items():
         program, outputs = _export(obj, function, specs, what)
         programs[f"{key}.pt2"] = program
         manifest["functions"][key] = {"program": f"{key}.pt2", "inputs": [s.to_json() for s in specs],
                                       "outputs": outputs}
-    _write_atomically(export_dir, manifest, programs)
+    _write_atomically(export_dir, manifest, programs, assets)
 
 
 def _model_call(model: Any) -> Callable:
@@ -322,7 +387,7 @@ def _model_call(model: Any) -> Callable:
     return call
 
 
-def _write_atomically(export_dir: str, manifest: dict, programs: dict) -> None:
+def _write_atomically(export_dir: str, manifest: dict, programs: dict, assets: Optional[dict] = None) -> None:
     target = os.path.abspath(export_dir)
     if os.path.exists(target):
         if not os.path.isdir(target):
@@ -336,6 +401,10 @@ def _write_atomically(export_dir: str, manifest: dict, programs: dict) -> None:
     try:
         for filename, program in programs.items():
             torch.export.save(program, os.path.join(staging, filename))
+        if assets:
+            os.makedirs(os.path.join(staging, ASSETS_DIRECTORY))
+            for filename, source in assets.items():
+                shutil.copyfile(source, os.path.join(staging, ASSETS_DIRECTORY, filename))
         with open(os.path.join(staging, _MANIFEST), "w", encoding="utf-8") as handle:
             json.dump(manifest, handle, indent=1)
         retired = None
@@ -448,10 +517,12 @@ class LoadedSavedModel:
     """What `load` returns: `.signatures` (name -> function returning a dict) and each saved endpoint as a
     method (e.g. `.serve(x)`); callable only when a `__call__` function was saved, as in TF."""
 
-    def __init__(self, export_dir: str, signatures: dict, endpoints: dict) -> None:
+    def __init__(self, export_dir: str, signatures: dict, endpoints: dict, assets: Optional[dict] = None) -> None:
         self.export_dir = export_dir
         self.signatures = signatures
         self._endpoints = endpoints
+        for name, filename in (assets or {}).items():
+            setattr(self, name, Asset(os.path.join(export_dir, ASSETS_DIRECTORY, filename)))
         for name, endpoint in endpoints.items():
             if name != "__call__":
                 setattr(self, name, endpoint)
@@ -515,4 +586,8 @@ def load(export_dir: str, tags: Any = None, options: Optional[LoadOptions] = Non
         functions[key] = _ConcreteFunction(key, entry, _load_program(export_dir, entry["program"]), device)
     signatures = {name: _Signature(functions[key]) for name, key in manifest["signatures"].items()}
     endpoints = {name: _Endpoint(functions[key]) for name, key in manifest["endpoints"].items()}
-    return LoadedSavedModel(export_dir, signatures, endpoints)
+    return LoadedSavedModel(export_dir, signatures, endpoints, manifest.get("assets"))
+
+
+experimental = namespace_module("torchstrategy.saved_model.experimental", ("tf.saved_model.experimental",),
+                                {"VariablePolicy": VariablePolicy})

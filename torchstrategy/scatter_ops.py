@@ -29,12 +29,12 @@ def _coords(indices: Any, shape: tuple, op: str) -> tuple:
     index = index.to(torch.int64)
     depth = index.shape[-1] if index.dim() else 0
     if depth > len(shape):
-        raise InvalidArgumentError(f"{op}: index depth {depth} exceeds the rank {len(shape)} of the tensor.")
+        raise InvalidArgumentError(None, None, f"{op}: index depth {depth} exceeds the rank {len(shape)} of the tensor.")
     coords = index.reshape(-1, depth)
     bounds = torch.tensor(shape[:depth], dtype=torch.int64)
     if coords.numel() and bool(((coords < 0) | (coords >= bounds)).any()):
         bad = coords[((coords < 0) | (coords >= bounds)).any(dim=1)][0].tolist()
-        raise InvalidArgumentError(f"{op}: index {bad} is out of bounds for shape {list(shape)}.")
+        raise InvalidArgumentError(None, None, f"{op}: index {bad} is out of bounds for shape {list(shape)}.")
     strides = [int(np.prod(shape[i + 1:depth])) for i in range(depth)]
     flat = (coords * torch.tensor(strides, dtype=torch.int64)).sum(dim=1) if depth else coords.new_zeros(1)
     return flat, depth, tuple(index.shape[:-1])
@@ -46,7 +46,7 @@ def _scatter(tensor: Any, indices: Any, updates: Any, mode: str, op: str) -> tor
     flat, depth, batch = _coords(indices, shape, op)
     slice_shape = shape[depth:]
     if tuple(new.shape) != batch + slice_shape:
-        raise InvalidArgumentError(f"{op}: updates have shape {list(new.shape)} but indices and the tensor need "
+        raise InvalidArgumentError(None, None, f"{op}: updates have shape {list(new.shape)} but indices and the tensor need "
                                    f"{list(batch + slice_shape)}.")
     rows = values.reshape((-1,) + slice_shape).clone()
     updates_rows = new.reshape((-1,) + slice_shape).to(rows.device)
@@ -105,10 +105,10 @@ def dynamic_partition(data: Any, partitions: Any, num_partitions: int, name: Opt
     values = to_tensor(data, op="tf.dynamic_partition")
     parts = to_tensor(partitions, op="tf.dynamic_partition").to(torch.int64)
     if tuple(values.shape[:parts.dim()]) != tuple(parts.shape):
-        raise InvalidArgumentError(f"tf.dynamic_partition: partitions shape {list(parts.shape)} must be a prefix "
+        raise InvalidArgumentError(None, None, f"tf.dynamic_partition: partitions shape {list(parts.shape)} must be a prefix "
                                    f"of data shape {list(values.shape)}.")
     if parts.numel() and (int(parts.min()) < 0 or int(parts.max()) >= num_partitions):
-        raise InvalidArgumentError(f"tf.dynamic_partition: partition ids must lie in [0, {num_partitions}).")
+        raise InvalidArgumentError(None, None, f"tf.dynamic_partition: partition ids must lie in [0, {num_partitions}).")
     rows = values.reshape((-1,) + tuple(values.shape[parts.dim():]))
     flat = parts.reshape(-1)
     return [rows[flat == i] for i in builtins.range(int(num_partitions))]
@@ -135,7 +135,7 @@ def dynamic_stitch(indices: Any, data: Any, name: Optional[str] = None) -> torch
 def _unique(x: Any, out_idx: Any, op: str) -> tuple:
     tensor = to_tensor(x, op=op)
     if tensor.dim() != 1:
-        raise InvalidArgumentError(f"{op}: x must be a vector, got shape {list(tensor.shape)}.")
+        raise InvalidArgumentError(None, None, f"{op}: x must be a vector, got shape {list(tensor.shape)}.")
     values = tensor.tolist()
     first: dict = {}
     idx = [first.setdefault(v, len(first)) for v in values]
@@ -173,7 +173,7 @@ def searchsorted(sorted_sequence: Any, values: Any, side: str = "left", out_type
         raise ValueError(f"tf.searchsorted: side must be 'left' or 'right', got {side!r}.")
     seq, vals = match_dtypes([sorted_sequence, values], "tf.searchsorted")
     if seq.dim() != vals.dim() or tuple(seq.shape[:-1]) != tuple(vals.shape[:-1]):
-        raise InvalidArgumentError(f"tf.searchsorted: sorted_sequence {list(seq.shape)} and values "
+        raise InvalidArgumentError(None, None, f"tf.searchsorted: sorted_sequence {list(seq.shape)} and values "
                                    f"{list(vals.shape)} must agree on all but the last axis.")
     out = torch.searchsorted(seq.contiguous(), vals.contiguous(), right=side == "right")
     return out.to(as_dtype(out_type))
@@ -185,7 +185,7 @@ def histogram_fixed_width_bins(values: Any, value_range: Any, nbins: int = 100, 
     vals, bounds = match_dtypes([values, value_range], "tf.histogram_fixed_width_bins")
     low, high = bounds.to(torch.float64).tolist()
     if not high > low:
-        raise InvalidArgumentError(f"tf.histogram_fixed_width: value_range must be increasing, got {[low, high]}.")
+        raise InvalidArgumentError(None, None, f"tf.histogram_fixed_width: value_range must be increasing, got {[low, high]}.")
     scaled = (vals.to(torch.float64) - low) / (high - low)
     return torch.clamp(torch.floor(scaled * nbins), 0, nbins - 1).to(as_dtype(dtype))
 

@@ -35,7 +35,7 @@ def _rows(value: Any, op: str) -> tuple:
         tensor = to_tensor(value, op=op)
         dtype, listed = tensor.dtype, tensor.cpu().numpy()
     if listed.ndim < 2:
-        raise InvalidArgumentError(f"{op}: shape {list(listed.shape)} has rank {listed.ndim} < 2; each row of the "
+        raise InvalidArgumentError(None, None, f"{op}: shape {list(listed.shape)} has rank {listed.ndim} < 2; each row of the "
                                    "last dimension is a set.")
     rows = {tuple(index): set(listed[index].tolist()) for index in np.ndindex(*listed.shape[:-1])}
     return rows, list(listed.shape[:-1]), dtype
@@ -63,7 +63,7 @@ def _operate(a: Any, b: Any, combine: Any, op: str) -> SparseTensor:
     rows_a, batch_a, dtype_a = _rows(a, op)
     rows_b, batch_b, dtype_b = _rows(b, op)
     if batch_a != batch_b:
-        raise InvalidArgumentError(f"{op}: mismatched shapes {batch_a} vs {batch_b} (all but the last dimension "
+        raise InvalidArgumentError(None, None, f"{op}: mismatched shapes {batch_a} vs {batch_b} (all but the last dimension "
                                    "must match).")
     if dtype_a != dtype_b:
         raise TypeError(f"{op}: the sets have different dtypes ({dtype_a} and {dtype_b}).")

@@ -34,7 +34,7 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
         raise ValueError(f"tf.strided_slice: begin, end and strides must have one length, got {len(starts)}, "
                          f"{len(stops)}, {len(steps)}.")
     if 0 in steps:
-        raise InvalidArgumentError("tf.strided_slice: strides must be non-zero.")
+        raise InvalidArgumentError(None, None, "tf.strided_slice: strides must be non-zero.")
     consuming = sum(1 for i in range(len(starts)) if not _bit(ellipsis_mask, i) and not _bit(new_axis_mask, i))
     out, dim = tensor, 0
     for i, (start, stop, step) in enumerate(zip(starts, stops, steps)):
@@ -49,7 +49,7 @@ def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_
         if _bit(shrink_axis_mask, i):
             index = start + size if start < 0 else start
             if not 0 <= index < size:
-                raise InvalidArgumentError(f"tf.strided_slice: index {start} is out of bounds for an axis of size "
+                raise InvalidArgumentError(None, None, f"tf.strided_slice: index {start} is out of bounds for an axis of size "
                                            f"{size}.")
             out = out.select(dim, index)
             continue
@@ -68,7 +68,7 @@ def space_to_batch_nd(input: Any, block_shape: Any, paddings: Any, name: Optiona
     pads = to_tensor(paddings, op="tf.space_to_batch_nd").reshape(-1, 2).tolist()
     m = len(blocks)
     if len(pads) != m or tensor.dim() < m + 1:
-        raise InvalidArgumentError(f"tf.space_to_batch_nd: need {m} padding pairs and an input of rank > {m}, got "
+        raise InvalidArgumentError(None, None, f"tf.space_to_batch_nd: need {m} padding pairs and an input of rank > {m}, got "
                                    f"{pads} and shape {list(tensor.shape)}.")
     flat = [amount for before, after in reversed(pads) for amount in (before, after)]
     rest = tensor.dim() - 1 - m
@@ -76,7 +76,7 @@ def space_to_batch_nd(input: Any, block_shape: Any, paddings: Any, name: Optiona
     batch, spatial, tail = padded.shape[0], list(padded.shape[1:1 + m]), list(padded.shape[1 + m:])
     for size, block in zip(spatial, blocks):
         if size % block:
-            raise InvalidArgumentError(f"tf.space_to_batch_nd: padded spatial size {size} is not divisible by the "
+            raise InvalidArgumentError(None, None, f"tf.space_to_batch_nd: padded spatial size {size} is not divisible by the "
                                        f"block size {block}.")
     shape = [batch]
     for size, block in zip(spatial, blocks):
@@ -101,7 +101,7 @@ def batch_to_space(input: Any, block_shape: Any, crops: Any, name: Optional[str]
     trims = to_tensor(crops, op="tf.batch_to_space").reshape(-1, 2).tolist()
     m, total = len(blocks), int(np.prod(blocks))
     if len(trims) != m or tensor.shape[0] % total:
-        raise InvalidArgumentError(f"tf.batch_to_space: the batch {tensor.shape[0]} must divide by prod(block_shape) "
+        raise InvalidArgumentError(None, None, f"tf.batch_to_space: the batch {tensor.shape[0]} must divide by prod(block_shape) "
                                    f"= {total}, with {m} crop pairs (got {trims}).")
     batch = tensor.shape[0] // total
     spatial, tail = list(tensor.shape[1:1 + m]), list(tensor.shape[1 + m:])

@@ -28,9 +28,9 @@ def _numeric(sp: SparseTensor, op: str) -> torch.Tensor:
 def _same_shape(a: SparseTensor, b: SparseTensor, op: str) -> None:
     for d, (x, y) in enumerate(zip(a.shape, b.shape)):
         if x != y:
-            raise InvalidArgumentError(f"{op}: operands' shapes do not match: got {x} and {y} for dimension {d}.")
+            raise InvalidArgumentError(None, None, f"{op}: operands' shapes do not match: got {x} and {y} for dimension {d}.")
     if len(a.shape) != len(b.shape):
-        raise InvalidArgumentError(f"{op}: operands' ranks differ ({len(a.shape)} and {len(b.shape)}).")
+        raise InvalidArgumentError(None, None, f"{op}: operands' ranks differ ({len(a.shape)} and {len(b.shape)}).")
 
 
 def _union(a: SparseTensor, b: SparseTensor, op: str) -> tuple:
@@ -132,7 +132,7 @@ def softmax(sp_input: Any, name: Optional[str] = None) -> SparseTensor:
     """Softmax over the entries of each innermost row (missing entries take no part); rank >= 2."""
     sp = reorder(as_sparse(sp_input, "tf.sparse.softmax"))
     if len(sp.shape) < 2:
-        raise InvalidArgumentError(f"tf.sparse.softmax: input should have rank >= 2, got shape {list(sp.shape)}.")
+        raise InvalidArgumentError(None, None, f"tf.sparse.softmax: input should have rank >= 2, got shape {list(sp.shape)}.")
     values = _numeric(sp, "tf.sparse.softmax")
     rows = linear_positions(sp.indices[:, :-1], list(sp.shape)[:-1])
     count = int(np.prod(list(sp.shape)[:-1]))
@@ -176,12 +176,12 @@ def _segments(data: Any, indices: Any, segment_ids: Any, num_segments: Any, op: 
     index = to_tensor(indices, op=op).to(torch.int64)
     segments = to_tensor(segment_ids, op=op).to(torch.int64)
     if index.shape != segments.shape or index.dim() != 1:
-        raise InvalidArgumentError(f"{op}: indices and segment_ids must be 1-D of one length, got "
+        raise InvalidArgumentError(None, None, f"{op}: indices and segment_ids must be 1-D of one length, got "
                                    f"{list(index.shape)} and {list(segments.shape)}.")
     if index.numel() and bool(((index < 0) | (index >= rows.shape[0])).any()):
-        raise InvalidArgumentError(f"{op}: indices must be in [0, {rows.shape[0]}).")
+        raise InvalidArgumentError(None, None, f"{op}: indices must be in [0, {rows.shape[0]}).")
     if segments.numel() > 1 and bool((segments[1:] < segments[:-1]).any()):
-        raise InvalidArgumentError(f"{op}: segment_ids must be sorted (non-decreasing).")
+        raise InvalidArgumentError(None, None, f"{op}: segment_ids must be sorted (non-decreasing).")
     count = int(num_segments) if num_segments is not None else (int(segments.max()) + 1 if segments.numel() else 0)
     picked = rows[index]
     total = torch.zeros((count,) + tuple(rows.shape[1:]), dtype=rows.dtype).index_add(0, segments, picked)
@@ -224,7 +224,7 @@ def bincount(values: Any, weights: Any = None, axis: Any = 0, minlength: Any = N
     if ids.is_floating_point() or ids.dtype == torch.bool:
         raise TypeError(f"tf.sparse.bincount counts integers, got {ids.dtype}.")
     if ids.numel() and bool((ids < 0).any()):
-        raise InvalidArgumentError("tf.sparse.bincount: input values must all be non-negative.")
+        raise InvalidArgumentError(None, None, "tf.sparse.bincount: input values must all be non-negative.")
     ids = ids.to(torch.int64)
     size = max(int(ids.max()) + 1 if ids.numel() else 0, int(minlength or 0))
     if maxlength is not None:
@@ -278,7 +278,7 @@ def _columns(inputs: Any, op: str) -> list:
     columns = [[[v if isinstance(v, bytes) else int(v) for v in row] for row in _feature_rows(feature, op)]
                for feature in inputs]
     if len({len(c) for c in columns}) != 1:
-        raise InvalidArgumentError(f"{op}: the inputs have different batch sizes {sorted({len(c) for c in columns})}.")
+        raise InvalidArgumentError(None, None, f"{op}: the inputs have different batch sizes {sorted({len(c) for c in columns})}.")
     return columns
 
 

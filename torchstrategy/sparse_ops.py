@@ -38,7 +38,7 @@ def _check_bounds(sp: SparseTensor, op: str) -> None:
     bad = ((sp.indices < 0) | (sp.indices >= shape)).any(dim=1) if sp.indices.numel() else torch.zeros(0, dtype=bool)
     if bool(bad.any()):
         at = int(bad.nonzero()[0])
-        raise InvalidArgumentError(f"{op}: indices[{at}] = {sp.indices[at].tolist()} is out of bounds: need "
+        raise InvalidArgumentError(None, None, f"{op}: indices[{at}] = {sp.indices[at].tolist()} is out of bounds: need "
                                    f"0 <= index < {list(sp.shape)}.")
 
 
@@ -53,7 +53,7 @@ def to_dense(sp_input: Any, default_value: Any = None, validate_indices: bool = 
         order = (linear[1:] <= linear[:-1]).nonzero()
         if order.numel():
             at = int(order[0]) + 1
-            raise InvalidArgumentError(f"tf.sparse.to_dense: indices[{at}] = {sp.indices[at].tolist()} is out of "
+            raise InvalidArgumentError(None, None, f"tf.sparse.to_dense: indices[{at}] = {sp.indices[at].tolist()} is out of "
                                        "order. Many sparse ops require sorted indices (use tf.sparse.reorder).")
     fill = default_fill(sp.dtype, default_value)
     if is_string_values(sp.values):
@@ -92,14 +92,14 @@ def reshape(sp_input: Any, shape: Any, name: Optional[str] = None) -> SparseTens
     dims = int_list(shape, "tf.sparse.reshape: shape")
     total = int(np.prod(old))
     if dims.count(-1) > 1:
-        raise InvalidArgumentError("tf.sparse.reshape: at most one dimension can be -1.")
+        raise InvalidArgumentError(None, None, "tf.sparse.reshape: at most one dimension can be -1.")
     if -1 in dims:
         known = int(np.prod([d for d in dims if d != -1]))
         if known == 0 or total % known:
-            raise InvalidArgumentError(f"tf.sparse.reshape: cannot infer -1 in {dims} for {total} dense values.")
+            raise InvalidArgumentError(None, None, f"tf.sparse.reshape: cannot infer -1 in {dims} for {total} dense values.")
         dims[dims.index(-1)] = total // known
     if int(np.prod(dims)) != total:
-        raise InvalidArgumentError(f"tf.sparse.reshape: input to reshape is a tensor with {total} dense values, but "
+        raise InvalidArgumentError(None, None, f"tf.sparse.reshape: input to reshape is a tensor with {total} dense values, but "
                                    f"the requested shape has {int(np.prod(dims))}.")
     return make(coordinates_of(linear_positions(sp.indices, old), dims), sp.values, dims)
 
@@ -114,15 +114,15 @@ def concat(axis: int, sp_inputs: Any, expand_nonconcat_dims: bool = False, name:
     dim = axis % rank
     dtypes = {str(sp.dtype) for sp in parts}
     if len(dtypes) > 1:
-        raise InvalidArgumentError(f"tf.sparse.concat: the inputs have different dtypes ({sorted(dtypes)}).")
+        raise InvalidArgumentError(None, None, f"tf.sparse.concat: the inputs have different dtypes ({sorted(dtypes)}).")
     shapes = [list(sp.shape) for sp in parts]
     if any(len(s) != rank for s in shapes):
-        raise InvalidArgumentError("tf.sparse.concat: the inputs must have one rank.")
+        raise InvalidArgumentError(None, None, "tf.sparse.concat: the inputs must have one rank.")
     out_shape = [max(s[d] for s in shapes) for d in range(rank)]
     for position, shape in enumerate(shapes):
         for d in range(rank):
             if d != dim and shape[d] != out_shape[d] and not expand_nonconcat_dims:
-                raise InvalidArgumentError(f"tf.sparse.concat: input shapes must match: expected {shapes[0][d]} for "
+                raise InvalidArgumentError(None, None, f"tf.sparse.concat: input shapes must match: expected {shapes[0][d]} for "
                                            f"dimension {d} but got {shape[d]} at position {position}.")
     out_shape[dim] = sum(s[dim] for s in shapes)
     offset, indices = 0, []
@@ -158,7 +158,7 @@ def split(sp_input: Any = None, num_split: Any = None, axis: Any = None, name: O
     dim = int(axis) % len(shape)
     count = int(num_split)
     if not 1 <= count <= shape[dim]:
-        raise InvalidArgumentError(f"tf.sparse.split: num_split should be between 1 and the splitting dimension size "
+        raise InvalidArgumentError(None, None, f"tf.sparse.split: num_split should be between 1 and the splitting dimension size "
                                    f"({shape[dim]}), got {count}.")
     sizes = [shape[dim] // count + (1 if i < shape[dim] % count else 0) for i in range(count)]
     out, begin = [], 0
@@ -272,7 +272,7 @@ def to_indicator(sp_input: Any, vocab_size: int, name: Optional[str] = None) -> 
     out = torch.zeros(shape, dtype=torch.bool)
     if ids.numel():
         if bool(((ids < 0) | (ids >= vocab_size)).any()):
-            raise InvalidArgumentError(f"tf.sparse.to_indicator: ids must be in [0, {vocab_size}).")
+            raise InvalidArgumentError(None, None, f"tf.sparse.to_indicator: ids must be in [0, {vocab_size}).")
         out[tuple(sp.indices[:, :-1].t()) + (ids.to(torch.int64),)] = True
     return out
 

@@ -168,7 +168,7 @@ def to_number(input: Any, out_type: Any = torch.float32, name: Optional[str] = N
         try:
             values.append(parse(item.decode("utf-8").strip()))
         except ValueError:
-            raise InvalidArgumentError(f"tf.strings.to_number: {item!r} is not a valid {dtype} number.") from None
+            raise InvalidArgumentError(None, None, f"tf.strings.to_number: {item!r} is not a valid {dtype} number.") from None
     numpy_dtype = torch.empty(0, dtype=dtype).numpy().dtype
     return torch.from_numpy(np.array(values, dtype=numpy_dtype).reshape(array.shape))
 
@@ -211,7 +211,7 @@ def substr(input: Any, pos: int, len: int, unit: str = "BYTE", name: Optional[st
         size = text.__len__()
         begin = start + size if start < 0 else start
         if not 0 <= begin <= size:
-            raise InvalidArgumentError(f"tf.strings.substr: pos {start} is out of range for {item!r}.")
+            raise InvalidArgumentError(None, None, f"tf.strings.substr: pos {start} is out of range for {item!r}.")
         piece = text[begin:begin + count]
         return piece if unit == "BYTE" else piece.encode("utf-8")
 

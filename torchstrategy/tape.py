@@ -138,6 +138,8 @@ def function(func: Optional[Callable] = None, input_signature: Any = None, autog
 
         @functools.wraps(fn)
         def run(*args: Any, **kw: Any) -> Any:
+            if _context.config_setting("run_functions_eagerly"):  # tf.config.run_functions_eagerly(True)
+                return fn(*args, **kw)
             return compiled(*args, **kw)
 
         run.python_function = fn  # type: ignore[attr-defined]

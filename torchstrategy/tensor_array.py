@@ -56,7 +56,7 @@ class TensorArray:
     def _index(self, index: Any, op: str) -> int:
         value = int(index)
         if value < 0:
-            raise InvalidArgumentError(f"TensorArray.{op}: index {value} is negative.")
+            raise InvalidArgumentError(None, None, f"TensorArray.{op}: index {value} is negative.")
         return value
 
     def write(self, index: Any, value: Any, name: Optional[str] = None) -> "TensorArray":
@@ -67,7 +67,7 @@ class TensorArray:
             raise TypeError(f"TensorArray.write: the array holds {self._dtype}, got a {tensor.dtype} value.")
         if i >= len(self._items):
             if not self._dynamic:
-                raise OutOfRangeError(f"Tried to write to index {i} but array is not resizeable and size is: "
+                raise OutOfRangeError(None, None, f"Tried to write to index {i} but array is not resizeable and size is: "
                                       f"{len(self._items)}")
             self._items.extend([None] * (i + 1 - len(self._items)))
         shape = tuple(tensor.shape)
@@ -83,7 +83,7 @@ class TensorArray:
         """The tensor at `index` (zeros of the element shape when it was never written)."""
         i = self._index(index, "read")
         if i >= len(self._items):
-            raise OutOfRangeError(f"TensorArray.read: index {i} is out of range for an array of size "
+            raise OutOfRangeError(None, None, f"TensorArray.read: index {i} is out of range for an array of size "
                                   f"{len(self._items)}.")
         return self._value(i, "read")
 
@@ -92,7 +92,7 @@ class TensorArray:
         if item is not None:
             return item
         if self._element_shape is None or None in self._element_shape:
-            raise InvalidArgumentError(f"TensorArray.{op}: entry {i} was never written and the element shape is "
+            raise InvalidArgumentError(None, None, f"TensorArray.{op}: entry {i} was never written and the element shape is "
                                        "unknown; write it first or pass element_shape=.")
         return torch.zeros(self._element_shape, dtype=self._dtype)
 
@@ -132,7 +132,7 @@ class TensorArray:
         tensor = to_tensor(value, self._dtype, "TensorArray.split")
         sizes = int_list(lengths, "TensorArray.split lengths")
         if sum(sizes) != tensor.shape[0]:
-            raise InvalidArgumentError(f"TensorArray.split: lengths {sizes} do not add up to {tensor.shape[0]}.")
+            raise InvalidArgumentError(None, None, f"TensorArray.split: lengths {sizes} do not add up to {tensor.shape[0]}.")
         self._element_shape = None
         self._infer_shape = False
         for i, piece in enumerate(torch.split(tensor, sizes)):

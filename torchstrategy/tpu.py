@@ -2,15 +2,16 @@
 shutdown_tpu_system, Topology); they run on this host's XLA devices through torch-xla."""
 from __future__ import annotations
 
-import types
+from torchstrategy._machinery.lazy import namespace_module
+from torchstrategy.cluster.tpu import (DeviceOrderMode, Topology, TPUSystemMetadata, XLAOptions, initialize_tpu_system,
+                                       shutdown_tpu_system)
 
-from torchstrategy.cluster.tpu import Topology, TPUSystemMetadata, initialize_tpu_system, shutdown_tpu_system
-
-experimental = types.SimpleNamespace(
+experimental = namespace_module("torchstrategy.tpu.experimental", ("tf.tpu.experimental",), dict(
     initialize_tpu_system=initialize_tpu_system,
     shutdown_tpu_system=shutdown_tpu_system,
     Topology=Topology,
     TPUSystemMetadata=TPUSystemMetadata,
-)
+    DeviceOrderMode=DeviceOrderMode,
+))
 
-__all__ = ["experimental"]
+__all__ = ["experimental", "XLAOptions"]

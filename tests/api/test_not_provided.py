@@ -38,6 +38,14 @@ def _message(fn) -> str:
     (lambda: tf.data.experimental.to_variant, "tf.data.experimental.to_variant", "Dataset objects"),
     (lambda: tf.train.ServerDef, "tf.train.ServerDef", "torchrun"),
     (lambda: tf.io.write_graph, "tf.io.write_graph", "torch.export"),
+    (lambda: tf.feature_column.crossed_column, "tf.feature_column", "crossed_column -> HashedCrossing"),
+    (lambda: tf.feature_column.numeric_column, "tf.feature_column", "keras.utils.FeatureSpace"),
+    (lambda: tf.tpu.experimental.embedding.TPUEmbedding, "tf.tpu.experimental.embedding", "keras.layers.Embedding"),
+    (lambda: tf.distribute.experimental.rpc.Client, "tf.distribute.experimental.rpc", "ClusterCoordinator"),
+    (lambda: tf.quantization.experimental.quantize_saved_model, "tf.quantization.experimental",
+     "torch.ao.quantization"),
+    (lambda: tf.profiler.experimental.server.start, "tf.profiler.experimental.server", "no remote profiler service"),
+    (lambda: tf.profiler.experimental.client.trace, "tf.profiler.experimental.client", "Profile inside the process"),
 ])
 def test_whole_tf_namespaces_we_lack_say_so(reach, path, hint):
     message = _message(reach)

@@ -98,3 +98,13 @@ def test_tpu_namespace_has_tfs_system_calls():
     assert (metadata.num_cores, metadata.num_hosts, metadata.num_of_cores_per_host) == (8, 1, 8)
     topology = experimental.Topology(num_tasks=2, num_tpus_per_task=4, device_kind="TPU")
     assert (topology.num_tasks, topology.num_tpus_per_task, topology.num_devices) == (2, 4, 8)
+
+
+def test_xla_options_and_device_order_mode_have_tfs_fields_and_values():
+    # TF 2.21: tf.tpu.XLAOptions is a namedtuple with these defaults; DeviceOrderMode AUTO=0, RING=1, MESH=2
+    options = tf.tpu.XLAOptions()
+    assert options == (True, True, False)
+    assert options._replace(use_shardy_partitioner=True).use_shardy_partitioner is True
+    mode = tf.tpu.experimental.DeviceOrderMode
+    assert [(m.name, int(m)) for m in mode] == [("AUTO", 0), ("RING", 1), ("MESH", 2)]
+    assert tf.tpu.experimental.initialize_tpu_system is cluster_tpu.initialize_tpu_system

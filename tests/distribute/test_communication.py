@@ -47,3 +47,43 @@ def test_multi_worker_takes_an_explicit_resolver(monkeypatch):
     resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(spec, task_type="worker", task_id=0)
     strategy = tf.distribute.MultiWorkerMirroredStrategy(cluster_resolver=resolver)
     assert strategy.cluster_resolver is resolver and strategy.num_replicas_in_sync == 1
+
+
+def test_cross_device_ops_are_tf_classes_whose_reduce_and_broadcast_combine_the_replicas():
+    ops = [tf.distribute.NcclAllReduce(), tf.distribute.HierarchicalCopyAllReduce(num_packs=2),
+           tf.distribute.ReductionToOneDevice()]
+    assert all(isinstance(o, tf.distribute.CrossDeviceOps) for o in ops)
+    assert [o.backend for o in ops] == ["nccl", None, "gloo"]
+    with pytest.raises(ValueError, match="num_packs >= 0"):
+        tf.distribute.NcclAllReduce(num_packs=-1)
+    strategy = tf.distribute.experimental.CentralStorageStrategy(["/cpu:0", "/cpu:1"])
+    try:
+        per_replica = strategy.experimental_distribute_values_from_function(
+            lambda context: torch.tensor(float(context.replica_id_in_sync_group + 1)))
+        with strategy.scope():
+            reduced = ops[2].reduce(tf.distribute.ReduceOp.SUM, per_replica, destinations="/cpu:0")
+            pairs = ops[1].batch_reduce("MEAN", [(per_replica, "/cpu:0"), (per_replica, "/cpu:0")])
+            copied = ops[0].broadcast(torch.tensor([1.0, 2.0]), destinations="/cpu:0")
+        assert float(reduced) == 3.0 and [float(p) for p in pairs] == [1.5, 1.5]
+        assert copied.tolist() == [1.0, 2.0]
+        with pytest.raises(ValueError, match="needs `destinations`"):
+            ops[0].reduce("SUM", per_replica, destinations=None)
+        with pytest.raises(ValueError, match="pairs"):
+            ops[0].batch_reduce("SUM", [per_replica])
+    finally:
+        strategy.teardown()
+
+
+def test_collective_hints_and_collective_communication_are_tfs_older_names():
+    hints = tf.distribute.experimental.CollectiveHints(bytes_per_pack=1024, timeout_seconds=3)
+    assert isinstance(hints, tf.distribute.experimental.CommunicationOptions)
+    assert (hints.bytes_per_pack, hints.timeout_seconds, hints.implementation) == (1024, 3, Impl.AUTO)
+    assert tf.distribute.experimental.CollectiveCommunication.RING is Impl.RING
+
+
+def test_experimental_multi_worker_takes_the_implementation_directly():
+    strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(Impl.RING)
+    assert isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy) and strategy.num_replicas_in_sync == 1
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="NCCL communication needs CUDA GPUs"):
+            tf.distribute.experimental.MultiWorkerMirroredStrategy(communication=Impl.NCCL)

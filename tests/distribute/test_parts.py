@@ -10,6 +10,13 @@ from torchstrategy.distribute import parts
 from torchstrategy.distribute.strategy import Strategy
 
 
+class _Bare(Strategy):
+    """A strategy on the CPU made of the given parts (the rest the defaults)."""
+
+    def __init__(self, **chosen) -> None:
+        super().__init__(self._wired("cpu", **chosen))
+
+
 class _NoBackward:
     def forward_context(self):
         return torch.no_grad()
@@ -29,10 +36,10 @@ class _CollectivesWithoutAny:
 
 def test_a_part_missing_a_method_is_refused_when_the_strategy_is_built():
     with pytest.raises(TypeError, match=r"precision part _NoBackward is missing backward"):
-        Strategy("cpu", precision=_NoBackward())
+        _Bare(precision=_NoBackward())
     with pytest.raises(TypeError, match=r"collectives part _CollectivesWithoutAny is missing any\b"):
-        Strategy("cpu", collectives=_CollectivesWithoutAny())
-    assert Strategy("cpu", collectives=_CollectivesWithoutAny()._inner).num_replicas_in_sync == 1
+        _Bare(collectives=_CollectivesWithoutAny())
+    assert _Bare(collectives=_CollectivesWithoutAny()._inner).num_replicas_in_sync == 1
 
 
 def test_every_built_strategy_is_made_of_checked_parts():
@@ -71,7 +78,7 @@ class _RecordingStateIO(parts.FullStateIO):
 
 def test_checkpoints_and_backups_read_and_write_state_through_the_checkpoint_io_part(tmp_path):
     io = _RecordingStateIO()
-    strategy = Strategy("cpu", checkpoint_io=io)
+    strategy = _Bare(checkpoint_io=io)
     with strategy.scope():
         model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
         model.compile(optimizer="sgd", loss="mse")

@@ -81,7 +81,7 @@ def test_evaluate_session_errors_and_temp_dir(case, tmp_path):
         tf.debugging.assert_equal(1, 2)
     with pytest.raises(AssertionError, match="does not match"):
         with case.assertRaisesOpError("something else"):
-            raise InvalidArgumentError("what happened")
+            raise InvalidArgumentError(None, None, "what happened")
     with case.assertRaisesWithPredicateMatch(ValueError, lambda error: "rank" in str(error)):
         tf.debugging.assert_rank(np.zeros(2), 2)
     import os

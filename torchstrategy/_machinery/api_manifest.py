@@ -26,7 +26,27 @@ ALTERNATIVES = {
                  "tf.compat.as_bytes/as_str become str.encode/bytes.decode)",
     "tf.lite": "torch.export (and ai-edge-torch to produce a .tflite model)",
     "tf.estimator": "keras Model.fit / Model.evaluate / Model.predict under a tf.distribute strategy",
-    "tf.feature_column": "keras preprocessing layers (keras.layers.Normalization, StringLookup, ...)",
+    "tf.feature_column": "keras.utils.FeatureSpace or keras preprocessing layers, per column: numeric_column -> "
+                         "Normalization (FeatureSpace.float_normalized), bucketized_column -> Discretization, "
+                         "categorical_column_with_vocabulary_list/_file -> StringLookup or IntegerLookup, "
+                         "categorical_column_with_identity -> IntegerLookup or CategoryEncoding, "
+                         "categorical_column_with_hash_bucket -> Hashing, crossed_column -> HashedCrossing, "
+                         "indicator_column -> CategoryEncoding, embedding_column/shared_embeddings -> Embedding, "
+                         "sequence_* columns -> the same layers on padded sequences (tf.feature_column is the "
+                         "legacy Estimator-era API)",
+    "tf.quantization.experimental": "torch.ao.quantization (tf.quantization.experimental rewrites TF SavedModel "
+                                    "graphs, which torchstrategy does not run); for quantization-aware training "
+                                    "use tf.quantization.fake_quant_with_min_max_vars",
+    "tf.tpu.experimental.embedding": "keras.layers.Embedding under tf.distribute.TPUStrategy (TPU embedding "
+                                     "tables and SparseCore are TF's TPU runtime)",
+    "tf.profiler.experimental.server": "tf.profiler.experimental.start/stop or Profile inside the process to "
+                                       "profile (torch.profiler writes the TensorBoard trace); there is no remote "
+                                       "profiler service to connect to",
+    "tf.profiler.experimental.client": "tf.profiler.experimental.start/stop or Profile inside the process to "
+                                       "profile (torch.profiler writes the TensorBoard trace); there is no remote "
+                                       "profiler service to connect to",
+    "tf.distribute.experimental.rpc": "tf.distribute.Server with a ClusterCoordinator (closures on workers), "
+                                      "or torch.distributed.rpc",
     "tf.raw_ops": "the public tf.* / tf.math / tf.nn ops (raw op kernels are TF's C++ internals)",
     "tf.Graph": "eager execution (torch.compile does the graph work behind tf.function)",
     "tf.Session": "eager execution: call the ops directly, or wrap a step in tf.function",

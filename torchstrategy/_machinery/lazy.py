@@ -90,3 +90,15 @@ def lazy_namespace(module_name: str, table: dict[str, str]) -> tuple[Callable[[s
         return sorted(table)
 
     return __getattr__, __dir__
+
+
+def namespace_module(name: str, paths: tuple, members: dict) -> types.ModuleType:
+    """A namespace module made in code (tf.tpu.experimental, tf.distribute.experimental) standing for the TF
+    `paths` and holding `members`: a TF name it lacks raises the manifest-aware AttributeError."""
+    module = ApiModule(name, f"The {' / '.join(paths)} namespace.")
+    for key, value in members.items():
+        module.__dict__[key] = value
+    module.__dict__["__all__"] = sorted(members)
+    module.__dict__["__tf_api__"] = tuple(paths)
+    sys.modules.setdefault(name, module)  # importable by name, as pickling a module by reference needs
+    return module

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import enum
 import socket
 from typing import Any, Optional
 
@@ -99,6 +100,26 @@ def xla_device_kind() -> str:
 #: TF's tf.tpu.experimental.TPUSystemMetadata fields.
 TPUSystemMetadata = collections.namedtuple(
     "TPUSystemMetadata", ["num_cores", "num_hosts", "num_of_cores_per_host", "topology", "devices"])
+
+
+class XLAOptions(collections.namedtuple("XLAOptions", ["use_spmd_for_xla_partitioning", "enable_xla_dynamic_padder",
+                                                       "use_shardy_partitioner"])):
+    """tf.tpu.XLAOptions: compilation options of a TPU step. Steps here are SPMD programs (torch-xla) whatever
+    `use_spmd_for_xla_partitioning` says; the padder and Shardy choices are XLA's own."""
+
+    __slots__ = ()
+
+    def __new__(cls, use_spmd_for_xla_partitioning: bool = True, enable_xla_dynamic_padder: bool = True,
+                use_shardy_partitioner: bool = False) -> "XLAOptions":
+        return super().__new__(cls, use_spmd_for_xla_partitioning, enable_xla_dynamic_padder, use_shardy_partitioner)
+
+
+class DeviceOrderMode(enum.IntEnum):
+    """tf.tpu.experimental.DeviceOrderMode: how a device assignment orders the cores (TF's values)."""
+
+    AUTO = 0
+    RING = 1
+    MESH = 2
 
 
 class Topology:

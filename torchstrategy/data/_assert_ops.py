@@ -24,12 +24,12 @@ class AssertCardinalityDataset(UnaryDataset):
             for element in iterator:
                 count += 1
                 if self._expected != INFINITE_CARDINALITY and count > self._expected:
-                    raise FailedPreconditionError(f"Input dataset was expected to contain {self._expected} "
+                    raise FailedPreconditionError(None, None, f"Input dataset was expected to contain {self._expected} "
                                                   f"elements but contained at least {count} elements.")
                 yield element
             if self._expected == INFINITE_CARDINALITY or count < self._expected:
                 expected = "an infinite number of" if self._expected == INFINITE_CARDINALITY else self._expected
-                raise FailedPreconditionError(f"Input dataset was expected to contain {expected} elements but "
+                raise FailedPreconditionError(None, None, f"Input dataset was expected to contain {expected} elements but "
                                               f"contained only {count} elements.")
         finally:
             closing(iterator)

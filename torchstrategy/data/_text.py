@@ -31,7 +31,7 @@ def _open(path: str, compression: str, op: str) -> BinaryIO:
             try:
                 return io.BytesIO(zlib.decompress(raw.read()))
             except zlib.error as error:
-                raise DataLossError(f"{op}: {path!r} is not a valid ZLIB stream ({error}); was it written "
+                raise DataLossError(None, None, f"{op}: {path!r} is not a valid ZLIB stream ({error}); was it written "
                                     f"with ZLIB compression?") from None
     return raw
 
@@ -47,7 +47,7 @@ def _lines(path: str, compression: str, op: str) -> Iterator[bytes]:
                     line = line[:-1]
                 yield line
         except (OSError, EOFError, zlib.error) as error:
-            raise DataLossError(f"{op}: {path!r} is not a valid {compression} stream ({error}).") from None
+            raise DataLossError(None, None, f"{op}: {path!r} is not a valid {compression} stream ({error}).") from None
 
 
 class TextLineDataset(TFRecordDataset):

@@ -11,6 +11,7 @@ import torch
 
 from torchstrategy import nest
 from torchstrategy.data import _structure
+from torchstrategy.tf_types import DistributedDatasetInterface, DistributedIteratorInterface
 
 
 _MISSING = object()
@@ -141,7 +142,7 @@ def is_same_on_every_process(dataset: Any) -> bool:
     return bool(getattr(dataset, "_same_on_every_process", False))
 
 
-class DistributedIterator:
+class DistributedIterator(DistributedIteratorInterface):
     """`iter(distributed_dataset)`: this process's per-replica batches, with TF's `get_next()` and
     `get_next_as_optional()` (empty at the end instead of raising)."""
 
@@ -178,7 +179,7 @@ class DistributedIterator:
         self._batches.close()
 
 
-class DistributedDataset:
+class DistributedDataset(DistributedDatasetInterface):
     """Iterable of this replica's batches, already on its device.
 
     `split_global_batch=True` (experimental_distribute_dataset) treats each incoming batch as
@@ -291,6 +292,16 @@ class DistributedDataset:
 
     def __len__(self) -> int:
         return len(self._dataset)
+
+    def reduce(self, initial_state: Any, reduce_func: Callable[[Any, Any], Any]) -> Any:
+        """Folds this process's per-replica batches, in order: `state = reduce_func(state, batch)` from
+        `initial_state` (combine the replicas' values inside with `strategy.reduce`, as in TF)."""
+        if not callable(reduce_func):
+            raise TypeError(f"reduce_func must be callable(state, batch); got {reduce_func!r}.")
+        state = initial_state
+        for batch in self:
+            state = reduce_func(state, batch)
+        return state
 
     def _check_divisible(self, rows: int) -> None:
         if not self._allow_uneven:

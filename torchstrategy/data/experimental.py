@@ -114,7 +114,7 @@ def at(dataset: Dataset, index: int) -> Any:
         raise ValueError(f"tf.data.experimental.at: index must be an int >= 0; got {index!r}.")
     for element in dataset.skip(int(index)).take(1):
         return element
-    raise OutOfRangeError(f"tf.data.experimental.at: index {int(index)} is past the end of the dataset.")
+    raise OutOfRangeError(None, None, f"tf.data.experimental.at: index {int(index)} is past the end of the dataset.")
 
 
 def enumerate_dataset(start: int = 0) -> Transformation:

@@ -8,7 +8,7 @@ import torch
 
 from torchstrategy.config import parse_device
 from torchstrategy.distribute import parts
-from torchstrategy.distribute.strategy import Strategy, StrategyExtended
+from torchstrategy.distribute.strategy import Strategy
 
 
 def _compute_devices(compute_devices: Optional[Sequence[Any]]) -> list[torch.device]:
@@ -62,13 +62,8 @@ class CentralStorageStrategy(Strategy):
                              f"compute on ({devices[0]}): keep the variables on the CPU (the default) or on that "
                              f"one compute GPU.")
         self._compute_devices = tuple(devices)
-        super().__init__(device, collectives=parts.ReplicaThreads(len(devices)), needs_model_in_scope=True)
-
-    @property
-    def extended(self) -> StrategyExtended:
-        return StrategyExtended(should_checkpoint=True, should_save_summary=True,
-                                worker_devices=tuple(str(d) for d in self._compute_devices),
-                                parameter_devices=(str(self.device),))
+        super().__init__(self._wired(device, collectives=parts.ReplicaThreads(len(devices)), needs_model_in_scope=True,
+                                     worker_devices=tuple(str(d) for d in devices), parameter_devices=(str(device),)))
 
     def __repr__(self) -> str:
         return f"CentralStorageStrategy(compute_devices={[str(d) for d in self._compute_devices]}, " \

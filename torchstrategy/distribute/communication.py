@@ -39,26 +39,91 @@ class CommunicationOptions:
             raise ValueError(f"implementation must be a CommunicationImplementation; got {self.implementation!r}.")
 
 
-@dataclass(frozen=True)
+#: TF's older name of CommunicationImplementation (tf.distribute.experimental.CollectiveCommunication)
+CollectiveCommunication = CommunicationImplementation
+
+
+class CollectiveHints(CommunicationOptions):
+    """tf.distribute.experimental.CollectiveHints, TF's older form of CommunicationOptions (pack size and
+    timeout; the implementation is chosen automatically)."""
+
+    def __init__(self, bytes_per_pack: int = 0, timeout_seconds: Optional[float] = None) -> None:
+        super().__init__(bytes_per_pack, timeout_seconds, CommunicationImplementation.AUTO)
+
+
 class CrossDeviceOps:
-    """Base of the cross_device_ops objects MirroredStrategy accepts (the reduction algorithm)."""
+    """Base of the cross_device_ops objects MirroredStrategy accepts: how replicas' values are combined.
+    `reduce`/`batch_reduce`/`broadcast` check their arguments and call the `*_implementation` methods a
+    subclass may override; here those combine over the current strategy's replicas."""
 
-    backend: Optional[str] = None  # None: nccl on CUDA, gloo on CPU
+    #: the torch.distributed backend these ops ask for; None: nccl on CUDA, gloo on CPU
+    backend: Optional[str] = None
+
+    def reduce(self, reduce_op: Any, per_replica_value: Any, destinations: Any, options: Any = None) -> Any:
+        """`per_replica_value` combined over all replicas by `reduce_op` (ReduceOp.SUM or MEAN)."""
+        if destinations is None:
+            raise ValueError("CrossDeviceOps.reduce needs `destinations` (a device string or a value on the "
+                             "target devices); here the result lands on the current strategy's device.")
+        return self.reduce_implementation(reduce_op, per_replica_value, destinations, options)
+
+    def batch_reduce(self, reduce_op: Any, value_destination_pairs: Any, options: Any = None) -> list:
+        """`reduce` of each (per_replica_value, destinations) pair, in order."""
+        pairs = list(value_destination_pairs)
+        for pair in pairs:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise ValueError(f"batch_reduce takes (per_replica_value, destinations) pairs; got {pair!r}.")
+        return self.batch_reduce_implementation(reduce_op, pairs, options)
+
+    def broadcast(self, tensor: Any, destinations: Any) -> Any:
+        """`tensor` on the replicas' device (every replica of this process reads the same value)."""
+        if destinations is None:
+            raise ValueError("CrossDeviceOps.broadcast needs `destinations` (a device string or a value).")
+        return self.broadcast_implementation(tensor, destinations)
+
+    def reduce_implementation(self, reduce_op: Any, per_replica_value: Any, destinations: Any, options: Any) -> Any:
+        """Combines over the current strategy's replicas (its `extended.reduce_to`)."""
+        from torchstrategy import _context
+
+        return _context.get_strategy().extended.reduce_to(reduce_op, per_replica_value, destinations, options)
+
+    def batch_reduce_implementation(self, reduce_op: Any, value_destination_pairs: Any, options: Any) -> list:
+        return [self.reduce_implementation(reduce_op, value, destinations, options)
+                for value, destinations in value_destination_pairs]
+
+    def broadcast_implementation(self, tensor: Any, destinations: Any) -> Any:
+        from torchstrategy import _context
+
+        return torch.as_tensor(tensor).to(_context.get_strategy().device)
 
 
-def NcclAllReduce(num_packs: int = 1) -> CrossDeviceOps:  # noqa: N802  (TF class name)
-    """All-reduce with NCCL (CUDA devices only)."""
-    return CrossDeviceOps(backend="nccl")
+class NcclAllReduce(CrossDeviceOps):
+    """All-reduce with NCCL (CUDA devices only); `num_packs` is a packing hint NCCL decides for itself."""
+
+    backend = "nccl"
+
+    def __init__(self, num_packs: int = 1) -> None:
+        if num_packs < 0:
+            raise ValueError(f"NcclAllReduce requires num_packs >= 0, but {num_packs} is specified.")
+        self.num_packs = num_packs
 
 
-def HierarchicalCopyAllReduce(num_packs: int = 1) -> CrossDeviceOps:  # noqa: N802
+class HierarchicalCopyAllReduce(CrossDeviceOps):
     """Accepted for TF scripts: reduces with the default backend for the devices."""
-    return CrossDeviceOps()
+
+    def __init__(self, num_packs: int = 1) -> None:
+        if num_packs < 0:
+            raise ValueError(f"HierarchicalCopyAllReduce requires num_packs >= 0, but {num_packs} is specified.")
+        self.num_packs = num_packs
 
 
-def ReductionToOneDevice(reduce_to_device: Any = None, accumulation_fn: Any = None) -> CrossDeviceOps:  # noqa: N802
+class ReductionToOneDevice(CrossDeviceOps):
     """Accepted for TF scripts: reduces with gloo (through host memory)."""
-    return CrossDeviceOps(backend="gloo")
+
+    backend = "gloo"
+
+    def __init__(self, reduce_to_device: Any = None, accumulation_fn: Any = None) -> None:
+        self.reduce_to_device = reduce_to_device
+        self.accumulation_fn = accumulation_fn
 
 
 def choose_backend(on_cuda: bool, implementation: CommunicationImplementation = CommunicationImplementation.AUTO,

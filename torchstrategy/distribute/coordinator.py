@@ -10,7 +10,8 @@ from typing import Any, Callable, Optional, Sequence
 
 import torch
 
-from torchstrategy.distribute.parts.closures import PerWorkerReference
+from torchstrategy import _context
+from torchstrategy.distribute.parts.closures import PerWorkerReference, WorkerService
 from torchstrategy.distribute.parts.rpc_group import RpcError
 from torchstrategy.errors import UnavailableError
 from torchstrategy.nest import map_structure
@@ -87,6 +88,19 @@ class PerWorkerDataset(PerWorkerValues):
         iterator = PerWorkerIterator(self._coordinator)
         self._coordinator._on_each_worker("make_iterator", self._per_worker_key, iterator._per_worker_key)
         return iterator
+
+
+def experimental_get_current_worker_index() -> int:
+    """The index of the worker running the current closure (tf.distribute.coordinator's): 0 .. workers - 1.
+    Only a function scheduled with ClusterCoordinator.schedule, running on a worker, can ask."""
+    try:
+        service = _context.task_service()
+    except RuntimeError:
+        service = None
+    if not isinstance(service, WorkerService):
+        raise RuntimeError("experimental_get_current_worker_index() is called inside a function scheduled with "
+                           "ClusterCoordinator.schedule (it runs on a worker); this process is not running one.")
+    return int(service.name.partition(":")[2])
 
 
 class ClusterCoordinator:

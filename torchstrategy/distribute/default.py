@@ -14,7 +14,7 @@ class DefaultStrategy(Strategy):
     """One replica on the default device; entering its scope does not make `has_strategy()` true."""
 
     def __init__(self) -> None:
-        super().__init__(torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu"))
+        super().__init__(self._wired(torch.device("cuda", 0) if torch.cuda.is_available() else torch.device("cpu")))
 
     @contextlib.contextmanager
     def scope(self) -> Iterator["Strategy"]:

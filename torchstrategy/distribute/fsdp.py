@@ -68,8 +68,8 @@ class FSDPStrategy(Strategy):
             config = GroupConfig("FSDPStrategy", on_cuda, LOCAL_TIMEOUT, cuda_devices(local))
         group = join_process_group(launcher, config, communication)
         self.options = options
-        super().__init__(group.device, collectives=group.collectives, launcher=launcher,
-                         replication=FullyShardReplication(group.device, group.collectives.active, options,
-                                                           _policy_dtypes),
-                         checkpoint_io=ShardedStateIO(), cluster_resolver=resolver,
-                         allow_uneven_split=allow_uneven_split, needs_model_in_scope=True)
+        super().__init__(self._wired(
+            group.device, collectives=group.collectives, launcher=launcher,
+            replication=FullyShardReplication(group.device, group.collectives.active, options, _policy_dtypes),
+            checkpoint_io=ShardedStateIO(), cluster_resolver=resolver, allow_uneven_split=allow_uneven_split,
+            needs_model_in_scope=True))

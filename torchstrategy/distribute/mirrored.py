@@ -67,5 +67,5 @@ class MirroredStrategy(Strategy):
         # a collective that waits longer than LOCAL_TIMEOUT fails, naming the replica that stopped answering
         config = GroupConfig("MirroredStrategy", on_cuda, LOCAL_TIMEOUT, cuda_devices(local),
                              requested_backend=cross_device_ops.backend if cross_device_ops else None)
-        super().__init__(**parts.data_parallel(join_process_group(launcher, config, options)),
-                         allow_uneven_split=allow_uneven_split, needs_model_in_scope=True)
+        super().__init__(self._wired(**parts.data_parallel(join_process_group(launcher, config, options)),
+                                     allow_uneven_split=allow_uneven_split, needs_model_in_scope=True))

@@ -43,5 +43,5 @@ class MultiWorkerMirroredStrategy(Strategy):
             from torchstrategy.cluster.resolvers import TFConfigClusterResolver
 
             resolver = TFConfigClusterResolver()
-        super().__init__(**parts.data_parallel(group), cluster_resolver=resolver, allow_uneven_split=allow_uneven_split,
-                         needs_model_in_scope=True)
+        super().__init__(self._wired(**parts.data_parallel(group), cluster_resolver=resolver,
+                                     allow_uneven_split=allow_uneven_split, needs_model_in_scope=True))

@@ -24,7 +24,7 @@ class OneDeviceStrategy(Strategy):
 
     def __init__(self, device: Any) -> None:
         parsed = parse_device(device)
-        super().__init__(use_xla_device(device, parsed) if parsed.type == "xla" else parsed)
+        super().__init__(self._wired(use_xla_device(device, parsed) if parsed.type == "xla" else parsed))
 
     def optimizer_step(self, optimizer: torch.optim.Optimizer, step_fn: Optional[Callable[[], Any]] = None) -> Any:
         result = super().optimizer_step(optimizer, step_fn)

@@ -15,7 +15,7 @@ from torchstrategy.distribute.parts.rpc_group import RpcGroup
 from torchstrategy.distribute.parts.stepping import ScheduledStepping
 from torchstrategy.distribute.parts.variable_registry import VariableRegistry
 from torchstrategy.distribute.parts.variable_store import VariableClient
-from torchstrategy.distribute.strategy import Strategy, StrategyExtended
+from torchstrategy.distribute.strategy import Strategy
 
 
 def _device_name(task: str) -> str:
@@ -67,7 +67,10 @@ class ParameterServerStrategy(Strategy):
         #: what a ClusterCoordinator schedules through
         self._cluster = ClosureCluster(layout, transport, self._registry, self)
         self._closed = False
-        super().__init__("cpu", stepping=ScheduledStepping(self._coordinator), cluster_resolver=cluster_resolver)
+        super().__init__(self._wired(
+            "cpu", stepping=ScheduledStepping(self._coordinator), cluster_resolver=cluster_resolver,
+            worker_devices=tuple(_device_name(t) for t in layout.worker_names),
+            parameter_devices=tuple(_device_name(t) for t in layout.ps_names)))
         self.variable_partitioner = variable_partitioner
         atexit.register(self.teardown)
 
@@ -83,12 +86,6 @@ class ParameterServerStrategy(Strategy):
     @property
     def num_ps(self) -> int:
         return self._layout.num_ps
-
-    @property
-    def extended(self) -> StrategyExtended:
-        return StrategyExtended(should_checkpoint=True, should_save_summary=True,
-                                worker_devices=tuple(_device_name(t) for t in self._layout.worker_names),
-                                parameter_devices=tuple(_device_name(t) for t in self._layout.ps_names))
 
     def __repr__(self) -> str:
         return f"ParameterServerStrategy(workers={self.num_workers}, ps={self.num_ps})"
@@ -129,7 +126,7 @@ class WorkerStrategy(Strategy):
     gradients to the ps tasks (which apply them) instead of updating local copies."""
 
     def __init__(self) -> None:
-        super().__init__("cpu")
+        super().__init__(self._wired("cpu"))
         self._service: Any = None
 
     def attach(self, service: Any) -> None:

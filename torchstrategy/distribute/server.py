@@ -40,7 +40,7 @@ def serve_task() -> None:
     from torchstrategy.launch.task_process import task_from_argv
 
     cluster, job, index = task_from_argv()
-    Server(cluster, job_name=job, task_index=index, serve_here=True).join()
+    Server(cluster, job_name=job, task_index=index, _serve_here=True).join()
 
 
 class Server:
@@ -49,7 +49,7 @@ class Server:
     A 'worker' task runs the closures a ClusterCoordinator sends; a 'ps' task keeps variables and applies
     updates. When this process is that task (TF_CONFIG names it), the task is served here and `join()`
     blocks until the coordinator ends the job. Otherwise (a script building TF's in-process cluster) the
-    task runs in a child process of its own, ended with this one; `serve_here=` forces either way.
+    task runs in a child process of its own, ended with this one (a task process started for it passes the private `_serve_here=True`).
 
     >>> # server = tf.distribute.Server(resolver.cluster_spec(), job_name=resolver.task_type,
     >>> #                               task_index=resolver.task_id, protocol="grpc", start=True)
@@ -58,7 +58,7 @@ class Server:
 
     def __init__(self, server_or_cluster_def: Any, job_name: Optional[str] = None, task_index: Optional[int] = None,
                  protocol: Optional[str] = None, config: Any = None, start: bool = True,
-                 serve_here: Optional[bool] = None) -> None:
+                 _serve_here: Optional[bool] = None) -> None:
         del config  # TF's session config: nothing here reads it
         cluster = _cluster_spec(server_or_cluster_def)
         if job_name is None:
@@ -77,7 +77,7 @@ class Server:
         self._layout = ps_layout(cluster, job_name, int(task_index), where="tf.distribute.Server")
         self._cluster = cluster
         self._job, self._index = job_name, int(task_index)
-        self._serve_here = _named_by_tf_config(job_name, self._index) if serve_here is None else bool(serve_here)
+        self._serve_here = _named_by_tf_config(job_name, self._index) if _serve_here is None else bool(_serve_here)
         self._process: Any = None
         self._thread: Optional[threading.Thread] = None
         self._error: Optional[BaseException] = None

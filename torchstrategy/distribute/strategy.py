@@ -3,7 +3,6 @@ placement) and exposes the one public protocol the trainer, layers, optimizers a
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from typing import Any, Callable, ContextManager, Iterator, Optional, Sequence
 
 import torch
@@ -12,7 +11,9 @@ from torch import nn
 from torchstrategy import _context
 from torchstrategy.data.distribute import DistributedDataset
 from torchstrategy.distribute import parts as _parts
-from torchstrategy.distribute.values import InputContext, PerReplica, ReduceOp, ReplicaContext, _as_reduce_op
+from torchstrategy.distribute.extended import StrategyExtended, StrategyParts
+from torchstrategy.distribute.values import (InputContext, InputReplicationMode, PerReplica, ReduceOp, ReplicaContext,
+                                            ValueContext, _as_reduce_op)
 from torchstrategy.nest import flatten, map_structure, pack_sequence_as
 
 
@@ -29,16 +30,6 @@ def _plain(structure: Any) -> bool:
     return not isinstance(structure, (PerReplica, tuple, list, dict))  # (a namedtuple is rebuilt as before)
 
 
-@dataclass(frozen=True)
-class StrategyExtended:
-    """The few `strategy.extended` facts user code reads (TF names)."""
-
-    should_checkpoint: bool = True
-    should_save_summary: bool = True
-    worker_devices: tuple = ()
-    parameter_devices: tuple = ()
-
-
 class Strategy:
     """Base of all strategies: a strategy file picks the parts; this class wires them to TF's API.
 
@@ -52,28 +43,39 @@ class Strategy:
     #: the torch DeviceMesh the strategy's processes form (tensor parallelism); None for the others
     device_mesh: Any = None
 
-    def __init__(self, device: Any, collectives: Any = None, replication: Any = None, precision: Any = None,
-                 checkpoint_io: Any = None, placement: Any = None, stepping: Any = None, launcher: Any = None,
-                 cluster_resolver: Any = None, allow_uneven_split: bool = False,
-                 needs_model_in_scope: bool = False) -> None:
-        self._device = torch.device(device)
-        self._launcher = _parts.check_part("launcher", launcher or _parts.InProcess())
-        self._collectives = _parts.check_part("collectives", collectives or _parts.SingleReplicaCollectives())
+    def __init__(self, extended: StrategyExtended) -> None:
+        if not isinstance(extended, StrategyExtended) or extended._parts is None:
+            raise TypeError(
+                f"Strategy(extended) takes the StrategyExtended a strategy is built from "
+                f"(StrategyExtended.wired(strategy, StrategyParts(device, ...))); got {extended!r}. To distribute "
+                f"a model, use a concrete strategy such as tf.distribute.MirroredStrategy or OneDeviceStrategy.")
+        if extended._container_strategy() is not self:
+            raise ValueError("Strategy(extended): `extended` belongs to another strategy; build one per strategy.")
+        self._extended = extended
+        parts = extended.parts
+        self._device = torch.device(parts.device)
+        self._launcher = _parts.check_part("launcher", parts.launcher or _parts.InProcess())
+        self._collectives = _parts.check_part("collectives", parts.collectives or _parts.SingleReplicaCollectives())
         local = self._collectives.num_local_replicas
-        self._replication = _parts.check_part("replication", replication or _parts.LocalReplication(self._device))
-        self._precision = _parts.check_part("precision", precision or _parts.StepPrecision())
-        self._checkpoint_io = _parts.check_part("checkpoint_io", checkpoint_io or _parts.FullStateIO())
-        self._placement = _parts.check_part("placement", placement or _parts.BatchPlacement(
+        self._replication = _parts.check_part("replication",
+                                              parts.replication or _parts.LocalReplication(self._device))
+        self._precision = _parts.check_part("precision", parts.precision or _parts.StepPrecision())
+        self._checkpoint_io = _parts.check_part("checkpoint_io", parts.checkpoint_io or _parts.FullStateIO())
+        self._placement = _parts.check_part("placement", parts.placement or _parts.BatchPlacement(
             self._device, local, combine=_per_replica, collectives=self._collectives,
-            allow_uneven_split=allow_uneven_split))
-        self._stepping = _parts.check_part("stepping", stepping or _parts.LocalStepping())
-        self._resolver = cluster_resolver
+            allow_uneven_split=parts.allow_uneven_split))
+        self._stepping = _parts.check_part("stepping", parts.stepping or _parts.LocalStepping())
+        self._resolver = parts.cluster_resolver
         #: True for strategies whose variables must be created inside `scope()` (mirrored, sharded).
-        self.needs_model_in_scope = needs_model_in_scope
+        self.needs_model_in_scope = parts.needs_model_in_scope
         #: True when a model must be set up (sharded) before its first call, also outside fit (custom loops).
         self.setup_before_first_call = bool(self._replication.setup_before_first_call)
         if self._collectives.num_processes > 1:
             _context.set_job_strategy(self)  # fit refuses a model of the default strategy from now on
+
+    def _wired(self, device: Any, **parts: Any) -> StrategyExtended:
+        """The `extended` a strategy file hands `Strategy.__init__`: this strategy made of `parts`."""
+        return StrategyExtended.wired(self, StrategyParts(device, **parts))
 
     # ----- facts ---------------------------------------------------------------------------
     @property
@@ -124,8 +126,8 @@ class Strategy:
 
     @property
     def extended(self) -> StrategyExtended:
-        return StrategyExtended(should_checkpoint=self.is_chief, should_save_summary=self.is_chief,
-                                worker_devices=(str(self._device),), parameter_devices=(str(self._device),))
+        """TF's lower-level API of this strategy (reduce_to, update, worker_devices, should_checkpoint)."""
+        return self._extended
 
     @property
     def device(self) -> torch.device:
@@ -248,8 +250,59 @@ class Strategy:
         return distributed
 
     def experimental_distribute_values_from_function(self, value_fn: Callable) -> Any:
-        values = [value_fn(ReplicaContext(self, replica)) for replica in self.local_replica_ids]
+        values = [value_fn(ValueContext(replica, self.num_replicas_in_sync)) for replica in self.local_replica_ids]
         return values[0] if len(values) == 1 else PerReplica(values)
+
+    def experimental_distribute_datasets_from_function(self, dataset_fn: Callable,
+                                                       options: Any = None) -> DistributedDataset:
+        """The name TF 2.3 gave `distribute_datasets_from_function` (the same call)."""
+        return self.distribute_datasets_from_function(dataset_fn, options)
+
+    def make_dataset_iterator(self, dataset: Any) -> Any:
+        """An iterator over `experimental_distribute_dataset(dataset)` (TF1's spelling)."""
+        return iter(self.experimental_distribute_dataset(dataset))
+
+    def make_input_fn_iterator(self, input_fn: Callable, replication_mode: Any = InputReplicationMode.PER_WORKER
+                               ) -> Any:
+        """An iterator over `distribute_datasets_from_function(input_fn)`; only PER_WORKER input is supported,
+        as in TF."""
+        if replication_mode is not InputReplicationMode.PER_WORKER:
+            raise ValueError(f"make_input_fn_iterator supports InputReplicationMode.PER_WORKER only; got "
+                             f"{replication_mode!r}.")
+        return iter(self.distribute_datasets_from_function(input_fn))
+
+    def experimental_run(self, fn: Callable, input_iterator: Any = None) -> Any:
+        """`run(fn, args=(next(input_iterator),))`, or `run(fn)` without an iterator (TF1's spelling)."""
+        return self.run(fn, args=() if input_iterator is None else (next(input_iterator),))
+
+    def unwrap(self, value: Any) -> tuple:
+        """The values this process's replicas hold (TF1's name of `experimental_local_results`)."""
+        return self.experimental_local_results(value)
+
+    def group(self, value: Any, name: Optional[str] = None) -> Any:
+        """Eager ops have already run: `value` as it is (TF groups graph ops into one)."""
+        return value
+
+    def colocate_vars_with(self, colocate_with_variable: Any) -> ContextManager[None]:
+        """Accepted for TF scripts: the strategy places every variable (see `extended.colocate_vars_with`)."""
+        return self._extended.colocate_vars_with(colocate_with_variable)
+
+    def configure(self, session_config: Any = None, cluster_spec: Any = None, task_type: Optional[str] = None,
+                  task_id: Optional[int] = None) -> None:
+        """TF1's session setup: there is no session here; a cluster comes from the strategy's resolver."""
+        if cluster_spec is not None or task_type is not None or task_id is not None:
+            raise ValueError(f"{type(self).__name__}.configure(cluster_spec=..., task_type=..., task_id=...) is TF1 "
+                             f"API torchstrategy does not provide: pass a cluster resolver to the strategy (e.g. "
+                             f"tf.distribute.cluster_resolver.SimpleClusterResolver) or set TF_CONFIG.")
+
+    def update_config_proto(self, config_proto: Any) -> Any:
+        """TF1's session config: returned unchanged (no session to configure)."""
+        return config_proto
+
+    def run_once(self, fn: Callable[[], Any]) -> Any:
+        """Calls `fn` once in this process and returns its result to every local replica; inside
+        `strategy.run` the replicas wait for each other first (variable updates, merge_call)."""
+        return self._collectives.once_per_process(fn)
 
     # ----- the protocol: setting up and stepping -------------------------------------------
     def setup(self, module: nn.Module, optimizer: Optional[torch.optim.Optimizer] = None) -> nn.Module:

@@ -104,8 +104,8 @@ class TensorParallelStrategy(Strategy):
         self.device_mesh = mesh
         replication = MeshLayouts(mesh, self.axis_names, self.batch_axis, layouts or {}, device,
                                   average_gradients=batch_size > 1)
-        super().__init__(device, collectives=collectives, replication=replication, launcher=launcher,
-                         needs_model_in_scope=True)
+        super().__init__(self._wired(device, collectives=collectives, replication=replication, launcher=launcher,
+                                     needs_model_in_scope=True))
         self._batch_size = batch_size
 
     def _input_context(self) -> InputContext:

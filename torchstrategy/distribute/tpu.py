@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from torchstrategy.distribute.parts.spmd import SpmdCollectives, SpmdPlacement, SpmdReplication, XlaMesh, init_spmd
-from torchstrategy.distribute.strategy import Strategy, StrategyExtended
+from torchstrategy.distribute.strategy import Strategy
 
 
 class TPUStrategy(Strategy):
@@ -48,16 +48,13 @@ class TPUStrategy(Strategy):
         self._mesh = XlaMesh(count)
         tpu_cluster.require_xla_autograd("TPUStrategy", self._mesh.device)
         collectives = SpmdCollectives(count)
-        super().__init__(self._mesh.device, collectives=collectives,
-                         replication=SpmdReplication(self._mesh, shard_variables=shard_variables),
-                         placement=SpmdPlacement(self._mesh, collectives, allow_uneven_split=allow_uneven_split),
-                         cluster_resolver=tpu_cluster_resolver, needs_model_in_scope=True)
-
-    @property
-    def extended(self) -> StrategyExtended:
-        devices = tuple(f"/device:TPU:{i}" for i in range(self.num_replicas_in_sync))
-        return StrategyExtended(should_checkpoint=True, should_save_summary=True, worker_devices=devices,
-                                parameter_devices=devices)
+        devices = tuple(f"/device:TPU:{i}" for i in range(count))
+        super().__init__(self._wired(
+            self._mesh.device, collectives=collectives,
+            replication=SpmdReplication(self._mesh, shard_variables=shard_variables),
+            placement=SpmdPlacement(self._mesh, collectives, allow_uneven_split=allow_uneven_split),
+            cluster_resolver=tpu_cluster_resolver, needs_model_in_scope=True, worker_devices=devices,
+            parameter_devices=devices))
 
     def __repr__(self) -> str:
         return f"TPUStrategy(devices={self.num_replicas_in_sync}, mesh=('data',))"

@@ -108,7 +108,7 @@ def _feature_values(example: Example, key: str, dtype: str, where: str) -> Optio
     if kind is None:  # TF 2.21 treats an empty Feature as absent (a FixedLen default applies)
         return None
     if kind != _KIND_OF[dtype]:
-        raise InvalidArgumentError(f"{where}: feature {key!r} holds {_TF_NAME[kind]} values but the spec asks "
+        raise InvalidArgumentError(None, None, f"{where}: feature {key!r} holds {_TF_NAME[kind]} values but the spec asks "
                                    f"for {dtype}. Use dtype={_TF_NAME[kind] if kind != 'float_list' else 'float32'} "
                                    f"in its spec and cast after parsing.")
     return list(getattr(feature, kind).value)
@@ -125,16 +125,16 @@ def _fixed_value(values: Optional[list], key: str, spec: FixedLenFeature, dtype:
     size = int(np.prod(shape)) if shape else 1
     if values is None:
         if spec.default_value is None:
-            raise InvalidArgumentError(f"{where}: feature {key!r} ({dtype}) is required but could not be found. "
+            raise InvalidArgumentError(None, None, f"{where}: feature {key!r} ({dtype}) is required but could not be found. "
                                        f"Give its FixedLenFeature a default_value, or use VarLenFeature for a "
                                        f"feature some examples lack.")
         default = np.asarray(spec.default_value, dtype=object if dtype == "string" else None)
         if default.size != size:
-            raise InvalidArgumentError(f"{where}: the default_value of feature {key!r} has {default.size} values, "
+            raise InvalidArgumentError(None, None, f"{where}: the default_value of feature {key!r} has {default.size} values, "
                                        f"but its shape {shape} needs {size}.")
         values = [item.encode("utf-8") if isinstance(item, str) else item for item in default.reshape(-1).tolist()]
     elif len(values) != size:
-        raise InvalidArgumentError(f"{where}: feature {key!r} has {len(values)} values, but its FixedLenFeature "
+        raise InvalidArgumentError(None, None, f"{where}: feature {key!r} has {len(values)} values, but its FixedLenFeature "
                                    f"shape {shape} needs exactly {size}. Fix the shape, or use VarLenFeature.")
     array = _values_array(values, dtype)
     return array.reshape(shape)
@@ -229,5 +229,5 @@ def _decode(record: bytes, where: str) -> Example:
     try:
         return Example.FromString(record)
     except DecodeError as error:
-        raise InvalidArgumentError(f"{where}: could not parse a serialized tf.train.Example ({error}). Is the "
+        raise InvalidArgumentError(None, None, f"{where}: could not parse a serialized tf.train.Example ({error}). Is the "
                                    f"input Example bytes (not a SequenceExample or raw data)?") from None

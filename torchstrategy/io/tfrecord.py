@@ -192,7 +192,7 @@ def _open_for_reading(path: str, compression_type: str) -> BinaryIO:
             try:
                 return io.BytesIO(zlib.decompress(raw.read()))
             except zlib.error as error:
-                raise DataLossError(f"TFRecordDataset: {path!r} is not a valid ZLIB stream ({error}); was it "
+                raise DataLossError(None, None, f"TFRecordDataset: {path!r} is not a valid ZLIB stream ({error}); was it "
                                     f"written with compression_type='ZLIB'?") from None
     return raw
 
@@ -211,27 +211,27 @@ def iterate_records(path: str, compression_type: Optional[str] = None) -> Iterat
             try:
                 header = stream.read(12)
             except (OSError, EOFError, zlib.error) as error:
-                raise DataLossError(f"TFRecordDataset: cannot decompress {path!r} before record {index} "
+                raise DataLossError(None, None, f"TFRecordDataset: cannot decompress {path!r} before record {index} "
                                     f"({error}); is compression_type={compression!r} right?") from None
             if not header:
                 return
             where = f"record {index} (at byte {offset}) of {path!r}"
             if len(header) < 12:
-                raise DataLossError(f"TFRecordDataset: truncated {where}: the file ends inside its header.")
+                raise DataLossError(None, None, f"TFRecordDataset: truncated {where}: the file ends inside its header.")
             length_bytes, length_crc = header[:8], struct.unpack("<I", header[8:])[0]
             if _masked_crc(length_bytes) != length_crc:
-                raise DataLossError(f"TFRecordDataset: corrupted {where}: the CRC of its length does not match. "
+                raise DataLossError(None, None, f"TFRecordDataset: corrupted {where}: the CRC of its length does not match. "
                                     f"The file is damaged or not a TFRecord file (check compression_type).")
             length = struct.unpack("<Q", length_bytes)[0]
             try:
                 body = stream.read(length + 4)
             except (OSError, EOFError, zlib.error) as error:
-                raise DataLossError(f"TFRecordDataset: cannot decompress {where} ({error}).") from None
+                raise DataLossError(None, None, f"TFRecordDataset: cannot decompress {where} ({error}).") from None
             if len(body) < length + 4:
-                raise DataLossError(f"TFRecordDataset: truncated {where}: the file ends inside its data.")
+                raise DataLossError(None, None, f"TFRecordDataset: truncated {where}: the file ends inside its data.")
             data = body[:length]
             if _masked_crc(data) != struct.unpack("<I", body[length:])[0]:
-                raise DataLossError(f"TFRecordDataset: corrupted {where}: the CRC of its data does not match. "
+                raise DataLossError(None, None, f"TFRecordDataset: corrupted {where}: the CRC of its data does not match. "
                                     f"The file is damaged.")
             yield data
             offset += 12 + length + 4

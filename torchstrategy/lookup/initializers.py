@@ -39,7 +39,7 @@ class KeyValueTensorInitializer:
         """Fills `table` (a static table) with the pairs."""
         keys, values = python_items(self._keys), python_items(self._values)
         if len(keys) != len(values):
-            raise InvalidArgumentError(f"tf.lookup.KeyValueTensorInitializer: {len(keys)} keys but {len(values)} "
+            raise InvalidArgumentError(None, None, f"tf.lookup.KeyValueTensorInitializer: {len(keys)} keys but {len(values)} "
                                        "values; give one value per key.")
         table._fill(keys, values)  # noqa: SLF001 - the table's loading hook, as TF's initializer calls it
 
@@ -52,7 +52,7 @@ def _part(line: str, number: int, index: int, delimiter: Optional[str], dtype: A
     else:
         columns = line.split(delimiter)
         if index >= len(columns):
-            raise InvalidArgumentError(f"{where}: line {number + 1} has {len(columns)} columns; column {index} "
+            raise InvalidArgumentError(None, None, f"{where}: line {number + 1} has {len(columns)} columns; column {index} "
                                        "was asked for.")
         text = columns[index]
     if dtype is STRING:
@@ -60,7 +60,7 @@ def _part(line: str, number: int, index: int, delimiter: Optional[str], dtype: A
     try:
         return float(text) if dtype.is_floating_point else int(text)
     except ValueError:
-        raise InvalidArgumentError(f"{where}: line {number + 1}: {text!r} is not a {dtype_name(dtype)}.") from None
+        raise InvalidArgumentError(None, None, f"{where}: line {number + 1}: {text!r} is not a {dtype_name(dtype)}.") from None
 
 
 class TextFileInitializer:
@@ -97,12 +97,12 @@ class TextFileInitializer:
         """Reads the file and fills `table`."""
         where = f"tf.lookup.TextFileInitializer({self._filename!r})"
         if not os.path.isfile(self._filename):
-            raise InvalidArgumentError(f"{where}: no such file.")
+            raise InvalidArgumentError(None, None, f"{where}: no such file.")
         with open(self._filename, encoding="utf-8") as handle:
             lines = handle.read().splitlines()
         if self._vocab_size is not None:
             if len(lines) < self._vocab_size:
-                raise InvalidArgumentError(f"{where}: invalid vocab_size: expected {self._vocab_size} but got "
+                raise InvalidArgumentError(None, None, f"{where}: invalid vocab_size: expected {self._vocab_size} but got "
                                            f"{len(lines)}.")
             lines = lines[:self._vocab_size]
         keys, values = [], []

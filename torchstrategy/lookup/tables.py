@@ -151,7 +151,7 @@ class MutableHashTable(_HashTable):
         value_array = as_array(values, self._value_dtype, "values")
         keys_list, values_list = python_items(key_array), python_items(value_array)
         if len(keys_list) != len(values_list):
-            raise InvalidArgumentError(f"{self._what}.insert: {len(keys_list)} keys but {len(values_list)} values.")
+            raise InvalidArgumentError(None, None, f"{self._what}.insert: {len(keys_list)} keys but {len(values_list)} values.")
         self._check_insertable(keys_list)
         self._fill(keys_list, values_list)
 
@@ -188,7 +188,7 @@ class DenseHashTable(MutableHashTable):
     def _check_insertable(self, keys: list) -> None:
         for key in keys:
             if key in self._reserved:
-                raise InvalidArgumentError(f"{self._what}: using the {self._reserved[key]} as a table key is not "
+                raise InvalidArgumentError(None, None, f"{self._what}: using the {self._reserved[key]} as a table key is not "
                                            "allowed.")
 
     def lookup(self, keys: Any, name: Optional[str] = None) -> Any:  # type: ignore[override]

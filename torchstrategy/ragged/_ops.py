@@ -108,12 +108,12 @@ def range(starts: Any, limits: Any = None, deltas: Any = 1, dtype: Any = None, n
                                                            key=lambda d: torch.finfo(d).bits)
     count = builtins.max(p.numel() if p.dim() else 1 for p in parts)
     if any(p.dim() > 1 or (p.dim() == 1 and p.numel() != count) for p in parts):
-        raise InvalidArgumentError("tf.ragged.range: starts, limits and deltas must be scalars or 1-D of one length.")
+        raise InvalidArgumentError(None, None, "tf.ragged.range: starts, limits and deltas must be scalars or 1-D of one length.")
     rows = [p.reshape(-1).expand(count) if p.dim() else p.expand(count) for p in parts]
     pieces = []
     for start, limit, delta in zip(*(r.tolist() for r in rows)):
         if delta == 0:
-            raise InvalidArgumentError("Requires delta != 0")
+            raise InvalidArgumentError(None, None, "Requires delta != 0")
         pieces.append(torch.arange(start, limit, delta, dtype=kind) if (limit - start) * delta > 0
                       else torch.zeros(0, dtype=kind))
     values = torch.cat(pieces) if pieces else torch.zeros(0, dtype=kind)
@@ -157,7 +157,7 @@ def map_flat_values(op: Callable, *args: Any, **kwargs: Any) -> Any:
     for other in partitions[1:]:
         splits = other.nested_row_splits
         if len(splits) != len(first) or not all(torch.equal(a, b) for a, b in zip(splits, first)):
-            raise InvalidArgumentError("map_flat_values: the RaggedTensor arguments have incompatible row_splits; "
+            raise InvalidArgumentError(None, None, "map_flat_values: the RaggedTensor arguments have incompatible row_splits; "
                                        "they must share one row partition.")
     result = op(*args, **kwargs)
     if int(result.shape[0]) != int(partitions[0].flat_values.shape[0]):
@@ -185,14 +185,14 @@ def boolean_mask(data: Any, mask: Any, name: Optional[str] = None) -> Any:
     if isinstance(mask, RaggedTensor):
         if not isinstance(data, RaggedTensor) or len(mask.nested_row_splits) != len(data.nested_row_splits) or \
                 not all(torch.equal(a, b) for a, b in zip(mask.nested_row_splits, data.nested_row_splits)):
-            raise InvalidArgumentError("Inputs must have identical ragged splits")
+            raise InvalidArgumentError(None, None, "Inputs must have identical ragged splits")
         keep = _bool(mask.flat_values)
         kept = _masked_rows(mask, keep)
         return kept.with_flat_values(data.flat_values[_index(keep, data.flat_values)])
     keep = _bool(mask)
     if isinstance(data, RaggedTensor):
         if keep.dim() != 1 or keep.numel() != data.nrows_int():
-            raise InvalidArgumentError(f"boolean_mask: a dense mask must be 1-D with one entry per row "
+            raise InvalidArgumentError(None, None, f"boolean_mask: a dense mask must be 1-D with one entry per row "
                                        f"({data.nrows_int()}); got shape {tuple(keep.shape)}.")
         rows = [data.slice_rows(i, i + 1) for i in builtins.range(data.nrows_int()) if bool(keep[i])]
         return _concat_rows(rows, data)
@@ -264,7 +264,7 @@ def concat(values: Any, axis: int) -> RaggedTensor:
     if axis == 1:
         counts = {p.nrows_int() for p in parts}
         if len(counts) != 1:
-            raise InvalidArgumentError(f"tf.concat(axis=1): the RaggedTensors have different row counts "
+            raise InvalidArgumentError(None, None, f"tf.concat(axis=1): the RaggedTensors have different row counts "
                                        f"{sorted(counts)}.")
         rows = [part.slice_rows(i, i + 1).values for i in builtins.range(counts.pop()) for part in parts]
         lengths = [builtins.sum(int(part.row_lengths()[i]) for part in parts)

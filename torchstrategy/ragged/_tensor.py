@@ -64,7 +64,7 @@ def _nrows_of(values: Any) -> int:
 
 
 def _invalid(factory: str, detail: str) -> InvalidArgumentError:
-    return InvalidArgumentError(f"Arguments to {factory} do not form a valid RaggedTensor: {detail}")
+    return InvalidArgumentError(None, None, f"Arguments to {factory} do not form a valid RaggedTensor: {detail}")
 
 
 def _check_splits(splits: torch.Tensor, nvals: int, factory: str) -> None:
@@ -440,7 +440,7 @@ class RaggedTensor:
         if isinstance(other, RaggedTensor):
             mine, theirs = self.nested_row_splits, other.nested_row_splits
             if len(mine) != len(theirs) or not all(torch.equal(a, b) for a, b in zip(mine, theirs)):
-                raise InvalidArgumentError("Element-wise op on RaggedTensors with different row partitions: "
+                raise InvalidArgumentError(None, None, "Element-wise op on RaggedTensors with different row partitions: "
                                            "the row lengths of both must be equal.")
             value = other.flat_values
         else:

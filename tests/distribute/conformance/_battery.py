@@ -385,8 +385,56 @@ def outside_scope(strategy, out, state):
     return {"refused": None, "iterations": int(model.optimizer.iterations)}
 
 
+def distributed_api(strategy, out, state):
+    """TF's lower-level calls of a custom loop: ReplicaContext.merge_call inside strategy.run, extended.reduce_to /
+    batch_reduce_to / update, experimental_distribute_values_from_function (ValueContext) and
+    DistributedDataset.reduce. Under ParameterServerStrategy the replica function runs in scheduled closures."""
+    SUM = tf.distribute.ReduceOp.SUM
+
+    def local_sum(batch):
+        return tf.reduce_sum(batch[0])
+
+    def replica_fn(batch):
+        context = tf.distribute.get_replica_context()
+        return context.merge_call(lambda s, value: s.reduce(SUM, value, axis=None), args=(local_sum(batch),))
+
+    facts = {"worker_devices": [str(d) for d in strategy.extended.worker_devices],
+             "should_checkpoint": bool(strategy.extended.should_checkpoint)}
+    if is_parameter_server(strategy):
+        coordinator = tf.distribute.coordinator.ClusterCoordinator(strategy)
+        iterator = iter(coordinator.create_per_worker_dataset(dataset()))
+
+        def step_fn(iterator):
+            return strategy.run(replica_fn, args=(next(iterator),))
+
+        scheduled = [coordinator.schedule(step_fn, args=(iterator,)) for _ in range(STEPS)]
+        indices = [coordinator.schedule(tf.distribute.coordinator.experimental_get_current_worker_index)
+                   for _ in range(STEPS)]
+        coordinator.join()
+        return {**facts, "merged": sorted(float(r.fetch()) for r in scheduled),
+                "worker_indices": sorted({int(r.fetch()) for r in indices})}
+    merged, reduced, batch_reduced = [], [], []
+    distributed = strategy.experimental_distribute_dataset(dataset())
+    for batch in distributed:
+        step_merged, local = strategy.run(replica_fn, args=(batch,)), strategy.run(local_sum, args=(batch,))
+        merged.append(float(strategy.experimental_local_results(step_merged)[0]))
+        reduced.append(float(strategy.extended.reduce_to(SUM, local, destinations="/cpu:0")))
+        batch_reduced.append([float(v) for v in strategy.extended.batch_reduce_to(
+            SUM, [(local, "/cpu:0"), (local, "/cpu:0")])])
+    total = strategy.experimental_distribute_dataset(dataset()).reduce(
+        0.0, lambda sum_, batch: sum_ + float(strategy.reduce(SUM, strategy.run(local_sum, args=(batch,)), axis=None)))
+    ids = strategy.experimental_distribute_values_from_function(
+        lambda context: tf.constant(float(context.replica_id_in_sync_group) + 100 * context.num_replicas_in_sync))
+    id_sum = float(strategy.reduce(SUM, strategy.run(lambda v: v * 1.0, args=(ids,)), axis=None))
+    with strategy.scope():
+        variable = tf.Variable(1.0)
+    strategy.extended.update(variable, lambda v, delta: v.assign_add(delta), args=(2.0,))
+    return {**facts, "merged": merged, "reduced": reduced, "batch_reduced": batch_reduced, "total": total,
+            "id_sum": id_sum, "updated": float(variable.numpy())}
+
+
 BEHAVIOURS = [fit, evaluate, predict, custom_loop, checkpoint, checkpoint_continued, backup_and_restore,
-              mixed_precision, callbacks, samples_seen, keras_metrics, outside_scope]
+              mixed_precision, callbacks, samples_seen, keras_metrics, outside_scope, distributed_api]
 
 
 def run(strategy, out: str) -> dict:

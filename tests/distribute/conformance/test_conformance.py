@@ -319,3 +319,26 @@ def test_a_model_outside_the_scope_is_refused_for_training_on_a_multi_process_jo
             assert "with strategy.scope():" in got["refused"]
         else:  # one process: the default strategy trains it, as TF does
             assert got["refused"] is None and got["iterations"] == _battery.STEPS
+
+
+def test_merge_call_reduce_to_update_and_distributed_values_give_the_numbers_of_one_process(battery, reference):
+    spec, want = battery["spec"], reference["distributed_api"]
+    for got in _every_process(battery, "distributed_api"):
+        # merge_call's merge_fn ran once per process in cross-replica context and reduced the whole global batch
+        _close(sorted(got["merged"]), sorted(want["merged"]), 1e-4, "merge_call sums")
+        assert got["worker_devices"] and all(isinstance(d, str) for d in got["worker_devices"])
+        if spec.name == "parameter_server":  # closures ran on the one worker, which knows its index
+            assert got["worker_indices"] == [0]
+            continue  # the replica function runs in closures there; the rest is cross-replica on the workers
+        _close(got["reduced"], want["merged"], 1e-4, "extended.reduce_to")
+        _close([pair for pairs in got["batch_reduced"] for pair in pairs],
+               [value for value in want["merged"] for _ in range(2)], 1e-4, "extended.batch_reduce_to")
+        _close([got["total"]], [sum(want["merged"])], 1e-3, "DistributedDataset.reduce")
+        # one value per replica from its ValueContext: ids 0..n-1, each plus 100 * n
+        replicas = spec.replicas
+        assert got["id_sum"] == sum(range(replicas)) + 100.0 * replicas * replicas
+        assert got["updated"] == 3.0
+    chief = _chief(battery, "distributed_api")
+    assert chief["should_checkpoint"] is True
+    assert [p["distributed_api"]["should_checkpoint"] for name, p in battery["processes"].items()
+            if name != "chief"] == [False] * (spec.processes - 1)

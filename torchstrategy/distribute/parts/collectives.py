@@ -359,7 +359,8 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         for dtype in sorted({t.dtype for t in tensors}, key=str):  # one collective per dtype, in the same order everywhere
             indices = [i for i, t in enumerate(tensors) if t.dtype == dtype]
             group = [tensors[i].detach().reshape(-1).to(self._home()) for i in indices]
-            flat = _flatten_dense_tensors(group)
+            # one tensor "flattens" to a view of itself: copy it, or the all-reduce would change the caller's tensor
+            flat = _flatten_dense_tensors(group) if len(group) > 1 else group[0].clone()
             dist.all_reduce(flat)
             for i, part in zip(indices, _unflatten_dense_tensors(flat, group)):
                 out[i] = part.reshape(tensors[i].shape).to(tensors[i].device)

@@ -68,8 +68,7 @@ class BatchPlacement:
             # torch seeds each process differently, so unseeded shuffles would differ between replicas:
             # every replica takes rank 0's pipeline random state (seeds, pass counters) instead.
             dataset.set_state(self._collectives.broadcast(dataset.get_state(), 0))
-        uneven = getattr(options, "experimental_allow_uneven_split", None)
-        allow_uneven = self._allow_uneven_split if uneven is None else uneven
+        allow_uneven = self._allow_uneven_split
         by_files = self._shard_by_files(dataset, policy, context, replica_ids, allow_uneven)
         if by_files is not None:
             dataset, context, replica_ids = by_files
