@@ -168,7 +168,7 @@ def _decode(data: bytes, op: str) -> Any:
         elif number in _VAL_FIELDS and wire_type in (VARINT, FIXED32, FIXED64, LENGTH_DELIMITED):
             typed.setdefault(number, []).extend(_packed(number, wire_type, value))
     if shape is None:
-        raise InvalidArgumentError(f"{op}: the TensorProto has an unknown rank; a tensor needs a full shape.")
+        raise InvalidArgumentError(None, None, f"{op}: the TensorProto has an unknown rank; a tensor needs a full shape.")
     count = int(np.prod(shape)) if shape else 1
     if dtype_number == _DT_STRING:
         if content is not None:
@@ -182,18 +182,18 @@ def _decode(data: bytes, op: str) -> Any:
         while strings and len(strings) < count:
             strings.append(strings[-1])
         if len(strings) != count:
-            raise InvalidArgumentError(f"{op}: the TensorProto holds {len(strings)} strings for shape {shape}.")
+            raise InvalidArgumentError(None, None, f"{op}: the TensorProto holds {len(strings)} strings for shape {shape}.")
         array = np.empty(count, dtype=object)
         array[:] = strings
         return array.reshape(shape), dtype_number
     if dtype_number not in _DTYPES:
-        raise InvalidArgumentError(f"{op}: the TensorProto's dtype (DataType {dtype_number}) is not supported here.")
+        raise InvalidArgumentError(None, None, f"{op}: the TensorProto's dtype (DataType {dtype_number}) is not supported here.")
     dtype = _DTYPES[dtype_number]
     if content is not None:
         numpy_dtype = torch.empty(0, dtype=torch.int16 if dtype == torch.bfloat16 else dtype).numpy().dtype
         array = np.frombuffer(content, dtype=numpy_dtype.newbyteorder("<")).astype(numpy_dtype)
         if array.size != count:
-            raise InvalidArgumentError(f"{op}: the TensorProto's content holds {array.size} values for shape {shape}.")
+            raise InvalidArgumentError(None, None, f"{op}: the TensorProto's content holds {array.size} values for shape {shape}.")
         tensor = torch.from_numpy(array.copy())
         if dtype == torch.bfloat16:
             tensor = tensor.view(torch.bfloat16)
@@ -212,12 +212,12 @@ def parse_tensor(serialized: Any, out_type: Any, name: Optional[str] = None) -> 
     try:
         value, number = _decode(_record(serialized, op), op)
     except DecodeError as error:
-        raise InvalidArgumentError(f"{op}: could not parse `serialized` as a tensor ({error}).") from None
+        raise InvalidArgumentError(None, None, f"{op}: could not parse `serialized` as a tensor ({error}).") from None
     want = _DT_STRING if (isinstance(out_type, np.dtype) and out_type.kind in "OSU") or out_type in (str, bytes) \
         else _ENUM.get(as_dtype(out_type))
     if want != number:
         wanted = "string" if want == _DT_STRING else _NAMES.get(want, str(out_type))
-        raise InvalidArgumentError(f"{op}: Type mismatch between parsed tensor ({_NAMES.get(number, number)}) and "
+        raise InvalidArgumentError(None, None, f"{op}: Type mismatch between parsed tensor ({_NAMES.get(number, number)}) and "
                                    f"dtype ({wanted}).")
     return value
 
@@ -249,7 +249,7 @@ def serialize_many_sparse(sp_input: Any, out_type: Any = _STRING, name: Optional
     op = "tf.io.serialize_many_sparse"
     indices, values, shape = _sparse_parts(sp_input, op)
     if shape.numel() < 2:
-        raise InvalidArgumentError(f"{op}: sp_input must have rank >= 2 (a minibatch), got dense_shape "
+        raise InvalidArgumentError(None, None, f"{op}: sp_input must have rank >= 2 (a minibatch), got dense_shape "
                                    f"{shape.tolist()}.")
     rows = []
     for row in range(int(shape[0])):
@@ -270,7 +270,7 @@ def deserialize_many_sparse(serialized_sparse: Any, dtype: Any, rank: Optional[i
     op = "tf.io.deserialize_many_sparse"
     array = np.asarray(serialized_sparse, dtype=object)
     if array.ndim != 2 or array.shape[1] != 3:
-        raise InvalidArgumentError(f"{op}: serialized_sparse must be an [N, 3] string array, got shape "
+        raise InvalidArgumentError(None, None, f"{op}: serialized_sparse must be an [N, 3] string array, got shape "
                                    f"{array.shape}.")
     indices, values, shapes = [], [], []
     for row in range(array.shape[0]):
@@ -278,16 +278,16 @@ def deserialize_many_sparse(serialized_sparse: Any, dtype: Any, rank: Optional[i
         part_values = parse_tensor(array[row, 1], dtype)
         part_shape = parse_tensor(array[row, 2], torch.int64)
         if rank is not None and part_shape.numel() + 1 != int(rank):
-            raise InvalidArgumentError(f"{op}: entry {row} has rank {part_shape.numel()}, so the batch would have "
+            raise InvalidArgumentError(None, None, f"{op}: entry {row} has rank {part_shape.numel()}, so the batch would have "
                                        f"rank {part_shape.numel() + 1}, not rank={rank}.")
         column = torch.full((part_indices.shape[0], 1), row, dtype=torch.int64)
         indices.append(torch.cat([column, part_indices], dim=1))
         values.append(part_values)
         shapes.append(part_shape)
     if not shapes:
-        raise InvalidArgumentError(f"{op}: serialized_sparse is empty; there is no entry to take a shape from.")
+        raise InvalidArgumentError(None, None, f"{op}: serialized_sparse is empty; there is no entry to take a shape from.")
     if len({int(shape.numel()) for shape in shapes}) != 1:
-        raise InvalidArgumentError(f"{op}: the entries have different ranks: {[s.tolist() for s in shapes]}.")
+        raise InvalidArgumentError(None, None, f"{op}: the entries have different ranks: {[s.tolist() for s in shapes]}.")
     dense = [array.shape[0]] + torch.stack(shapes).max(dim=0).values.tolist()
     joined = np.concatenate(values) if isinstance(values[0], np.ndarray) else torch.cat(values)
     return SparseTensor(torch.cat(indices), joined, dense)
