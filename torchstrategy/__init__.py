@@ -124,4 +124,8 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "matrix_square_root": "torchstrategy.linalg:sqrtm",
     **{name: f"torchstrategy.dtypes:{name}" for name in _DTYPES_MORE},
     "as_string": "torchstrategy.strings:as_string",
+    **{name: f"torchstrategy.dtypes:{name}" for name in ("qint8", "quint8", "qint32")},
+    **{name: f"torchstrategy.debugging:{name}" for name in ("assert_equal", "assert_greater", "assert_less",
+                                                           "assert_rank")},
+    **{name: f"torchstrategy.fft_ops:{name}" for name in ("fftnd", "ifftnd", "rfftnd", "irfftnd")},
 })

@@ -1,6 +1,7 @@
-"""Writes TF 2.21's numbers for the second tf.nn / tf.linalg / tf.random / tf.strings round (run with /work/tf-venv;
-not part of the test suite): tests/nn/nn2_reference.json, tests/linalg/operator_reference.json and
-tests/random_strings_reference.json. Inputs come from the `arr` formula mirrored in tests/nn/_reference.py."""
+"""Writes TF 2.21's numbers for the second tf.nn / tf.linalg / tf.random / tf.strings / tf.math round (run with
+/work/tf-venv; not part of the test suite): tests/nn/nn2_reference.json, tests/linalg/operator_reference.json,
+tests/random_strings_reference.json and tests/math/special_reference.json. Inputs come from the `arr`
+formula mirrored in tests/nn/_reference.py."""
 import json
 import os
 
@@ -217,8 +218,22 @@ def random_strings_part():
     write(out, "random_strings_reference.json")
 
 
+def math_part():
+    out = {}
+    x = np.array([-3.0, -0.5, 0.0, 0.1, 0.5, 1.0, 1.7, 1.9, 2.5, 4.0, 10.0, 75.0])
+    for fn in ("bessel_i0", "bessel_i0e", "bessel_i1", "bessel_i1e", "bessel_j0", "bessel_j1", "bessel_k0",
+               "bessel_k0e", "bessel_k1", "bessel_k1e", "bessel_y0", "bessel_y1", "dawsn", "expint", "fresnel_cos",
+               "fresnel_sin", "spence"):
+        out[fn] = getattr(tf.math.special, fn)(x).numpy()
+        out[fn + "_f32"] = getattr(tf.math.special, fn)(x.astype(np.float32)).numpy()
+    out["sobol"] = tf.math.sobol_sample(5, 6).numpy()
+    out["sobol_skip"] = tf.math.sobol_sample(3, 4, skip=7, dtype=tf.float64).numpy()
+    # tf.fftnd and friends have no CPU kernel in TF 2.21 ("no registered kernels"): tested against NumPy instead.
+    write(out, "math/special_reference.json")
+
+
 if __name__ == "__main__":
     import sys
-    parts = sys.argv[1:] or ["nn", "linalg", "random_strings"]
+    parts = sys.argv[1:] or ["nn", "linalg", "random_strings", "math"]
     for part in parts:
-        {"nn": nn_part, "linalg": linalg_part, "random_strings": random_strings_part}[part]()
+        {"nn": nn_part, "linalg": linalg_part, "random_strings": random_strings_part, "math": math_part}[part]()
