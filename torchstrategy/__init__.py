@@ -128,4 +128,5 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     **{name: f"torchstrategy.debugging:{name}" for name in ("assert_equal", "assert_greater", "assert_less",
                                                            "assert_rank")},
     **{name: f"torchstrategy.fft_ops:{name}" for name in ("fftnd", "ifftnd", "rfftnd", "irfftnd")},
+    "edit_distance": "torchstrategy.edit_distance:edit_distance",
 })

@@ -1,7 +1,7 @@
 """Writes TF 2.21's numbers for the second tf.nn / tf.linalg / tf.random / tf.strings / tf.math round (run with
 /work/tf-venv; not part of the test suite): tests/nn/nn2_reference.json, tests/linalg/operator_reference.json,
-tests/random_strings_reference.json and tests/math/special_reference.json. Inputs come from the `arr`
-formula mirrored in tests/nn/_reference.py."""
+tests/random_strings_reference.json, tests/math/special_reference.json and tests/extra_reference.json.
+Inputs come from the `arr` formula mirrored in tests/nn/_reference.py."""
 import json
 import os
 
@@ -232,8 +232,22 @@ def math_part():
     write(out, "math/special_reference.json")
 
 
+def extra_part():
+    out = {}
+    x = arr(3, 5)
+    out["stateless_dropout"] = tf.nn.experimental.stateless_dropout(x, 0.4, [3, 7]).numpy()
+    out["stateless_dropout_noise"] = tf.nn.experimental.stateless_dropout(x, 0.3, [5, 1], noise_shape=[3, 1]).numpy()
+    hyp = tf.sparse.SparseTensor([[0, 0, 0], [0, 0, 1], [1, 0, 0], [1, 1, 0], [1, 1, 1]], [1, 2, 3, 4, 5], [2, 3, 2])
+    truth = tf.sparse.SparseTensor([[0, 0, 0], [0, 0, 1], [0, 0, 2], [1, 0, 0], [1, 2, 0]], [1, 3, 2, 3, 6],
+                                   [2, 3, 3])
+    out["edit_norm"] = tf.edit_distance(hyp, truth).numpy()
+    out["edit_raw"] = tf.edit_distance(hyp, truth, normalize=False).numpy()
+    write(out, "extra_reference.json")
+
+
 if __name__ == "__main__":
     import sys
-    parts = sys.argv[1:] or ["nn", "linalg", "random_strings", "math"]
+    parts = sys.argv[1:] or ["nn", "linalg", "random_strings", "math", "extra"]
     for part in parts:
-        {"nn": nn_part, "linalg": linalg_part, "random_strings": random_strings_part, "math": math_part}[part]()
+        {"nn": nn_part, "linalg": linalg_part, "random_strings": random_strings_part, "math": math_part,
+         "extra": extra_part}[part]()
