@@ -55,7 +55,8 @@ def to_hash_bucket(input: Any, num_buckets: int, name: Optional[str] = None) -> 
         array.shape)
 
 
-def to_hash_bucket_strong(input: Any, num_buckets: int, key: Any, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
+def to_hash_bucket_strong(input: Any, num_buckets: int, key: Any,  # noqa: A002
+                          name: Optional[str] = None) -> torch.Tensor:
     """Each string's SipHash-2-4 under the two-int `key`, mod num_buckets (int64)."""
     op = "tf.strings.to_hash_bucket_strong"
     buckets = _buckets(num_buckets, op)

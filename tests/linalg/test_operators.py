@@ -7,7 +7,10 @@ import pytest
 from tests.linalg._operator_cases import check_against_tf
 
 
-@pytest.mark.parametrize("name", ['full', 'full_spd', 'diag', 'identity', 'scaled', 'tril', 'householder', 'permutation', 'toeplitz', 'tridiag'])
+@pytest.mark.parametrize("name", [
+    "full", "full_spd", "diag", "identity", "scaled", "tril", "householder", "permutation", "toeplitz",
+    "tridiag"
+])
 def test_matches_tf(name):
     check_against_tf(name)
 

@@ -7,6 +7,8 @@ import pytest
 from tests.linalg._operator_cases import check_against_tf
 
 
-@pytest.mark.parametrize("name", ['composition', 'blockdiag', 'blocklower', 'kronecker', 'lowrank', 'adjoint', 'inversion'])
+@pytest.mark.parametrize("name", [
+    "composition", "blockdiag", "blocklower", "kronecker", "lowrank", "adjoint", "inversion"
+])
 def test_matches_tf(name):
     check_against_tf(name)

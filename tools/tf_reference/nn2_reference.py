@@ -242,6 +242,21 @@ def extra_part():
                                    [2, 3, 3])
     out["edit_norm"] = tf.edit_distance(hyp, truth).numpy()
     out["edit_raw"] = tf.edit_distance(hyp, truth, normalize=False).numpy()
+    x, w = arr(2, 7, 6, 3), arr(3, 2, 3, 4, offset=1.0)
+    g = arr(2, 4, 3, 4, offset=0.5)
+    # tf.conv2d_backprop_*_v2 have no CPU kernel in TF 2.21: the same gradients come from a GradientTape.
+    xv, wv = tf.Variable(x), tf.Variable(w)
+    with tf.GradientTape(persistent=True) as tape:
+        y = tf.nn.conv2d(xv, wv, [1, 2, 2, 1], "SAME")
+        ye = tf.nn.conv2d(xv, wv, [1, 2, 2, 1], [[0, 0], [1, 0], [1, 2], [0, 0]])
+    out["bp_filter"] = tape.gradient(y, wv, output_gradients=g).numpy()
+    out["bp_input"] = tape.gradient(y, xv, output_gradients=g).numpy()
+    ge = arr(2, 3, 4, 4, offset=0.5)
+    out["bp_filter_explicit"] = tape.gradient(ye, wv, output_gradients=ge).numpy()
+    out["conv_batch2"] = tf.conv(arr(2, 3, 7, 6, 3), w, [1, 2, 1, 1], "VALID", batch_dims=2).numpy()
+    # (TF 2.21's CPU Conv kernel refuses groups > 1.)
+    out["conv_dilated"] = tf.conv(arr(2, 5, 5, 4), arr(3, 3, 4, 2, offset=2.0), [1, 1, 1, 1], "SAME",
+                                  dilations=[1, 2, 1, 1]).numpy()
     write(out, "extra_reference.json")
 
 
