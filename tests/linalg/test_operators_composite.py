@@ -12,3 +12,15 @@ from tests.linalg._operator_cases import check_against_tf
 ])
 def test_matches_tf(name):
     check_against_tf(name)
+
+
+def test_hints_that_contradict_the_parts_are_refused():
+    import numpy as np
+
+    import torchstrategy as tf
+    diag = tf.linalg.LinearOperatorDiag(np.array([1.0, 2.0], np.float32))
+    with pytest.raises(ValueError, match="is_self_adjoint=False"):
+        tf.linalg.LinearOperatorBlockDiag([diag, diag], is_self_adjoint=False)
+    with pytest.raises(ValueError, match="is_self_adjoint=False"):
+        tf.linalg.LinearOperatorKronecker([diag, diag], is_self_adjoint=False)
+    assert tf.linalg.LinearOperatorBlockDiag([diag, diag]).is_self_adjoint is True

@@ -21,6 +21,14 @@ def _all(operators: list, hint: str) -> Optional[bool]:
     return True if all(v is True for v in values) else None
 
 
+def _no_contradiction(hints: dict, operators: list, name: str) -> None:
+    """A False hint where every part has the property True is an error (the whole has it too)."""
+    for hint, value in hints.items():
+        if value is False and _all(operators, hint):
+            raise ValueError(f"{name}: every part is {hint}, so the operator is too; the hint {hint}=False "
+                             "contradicts that.")
+
+
 def _given_or_all(given: Optional[bool], operators: list, hint: str) -> Optional[bool]:
     return given if given is not None else _all(operators, hint)
 
@@ -197,9 +205,8 @@ class LinearOperatorBlockDiag(LinearOperator):
         ops = _check_operators(operators, "LinearOperatorBlockDiag")
         if any(op.domain_dimension != op.range_dimension for op in ops):
             raise ValueError("LinearOperatorBlockDiag: every operator on the diagonal must be square.")
-        for hint in ("is_non_singular", "is_self_adjoint", "is_positive_definite"):
-            if locals()[hint] is False and _all(ops, hint):
-                raise ValueError(f"LinearOperatorBlockDiag: every block is {hint}, so the operator is too.")
+        _no_contradiction({"is_non_singular": is_non_singular, "is_self_adjoint": is_self_adjoint,
+                           "is_positive_definite": is_positive_definite}, ops, "LinearOperatorBlockDiag")
         self._operators = ops
         super().__init__(ops[0].dtype, None, _given_or_all(is_non_singular, ops, "is_non_singular"),
                          _given_or_all(is_self_adjoint, ops, "is_self_adjoint"),
@@ -337,9 +344,8 @@ class LinearOperatorKronecker(LinearOperator):
                  is_positive_definite: Optional[bool] = None, is_square: Optional[bool] = None,
                  name: Optional[str] = None):
         ops = _check_operators(operators, "LinearOperatorKronecker")
-        for hint in ("is_non_singular", "is_self_adjoint"):
-            if locals()[hint] is False and _all(ops, hint):
-                raise ValueError(f"LinearOperatorKronecker: every factor is {hint}, so the product is too.")
+        _no_contradiction({"is_non_singular": is_non_singular, "is_self_adjoint": is_self_adjoint}, ops,
+                          "LinearOperatorKronecker")
         self._operators = ops
         super().__init__(ops[0].dtype, None, _given_or_all(is_non_singular, ops, "is_non_singular"),
                          _given_or_all(is_self_adjoint, ops, "is_self_adjoint"), is_positive_definite, is_square,
