@@ -129,6 +129,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
                                                            "assert_rank")},
     **{name: f"torchstrategy.fft_ops:{name}" for name in ("fftnd", "ifftnd", "rfftnd", "irfftnd")},
     "edit_distance": "torchstrategy.edit_distance:edit_distance",
+    "extract_volume_patches": "torchstrategy.image.geometry:extract_volume_patches",
     **{name: f"torchstrategy.conv_ops:{name}" for name in ("conv", "conv2d_backprop_filter_v2",
                                                            "conv2d_backprop_input_v2")},
 })

@@ -257,6 +257,9 @@ def extra_part():
     # (TF 2.21's CPU Conv kernel refuses groups > 1.)
     out["conv_dilated"] = tf.conv(arr(2, 5, 5, 4), arr(3, 3, 4, 2, offset=2.0), [1, 1, 1, 1], "SAME",
                                   dilations=[1, 2, 1, 1]).numpy()
+    vol = arr(2, 5, 6, 4, 3)
+    for pad in ("SAME", "VALID"):
+        out[f"volume_patches_{pad}"] = tf.extract_volume_patches(vol, [1, 2, 3, 2, 1], [1, 2, 2, 3, 1], pad).numpy()
     write(out, "extra_reference.json")
 
 
