@@ -14,9 +14,11 @@ _SHIFT = np.uint64(32)
 _TRUNCATED_GROUP_BLOCKS = 256
 
 
-def blocks(key: tuple, counter: tuple, count: int, skip: int = 0) -> np.ndarray:
-    """[count, 4] uint32 words: Philox rounds over the 128-bit counters counter + skip, ..., + skip + count - 1."""
-    step = np.arange(count, dtype=np.uint64) + np.uint64(skip)
+def blocks(key: tuple, counter: tuple, count: int, skip: int = 0, offsets: "np.ndarray | None" = None
+           ) -> np.ndarray:
+    """[count, 4] uint32 words: Philox rounds over the 128-bit counters counter + skip, ..., + skip + count - 1
+    (or counter + each of `offsets`, when given)."""
+    step = (np.arange(count, dtype=np.uint64) + np.uint64(skip)) if offsets is None else offsets.astype(np.uint64)
     lanes = []
     carry = step
     for word in counter:
@@ -120,18 +122,28 @@ def normal(key: tuple, counter: tuple, count: int, kind: str) -> np.ndarray:
 
 def truncated_normal(key: tuple, counter: tuple, count: int) -> np.ndarray:
     """`count` float32 standard normals within (-2, 2): each group of 4 outputs reads its own stretch of the
-    stream (256 blocks apart), drawing Box-Muller pairs and keeping those inside the bounds, as TF does."""
+    stream (256 blocks apart), drawing Box-Muller pairs and keeping those inside the bounds, as TF does. The first
+    4 blocks of every group are drawn at once; the rare group they leave short reads on one block at a time."""
     groups = -(-count // 4)
+    first = 4
+    offsets = (np.arange(groups, dtype=np.uint64)[:, None] * np.uint64(_TRUNCATED_GROUP_BLOCKS)
+               + np.arange(first, dtype=np.uint64)[None, :]).reshape(-1)
+    raw = blocks(key, counter, len(offsets), offsets=offsets).reshape(groups, first * 4)
+    pairs = raw.reshape(groups, -1, 2)
+    values = np.stack(_box_muller32(pairs[..., 0], pairs[..., 1]), axis=-1).reshape(groups, -1)
+    inside = np.abs(values) < 2.0
+    ranks = np.cumsum(inside, axis=1)
+    enough = ranks[:, -1] >= 4
     out = np.empty((groups, 4), np.float32)
-    for group in range(groups):
-        used, got, found = 0, 0, []
-        while got < 4:
-            raw = blocks(key, counter, 4, skip=group * _TRUNCATED_GROUP_BLOCKS + used).reshape(-1)
-            used += 4
-            pairs = raw.reshape(-1, 2)
-            values = np.stack(_box_muller32(pairs[:, 0], pairs[:, 1]), axis=-1).reshape(-1)
-            keep = values[np.abs(values) < 2.0]
-            found.extend(keep[:4 - got].tolist())
-            got = len(found)
+    keep = inside & (ranks <= 4) & enough[:, None]
+    out[enough] = values[keep].reshape(-1, 4)
+    for group in np.flatnonzero(~enough).tolist():
+        found = values[group][inside[group]][:4].tolist()
+        used = first
+        while len(found) < 4:
+            more = blocks(key, counter, 1, skip=group * _TRUNCATED_GROUP_BLOCKS + used).reshape(-1, 2)
+            used += 1
+            extra = np.stack(_box_muller32(more[:, 0], more[:, 1]), axis=-1).reshape(-1)
+            found += extra[np.abs(extra) < 2.0][:4 - len(found)].tolist()
         out[group] = found
     return out.reshape(-1)[:count]
