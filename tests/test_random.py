@@ -1,5 +1,6 @@
 """tf.random: dtypes and argument rules as in TF 2.21, distribution checks, and determinism of seeds,
-stateless seed pairs and tf.random.Generator (the numbers themselves differ from TF's Philox streams)."""
+stateless seed pairs and tf.random.Generator (TF's own numbers are checked in test_stateless_random.py and
+test_random_generator.py)."""
 from __future__ import annotations
 
 import numpy as np

@@ -127,4 +127,12 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "matrix_square_root": "torchstrategy.linalg:sqrtm",
     **{name: f"torchstrategy.dtypes:{name}" for name in _DTYPES_MORE},
     "as_string": "torchstrategy.strings:as_string",
+    **{name: f"torchstrategy.dtypes:{name}" for name in ("qint8", "quint8", "qint32")},
+    **{name: f"torchstrategy.debugging:{name}" for name in ("assert_equal", "assert_greater", "assert_less",
+                                                           "assert_rank")},
+    **{name: f"torchstrategy.fft_ops:{name}" for name in ("fftnd", "ifftnd", "rfftnd", "irfftnd")},
+    "edit_distance": "torchstrategy.edit_distance:edit_distance",
+    "extract_volume_patches": "torchstrategy.image.geometry:extract_volume_patches",
+    **{name: f"torchstrategy.conv_ops:{name}" for name in ("conv", "conv2d_backprop_filter_v2",
+                                                           "conv2d_backprop_input_v2")},
 })

@@ -399,6 +399,38 @@ def set_tpu_system_initialized(name: str, initialized: bool) -> None:
         _initialized_tpu_systems.discard(name)
 
 
+# The generator tf.random.get_global_generator hands out (None until first asked for or set).
+_global_rng_generator: Any = None
+
+
+def global_rng_generator() -> Any:
+    """The process's tf.random global Generator, or None when none was made or set yet."""
+    return _global_rng_generator
+
+
+def set_global_rng_generator(generator: Any) -> None:
+    """Replaces the process's tf.random global Generator."""
+    global _global_rng_generator
+    _global_rng_generator = generator
+
+
+# The class counts of tf.random.learned_unigram_candidate_sampler, one table per sampler configuration (TF keeps
+# them inside the op's kernel, which eager mode reuses for equal attributes).
+_learned_unigram_counts: dict = {}
+
+
+def learned_unigram_counts(key: tuple, size: int) -> list:
+    """A copy of the counts (every class starting at 1) kept for the sampler configuration `key`."""
+    return list(_learned_unigram_counts.get(key, [1] * size))
+
+
+def add_learned_unigram_counts(key: tuple, size: int, classes: list) -> None:
+    """Counts each of `classes` once more in the table of the sampler configuration `key`."""
+    counts = _learned_unigram_counts.setdefault(key, [1] * size)
+    for value in classes:
+        counts[value] += 1
+
+
 # ----- parameter-server tasks ---------------------------------------------------------------------
 # The object that answers this process's RPC calls in a parameter-server cluster (a ps task's variable
 # store or a worker's closure runner); None outside such a task. Remote calls arrive as module-level

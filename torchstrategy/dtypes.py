@@ -42,3 +42,19 @@ def as_dtype(type_value: Any) -> torch.dtype:
         except (TypeError, ValueError):
             pass
     raise TypeError(f"Unknown dtype {dtype!r}: pass a torch dtype such as torch.float32 or a name like 'int64'.")
+
+
+# TF's quantized dtypes that torch has (TF's qint16/quint16 have no torch counterpart).
+qint8, quint8, qint32 = torch.qint8, torch.quint8, torch.qint32
+QUANTIZED_DTYPES = frozenset({qint8, quint8, qint32})
+
+# tf.dtypes.cast / complex / saturate_cast live with the ops; tf.dtypes.experimental holds the narrow floats/ints.
+from torchstrategy._machinery.lazy import lazy_namespace  # noqa: E402
+
+__getattr__, _lazy_dir = lazy_namespace(__name__, {
+    "cast": "torchstrategy.ops:cast", "complex": "torchstrategy.math:complex",
+    "saturate_cast": "torchstrategy.math:saturate_cast", "experimental": "torchstrategy.dtypes_experimental"})
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_lazy_dir()))

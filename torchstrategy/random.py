@@ -1,5 +1,6 @@
 """`tf.random`: one call seeds every generator a training script touches (Python, NumPy, torch CPU and
-CUDA), the sampling functions (stateful, stateless with seed pairs) and tf.random.Generator."""
+CUDA) and the stateful samplers; the stateless family (TF's Philox numbers), Generator and the candidate samplers
+live in their own modules and are named here."""
 from __future__ import annotations
 
 import contextlib
@@ -10,7 +11,16 @@ from typing import Any, Iterator, Optional
 import numpy as np
 import torch
 
+from torchstrategy.candidate_sampling import (all_candidate_sampler, fixed_unigram_candidate_sampler,  # noqa: F401
+                                             learned_unigram_candidate_sampler, log_uniform_candidate_sampler,
+                                             uniform_candidate_sampler)
 from torchstrategy.dtypes import as_dtype
+from torchstrategy.random_generator import (Algorithm, Generator, create_rng_state, get_global_generator,  # noqa: F401
+                                           set_global_generator)
+from torchstrategy.stateless_random import (fold_in, split, stateless_binomial, stateless_categorical,  # noqa: F401
+                                           stateless_gamma, stateless_normal, stateless_parameterized_truncated_normal,
+                                           stateless_poisson, stateless_truncated_normal, stateless_uniform)
+from torchstrategy import random_experimental as experimental  # noqa: F401  (tf.random.experimental)
 
 
 def set_seed(seed: int) -> None:
@@ -165,107 +175,6 @@ def _seeded(seed: Optional[int]) -> Iterator[None]:
     with torch.random.fork_rng(devices=[]):
         torch.default_generator.manual_seed(int(seed))
         yield
-
-
-# ----- stateless sampling: same seed pair, same numbers -------------------------------------------------
-
-
-def _stateless_generator(seed: Any, op: str) -> torch.Generator:
-    pair = seed.tolist() if isinstance(seed, (torch.Tensor, np.ndarray)) else seed
-    if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-        raise ValueError(f"{op}: seed must be a pair of ints (shape [2]), e.g. seed=[1, 2]; got {seed!r}.")
-    first, second = (int(part) % (2**64) for part in pair)
-    # torch's CPU generator (mt19937) keeps only 32 bits of its seed, so hash the whole pair down to 32 bits
-    # rather than dropping a half; the numbers differ from TF's Philox streams.
-    digest = hashlib.blake2b(first.to_bytes(8, "little") + second.to_bytes(8, "little"), digest_size=4).digest()
-    return torch.Generator().manual_seed(int.from_bytes(digest, "little"))
-
-
-def stateless_uniform(shape: Any, seed: Any, minval: Any = 0, maxval: Any = None, dtype: Any = torch.float32,
-                      name: Optional[str] = None, alg: Any = "auto_select") -> torch.Tensor:
-    """Uniform samples fixed by the seed pair: equal seeds give equal numbers on every call and process.
-    (The values are not TF's: TF's Philox counters are not reproduced.)"""
-    return _uniform(_shape(shape), minval, maxval, dtype, _stateless_generator(seed, "tf.random.stateless_uniform"),
-                    "tf.random.stateless_uniform")
-
-
-def stateless_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = torch.float32,
-                     name: Optional[str] = None, alg: Any = "auto_select") -> torch.Tensor:
-    """Normal samples fixed by the seed pair (see `stateless_uniform`)."""
-    return _normal(_shape(shape), mean, stddev, dtype, _stateless_generator(seed, "tf.random.stateless_normal"),
-                   "tf.random.stateless_normal")
-
-
-def stateless_truncated_normal(shape: Any, seed: Any, mean: Any = 0.0, stddev: Any = 1.0,
-                               dtype: Any = torch.float32, name: Optional[str] = None, alg: Any = "auto_select"
-                               ) -> torch.Tensor:
-    """Truncated normal samples fixed by the seed pair (see `stateless_uniform`)."""
-    op = "tf.random.stateless_truncated_normal"
-    return _truncated_normal(_shape(shape), mean, stddev, dtype, _stateless_generator(seed, op), op)
-
-
-def stateless_categorical(logits: Any, num_samples: int, seed: Any, dtype: Any = torch.int64,
-                          name: Optional[str] = None) -> torch.Tensor:
-    """Class samples fixed by the seed pair (see `stateless_uniform`)."""
-    op = "tf.random.stateless_categorical"
-    return _categorical(logits, num_samples, dtype, _stateless_generator(seed, op), op)
-
-
-class Generator:
-    """`tf.random.Generator`: a random stream with its own state, independent of the global seed.
-
-    >>> g = Generator.from_seed(1)
-    >>> g.normal([2]).shape
-    torch.Size([2])
-    """
-
-    def __init__(self, seed: Optional[int] = None, *, _torch_generator: Optional[torch.Generator] = None):
-        if _torch_generator is not None:
-            self._torch = _torch_generator
-        else:
-            self._torch = torch.Generator()
-            if seed is None:
-                self._torch.seed()
-            else:
-                self._torch.manual_seed(int(seed) % (2**63))
-
-    @classmethod
-    def from_seed(cls, seed: int, alg: Any = None) -> "Generator":
-        """A generator whose draws are fixed by `seed`."""
-        return cls(seed)
-
-    @classmethod
-    def from_non_deterministic_state(cls, alg: Any = None) -> "Generator":
-        """A generator seeded from the operating system's entropy."""
-        return cls(None)
-
-    def reset_from_seed(self, seed: int) -> None:
-        """Restarts the stream as `from_seed(seed)` would."""
-        self._torch.manual_seed(int(seed) % (2**63))
-
-    def uniform(self, shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = torch.float32,
-                name: Optional[str] = None) -> torch.Tensor:
-        """Uniform samples from this stream (as `tf.random.uniform`)."""
-        return _uniform(_shape(shape), minval, maxval, dtype, self._torch, "Generator.uniform")
-
-    def normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = torch.float32,
-               name: Optional[str] = None) -> torch.Tensor:
-        """Normal samples from this stream."""
-        return _normal(_shape(shape), mean, stddev, dtype, self._torch, "Generator.normal")
-
-    def truncated_normal(self, shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = torch.float32,
-                         name: Optional[str] = None) -> torch.Tensor:
-        """Truncated normal samples from this stream."""
-        return _truncated_normal(_shape(shape), mean, stddev, dtype, self._torch, "Generator.truncated_normal")
-
-    def make_seeds(self, count: int = 1) -> torch.Tensor:
-        """An int64 [2, count] tensor of seed pairs for the stateless functions."""
-        return torch.randint(-(2**62), 2**62, (2, int(count)), generator=self._torch, dtype=torch.int64)
-
-    def split(self, count: int = 1) -> list:
-        """`count` new generators seeded from this one's stream."""
-        seeds = torch.randint(0, 2**62, (int(count),), generator=self._torch, dtype=torch.int64).tolist()
-        return [Generator(seed) for seed in seeds]
 
 
 def get_rng_state() -> dict:

@@ -29,3 +29,18 @@ def test_rot90_and_transpose_match_numpy():
     batch = np.stack([image, image + 1])
     assert tf.image.rot90(batch).numpy().tolist() == np.rot90(batch, 1, axes=(1, 2)).tolist()
     assert tf.image.transpose(batch).numpy().tolist() == batch.transpose(0, 2, 1, 3).tolist()
+
+
+@pytest.mark.parametrize("pad", ["SAME", "VALID"])
+def test_extract_volume_patches_matches_tf(pad):
+    # TF 2.21's patches (tests/extra_reference.json, from tools/tf_reference/nn2_reference.py).
+    import os
+
+    from tests._reference_arrays import Reference
+    from tests.nn._reference import arr
+
+    ref = Reference(os.path.join(os.path.dirname(__file__), "..", "extra_reference.json"))
+    out = tf.extract_volume_patches(arr(2, 5, 6, 4, 3), [1, 2, 3, 2, 1], [1, 2, 2, 3, 1], pad)
+    ref.close(out, f"volume_patches_{pad}")
+    with pytest.raises(ValueError, match=r"\[1, p, r, c, 1\]"):
+        tf.extract_volume_patches(arr(2, 5, 6, 4, 3), [2, 2, 3, 2, 1], [1, 2, 2, 3, 1], pad)

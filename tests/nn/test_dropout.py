@@ -48,3 +48,16 @@ def test_experimental_stateless_and_general_dropout():
     fixed = tf.nn.experimental.general_dropout(torch.ones(4), 0.5,
                                                lambda shape, dtype: torch.tensor([0.1, 0.6, 0.4, 0.9], dtype=dtype))
     assert fixed.tolist() == [0.0, 2.0, 0.0, 2.0]
+
+
+def test_stateless_dropout_is_tfs():
+    # TF 2.21's masks for these seeds (tests/extra_reference.json): the draws are TF's Philox numbers.
+    import os
+
+    from tests._reference_arrays import Reference
+    from tests.nn._reference import arr
+
+    ref = Reference(os.path.join(os.path.dirname(__file__), "..", "extra_reference.json"))
+    ref.close(tf.nn.experimental.stateless_dropout(arr(3, 5), 0.4, [3, 7]), "stateless_dropout")
+    ref.close(tf.nn.experimental.stateless_dropout(arr(3, 5), 0.3, [5, 1], noise_shape=[3, 1]),
+              "stateless_dropout_noise")

@@ -28,3 +28,23 @@ def test_bad_input_is_explained():
         tf.nn.depth_to_space(arr(1, 2, 2, 4), 2, data_format="NWHC")
     with pytest.raises(ValueError, match="not a multiple"):
         tf.nn.space_to_batch(arr(1, 3, 3, 1), [2, 2], [[0, 0], [0, 0]])
+
+
+def _nn2_reference():
+    import os
+
+    from tests._reference_arrays import Reference
+    return Reference(os.path.join(os.path.dirname(__file__), "nn2_reference.json"))
+
+
+@pytest.mark.parametrize("pad", ["SAME", "VALID"])
+def test_with_space_to_batch_matches_tf(pad):
+    # TF 2.21: a dilated convolution run through space_to_batch (tests/nn/nn2_reference.json).
+    x, filt = arr(2, 6, 8, 3), arr(3, 3, 3, 2, offset=0.6)
+    out = tf.nn.with_space_to_batch(x, [2, 2], pad, lambda inp, n, p: tf.nn.convolution(inp, filt, padding=p),
+                                    filter_shape=[3, 3])
+    _nn2_reference().close(out, f"wstb_{pad}", atol=1e-4)
+    direct = tf.nn.convolution(x, filt, padding=pad, dilations=2)
+    torch.testing.assert_close(out, direct, atol=1e-4, rtol=1e-4)
+    with pytest.raises(ValueError, match="filter_shape"):
+        tf.nn.with_space_to_batch(x, [2, 2], "SAME", lambda inp, n, p: inp)

@@ -1,5 +1,5 @@
-"""tf.image's geometric ops beyond crops and resizes: rot90, transpose, resize_with_pad and extract_patches
-(TF's patch layout: [batch, rows, cols, size_rows * size_cols * depth])."""
+"""tf.image's geometric ops beyond crops and resizes: rot90, transpose, resize_with_pad, extract_patches (TF's patch
+layout: [batch, rows, cols, size_rows * size_cols * depth]) and the 3-D tf.extract_volume_patches."""
 from __future__ import annotations
 
 import math
@@ -78,3 +78,38 @@ def extract_patches(images: Any, sizes: Any, strides: Any, rates: Any, padding: 
     # unfold gives [batch, depth * size_h * size_w, rows * cols]; TF orders each patch (size_h, size_w, depth)
     patches = columns.reshape(batch, depth, size_h * size_w, out_h, out_w).permute(0, 3, 4, 2, 1)
     return patches.reshape(batch, out_h, out_w, size_h * size_w * depth).to(tensor.dtype)
+
+
+def extract_volume_patches(input: Any, ksizes: Any, strides: Any, padding: str,  # noqa: A002
+                           name: Optional[str] = None) -> torch.Tensor:
+    """tf.extract_volume_patches: 3-D patches of [batch, planes, rows, cols, depth] (ksizes/strides
+    [1, p, r, c, 1]), each flattened (planes, rows, cols, then depth) into the last axis; padding 'VALID' or
+    'SAME' (zeros, the extra one after)."""
+    op = "tf.extract_volume_patches"
+    tensor = _as_tensor(input)
+    if tensor.dim() != 5:
+        raise ValueError(f"{op} needs input [batch, planes, rows, cols, depth], got {tuple(tensor.shape)}.")
+    if padding not in ("VALID", "SAME"):
+        raise ValueError(f"{op}: padding must be 'VALID' or 'SAME', got {padding!r}.")
+    sizes, steps = [int(v) for v in ksizes], [int(v) for v in strides]
+    if len(sizes) != 5 or len(steps) != 5 or sizes[0] != 1 or sizes[4] != 1 or steps[0] != 1 or steps[4] != 1:
+        raise ValueError(f"{op}: ksizes and strides must be [1, p, r, c, 1], got {ksizes} and {strides}.")
+    pads, outs = [], []
+    for n, k, s in zip(tensor.shape[1:4], sizes[1:4], steps[1:4]):
+        if padding == "SAME":
+            out = -(-n // s)
+            total = max((out - 1) * s + k - n, 0)
+            pads.append((total // 2, total - total // 2))
+        else:
+            out = (n - k) // s + 1 if n >= k else 0
+            pads.append((0, 0))
+        outs.append(out)
+    flat = [0, 0] + [amount for pair in reversed(pads) for amount in pair]
+    work = F.pad(tensor, flat) if any(flat) else tensor
+    if 0 in outs:
+        return tensor.new_zeros(tensor.shape[0], *outs, sizes[1] * sizes[2] * sizes[3] * tensor.shape[4])
+    for axis in range(3):
+        work = work.unfold(1 + axis, sizes[1 + axis], steps[1 + axis])
+    # [batch, op, or, oc, depth, kp, kr, kc] -> patches ordered (kp, kr, kc, depth)
+    patches = work.permute(0, 1, 2, 3, 5, 6, 7, 4)
+    return patches.reshape(tensor.shape[0], *outs, -1)

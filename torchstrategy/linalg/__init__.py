@@ -1,6 +1,7 @@
 """`tf.linalg`: matrix products, inverses, determinants, norms, diagonals, band parts and the QR, SVD and
 Cholesky factorisations, with TF's argument names and result layouts, on torch tensors. Solvers and LU live
-in _solve, tridiagonal/tensor-diagonal helpers and global_norm in _structured; this module re-exports them."""
+in _solve, tridiagonal/tensor-diagonal helpers and global_norm in _structured, the LinearOperator family in
+_operator*; this module re-exports them."""
 from __future__ import annotations
 
 from typing import Any, NamedTuple, Optional
@@ -16,11 +17,24 @@ from torchstrategy.linalg._solve import *  # noqa: F401,F403
 from torchstrategy.linalg._solve import __all__ as _solve_names
 from torchstrategy.linalg._structured import *  # noqa: F401,F403
 from torchstrategy.linalg._structured import __all__ as _structured_names
+from torchstrategy.linalg import experimental  # noqa: F401  (tf.linalg.experimental)
+from torchstrategy.linalg._operator import LinearOperator
+from torchstrategy.linalg._operators import (LinearOperatorDiag, LinearOperatorFullMatrix, LinearOperatorHouseholder,
+                                            LinearOperatorIdentity, LinearOperatorLowerTriangular,
+                                            LinearOperatorPermutation, LinearOperatorScaledIdentity,
+                                            LinearOperatorToeplitz, LinearOperatorTridiag, LinearOperatorZeros)
+from torchstrategy.linalg._operators_circulant import (LinearOperatorCirculant, LinearOperatorCirculant2D,
+                                                     LinearOperatorCirculant3D)
+from torchstrategy.linalg._operators_composite import (LinearOperatorAdjoint, LinearOperatorBlockDiag,
+                                                     LinearOperatorBlockLowerTriangular, LinearOperatorComposition,
+                                                     LinearOperatorInversion, LinearOperatorKronecker,
+                                                     LinearOperatorLowRankUpdate)
 
 __all__ = ["matmul", "matvec", "inv", "det", "norm", "diag", "diag_part", "trace", "eye", "band_part",
            "l2_normalize", "qr", "svd", "cholesky", "Qr", "matrix_transpose", "set_diag"]
 __all__ += ["eig", "eigvals", "sqrtm", "einsum", "tensordot", "normalize"]
 __all__ += list(_solve_names) + list(_structured_names)
+__all__ += [name for name in dir() if name.startswith("LinearOperator")]
 
 
 def _matrix(x: Any, op: str, allowed: str = "float") -> torch.Tensor:

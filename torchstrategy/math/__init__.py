@@ -28,6 +28,7 @@ from torchstrategy.math._trig import (  # noqa: F401
     acos, acosh, asin, asinh, atan, atan2, atanh, complex, cosh, realdiv, saturate_cast, scalar_mul, sinh, tan,
     truncatediv, truncatemod,
 )
+from torchstrategy.math import special  # noqa: F401,E402  (tf.math.special)
 from torchstrategy.math._special import *  # noqa: F401,F403,E402
 from torchstrategy.math._special import __all__ as _special_names  # noqa: E402
 from torchstrategy.math._segment_more import *  # noqa: F401,F403,E402

@@ -1,5 +1,6 @@
 """tf.math's remaining reductions and checks: polyval, cumulative_logsumexp, reduce_euclidean_norm,
-confusion_matrix, in_top_k, invert_permutation, the monotonicity tests, zero_fraction, accumulate_n, approx_*_k."""
+confusion_matrix, in_top_k, invert_permutation, the monotonicity tests, zero_fraction, accumulate_n, approx_*_k
+and sobol_sample."""
 from __future__ import annotations
 
 import builtins
@@ -10,7 +11,7 @@ import torch
 from torchstrategy._tensor_convert import DTypeError, dims, match_dtypes, require, to_tensor
 from torchstrategy.dtypes import as_dtype
 
-__all__ = ["polyval", "cumulative_logsumexp", "reduce_euclidean_norm", "confusion_matrix", "in_top_k",
+__all__ = ["sobol_sample", "polyval", "cumulative_logsumexp", "reduce_euclidean_norm", "confusion_matrix", "in_top_k",
            "invert_permutation", "is_non_decreasing", "is_strictly_increasing", "zero_fraction", "accumulate_n",
            "approx_max_k", "approx_min_k"]
 
@@ -210,3 +211,18 @@ def approx_min_k(operand: Any, k: int, reduction_dimension: int = -1, recall_tar
     """(values, int32 indices) of the k smallest entries along `reduction_dimension`, computed exactly (exact
     results meet any `recall_target`, which TF treats as a lower bound on recall)."""
     return _approx_k(operand, k, reduction_dimension, aggregate_to_topk, False, "tf.math.approx_min_k")
+
+
+def sobol_sample(dim: int, num_results: int, skip: int = 0, dtype: Any = torch.float32,
+                 name: Optional[str] = None) -> torch.Tensor:
+    """[num_results, dim] points of the (unscrambled) Sobol sequence, TF's numbers: TF's sequence leaves out the
+    all-zero first point, and `skip` drops that many more."""
+    out = as_dtype(dtype)
+    if out not in (torch.float32, torch.float64):
+        raise ValueError(f"tf.math.sobol_sample: dtype must be float32 or float64, got {dtype!r}.")
+    if not 1 <= int(dim) <= 1111 or int(num_results) < 0 or int(skip) < 0:
+        raise ValueError(f"tf.math.sobol_sample: need 1 <= dim <= 1111 (TF's limit), num_results >= 0 and skip >= 0; "
+                         f"got {dim}, {num_results}, {skip}.")
+    engine = torch.quasirandom.SobolEngine(int(dim), scramble=False)
+    engine.fast_forward(int(skip) + 1)
+    return engine.draw(int(num_results), dtype=torch.float64).to(out)

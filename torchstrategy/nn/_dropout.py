@@ -44,7 +44,7 @@ def _apply(t: torch.Tensor, r: float, draw: torch.Tensor) -> torch.Tensor:
 
 def stateless_dropout(x: Any, rate: Any, seed: Any, rng_alg: Any = None, noise_shape: Any = None,
                       name: Optional[str] = None) -> torch.Tensor:
-    """dropout whose mask is fixed by the seed pair (tf.random.stateless_uniform; not TF's Philox numbers)."""
+    """dropout whose mask is fixed by the seed pair (drawn with tf.random.stateless_uniform, TF's Philox numbers)."""
     t = to_tensor(x, op="tf.nn.experimental.stateless_dropout")
     r, shape = _checked(t, rate, noise_shape, "tf.nn.experimental.stateless_dropout")
     draw = tf_random.stateless_uniform(shape, seed, dtype=t.dtype, alg=rng_alg or "auto_select")

@@ -1,13 +1,15 @@
-"""`tf.nn` block rearrangements on torch tensors: space_to_depth, depth_to_space and space_to_batch, with
-TF's ordering of the moved blocks."""
+"""`tf.nn` block rearrangements on torch tensors (space_to_depth, depth_to_space, space_to_batch, in TF's block
+order) and with_space_to_batch, which runs an op dilated through space_to_batch."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
 from torchstrategy._tensor_convert import to_tensor
+from torchstrategy.slicing_ops import batch_to_space, required_space_to_batch_paddings, space_to_batch_nd
 
 
 def _nhwc(x: torch.Tensor, data_format: str, op: str) -> bool:
@@ -88,3 +90,48 @@ def space_to_batch(input: Any, block_shape: Any, paddings: Any, name: Optional[s
     order += list(range(1 + 2 * m, 1 + 2 * m + rest))
     out_shape = [batch * int(torch.tensor(blocks).prod())] + [s // b for s, b in zip(sizes, blocks)] + tail
     return split.permute(*order).reshape(out_shape)
+
+
+def _fill_gaps(values: list, fill: Any, spatial_dims: list) -> list:
+    """Per dimension 1..max(spatial_dims): the value given for a spatial dimension, `fill` for the others."""
+    given = dict(zip(spatial_dims, values))
+    return [given.get(dim, fill) for dim in range(1, max(spatial_dims) + 1)]
+
+
+def with_space_to_batch(input: Any, dilation_rate: Any, padding: str, op: Any, filter_shape: Any = None,  # noqa: A002
+                        spatial_dims: Any = None, data_format: Optional[str] = None) -> Any:
+    """op(input, num_spatial_dims, padding) run at `dilation_rate`: with rates above 1 the input goes through
+    space_to_batch (SAME padding from `filter_shape`), `op` runs with 'VALID' padding and batch_to_space brings the
+    result back, as TF does for dilated convolution and pooling."""
+    name = "tf.nn.with_space_to_batch"
+    x = to_tensor(input, op=name)
+    rates = [int(v) for v in (dilation_rate.tolist() if isinstance(dilation_rate, torch.Tensor)
+                              else np.atleast_1d(dilation_rate).tolist())]
+    n = len(rates)
+    if n < 1 or any(r < 1 for r in rates):
+        raise ValueError(f"{name}: dilation_rate must hold positive ints, one per spatial dimension; got {rates}.")
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"{name}: padding must be 'SAME' or 'VALID', got {padding!r}.")
+    if spatial_dims is None:
+        first = 2 if data_format is not None and data_format.startswith("NC") else 1
+        dims = list(range(first, first + n))
+    else:
+        dims = [int(d) for d in spatial_dims]
+        if len(dims) != n or dims != sorted(set(dims)) or dims[0] < 1:
+            raise ValueError(f"{name}: spatial_dims must be {n} increasing dimensions >= 1, got {spatial_dims!r}.")
+    if all(r == 1 for r in rates):
+        return op(x, n, padding)
+    if padding == "SAME":
+        if filter_shape is None:
+            raise ValueError(f"{name}: filter_shape must be given for SAME padding with dilation_rate {rates}.")
+        extra = [(int(k) - 1) * r for k, r in zip(list(filter_shape), rates)]
+        base = [[e // 2, e - e // 2] for e in extra]
+    else:
+        base = [[0, 0] for _ in rates]
+    spatial = [int(x.shape[d]) for d in dims]
+    pads, crops = required_space_to_batch_paddings(spatial, rates, base)
+    blocks = _fill_gaps(rates, 1, dims)
+    pads = _fill_gaps(pads.tolist(), [0, 0], dims)
+    crops = _fill_gaps(crops.tolist(), [0, 0], dims)
+    result = op(space_to_batch_nd(x, blocks, pads), n, "VALID")
+    return batch_to_space(result, blocks, crops)
