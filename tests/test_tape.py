@@ -111,3 +111,19 @@ def test_function_takes_tf_2_21_arguments():
     assert int(traced(torch.tensor(1))) == 2
     with pytest.raises(TypeError, match="callable"):
         tf.function(3)
+
+
+def test_unconnected_gradients_takes_tf_enum_and_strings_and_refuses_others():
+    # TF 2.21: the default is tf.UnconnectedGradients.NONE; the enum's values 'none'/'zero' are accepted too
+    a, b = tf.Variable(2.0), tf.Variable(3.0)
+    for zero in (tf.UnconnectedGradients.ZERO, "zero"):
+        with tf.GradientTape() as tape:
+            y = a * 5
+        assert [float(g) for g in tape.gradient(y, [a, b], unconnected_gradients=zero)] == [5.0, 0.0]
+    with tf.GradientTape() as tape:
+        y = a * 5
+    with pytest.raises(ValueError, match="unconnected_gradients: 'zeros'"):
+        tape.gradient(y, [a, b], unconnected_gradients="zeros")
+    with tf.GradientTape() as tape:
+        y = a * 5
+    assert tape.gradient(y, [a, b], unconnected_gradients=tf.UnconnectedGradients.NONE)[1] is None

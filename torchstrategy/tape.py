@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional
 import torch
 
 from torchstrategy import _context
+from torchstrategy.graph_compat import UnconnectedGradients
 from torchstrategy.nest import flatten as flatten_structure, pack_sequence_as
 
 
@@ -69,9 +70,15 @@ class GradientTape:
         target: Any,
         sources: Any,
         output_gradients: Any = None,
-        unconnected_gradients: str = "none",
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
     ) -> Any:
-        """d(sum of target)/d(source) for each source, nested like `sources`; None if unconnected."""
+        """d(sum of target)/d(source) for each source, nested like `sources`; None for a source the target does not
+        depend on, or zeros with `unconnected_gradients=tf.UnconnectedGradients.ZERO` (or 'zero')."""
+        try:
+            unconnected = UnconnectedGradients(unconnected_gradients)
+        except ValueError:
+            raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}; use "
+                             "tf.UnconnectedGradients.NONE or tf.UnconnectedGradients.ZERO (or 'none' / 'zero').") from None
         if self._used and not self._persistent:
             raise RuntimeError(
                 "A non-persistent GradientTape can only be used to compute one set of gradients. "
@@ -98,7 +105,7 @@ class GradientTape:
             for index, grad in zip(wanted, grads):
                 # gradients of EagerTensor targets come back as plain tensors (optimizers run at full speed)
                 results[index] = grad if grad is None or type(grad) is torch.Tensor else grad.as_subclass(torch.Tensor)
-        if str(unconnected_gradients).lower().endswith("zero"):
+        if unconnected is UnconnectedGradients.ZERO:
             results = [torch.zeros_like(s) if r is None else r for s, r in zip(flat_sources, results)]
         if isinstance(sources, torch.Tensor):
             return results[0]
