@@ -8,7 +8,7 @@ import torch
 
 from torchstrategy.keras.layers import rnn_state
 from torchstrategy.keras.layers.base import Layer
-from torchstrategy.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell, _RecurrentCell
+from torchstrategy.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell, _arguments, _RecurrentCell
 
 _CELL_KEYS = ("name", "trainable", "dtype", "batch_input_shape")  # the cell's own Layer arguments
 
@@ -150,6 +150,17 @@ class SimpleRNN(_RNN):
 
     _cell_class = SimpleRNNCell
 
+    def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", recurrent_initializer: Any = "orthogonal",
+                 bias_initializer: Any = "zeros", kernel_regularizer: Any = None, recurrent_regularizer: Any = None,
+                 bias_regularizer: Any = None, activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 recurrent_constraint: Any = None, bias_constraint: Any = None, dropout: float = 0.0,
+                 recurrent_dropout: float = 0.0,
+                 return_sequences: bool = False, return_state: bool = False,
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 seed: Optional[int] = None, **kwargs: Any) -> None:
+        super().__init__(**_arguments(locals()))
+
 
 class LSTM(_RNN):
     """Long short-term memory (Keras weights: kernel (features, 4*units) in i, f, c, o order); states [h, c].
@@ -160,6 +171,19 @@ class LSTM(_RNN):
 
     _cell_class = LSTMCell
 
+    def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 unit_forget_bias: bool = True,
+                 kernel_regularizer: Any = None, recurrent_regularizer: Any = None,
+                 bias_regularizer: Any = None, activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 recurrent_constraint: Any = None, bias_constraint: Any = None, dropout: float = 0.0,
+                 recurrent_dropout: float = 0.0,
+                 seed: Optional[int] = None, return_sequences: bool = False, return_state: bool = False,
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 use_cudnn: Any = "auto", **kwargs: Any) -> None:
+        super().__init__(**_arguments(locals()))
+
 
 class GRU(_RNN):
     """Gated recurrent unit (gates z, r, h; reset_after=True by default, bias (2, 3*units)).
@@ -169,6 +193,19 @@ class GRU(_RNN):
     """
 
     _cell_class = GRUCell
+
+    def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None,
+                 recurrent_regularizer: Any = None,
+                 bias_regularizer: Any = None, activity_regularizer: Any = None, kernel_constraint: Any = None,
+                 recurrent_constraint: Any = None, bias_constraint: Any = None, dropout: float = 0.0,
+                 recurrent_dropout: float = 0.0,
+                 seed: Optional[int] = None, return_sequences: bool = False, return_state: bool = False,
+                 go_backwards: bool = False, stateful: bool = False, unroll: bool = False,
+                 reset_after: bool = True, use_cudnn: Any = "auto", **kwargs: Any) -> None:
+        super().__init__(**_arguments(locals()))
 
 
 # ----- wrappers ----------------------------------------------------------------------------------

@@ -17,6 +17,16 @@ def _check_rate(owner: str, name: str, value: Any) -> float:
     return rate
 
 
+_CELL_OWN = ("unit_forget_bias", "reset_after")  # set by LSTMCell / GRUCell themselves, not by _RecurrentCell
+
+
+def _arguments(scope: dict, drop: tuple = ()) -> dict:
+    """The arguments of the `__init__` whose `locals()` is `scope`, as keywords (its **kwargs merged in): the
+    cells and layers spell out Keras's full signatures and hand everything on in one call."""
+    named = {k: v for k, v in scope.items() if k not in ("self", "__class__", "kwargs") and k not in drop}
+    return {**named, **scope.get("kwargs", {})}
+
+
 class _RecurrentCell(Layer):
     """Shared weights and dropout of the three cells; subclasses set `_gates` and write `step`.
 
@@ -190,8 +200,13 @@ class SimpleRNNCell(_RecurrentCell):
     _gates = 1
     _has_recurrent_activation = False
 
-    def __init__(self, units: int, activation: Any = "tanh", **kwargs: Any) -> None:
-        super().__init__(units, activation=activation, **kwargs)
+    def __init__(self, units: int, activation: Any = "tanh", use_bias: bool = True,
+                 kernel_initializer: Any = "glorot_uniform", recurrent_initializer: Any = "orthogonal",
+                 bias_initializer: Any = "zeros", kernel_regularizer: Any = None, recurrent_regularizer: Any = None,
+                 bias_regularizer: Any = None, kernel_constraint: Any = None, recurrent_constraint: Any = None,
+                 bias_constraint: Any = None, dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 seed: Optional[int] = None, **kwargs: Any) -> None:
+        super().__init__(**_arguments(locals(), drop=_CELL_OWN))
 
     def step(self, projected: torch.Tensor, states: list, recurrent_mask: Optional[torch.Tensor] = None) -> tuple:
         output = self.activation(projected + self._recurrent(states[0], recurrent_mask, slice(0, 1)))
@@ -203,9 +218,16 @@ class LSTMCell(_RecurrentCell):
 
     _gates = 4
 
-    def __init__(self, units: int, unit_forget_bias: bool = True, **kwargs: Any) -> None:
+    def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 unit_forget_bias: bool = True,
+                 kernel_regularizer: Any = None, recurrent_regularizer: Any = None,
+                 bias_regularizer: Any = None, kernel_constraint: Any = None, recurrent_constraint: Any = None,
+                 bias_constraint: Any = None, dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 seed: Optional[int] = None, **kwargs: Any) -> None:
         self.unit_forget_bias = bool(unit_forget_bias)
-        super().__init__(units, **kwargs)
+        super().__init__(**_arguments(locals(), drop=_CELL_OWN))
 
     @property
     def state_size(self) -> list[int]:
@@ -238,9 +260,16 @@ class GRUCell(_RecurrentCell):
 
     _gates = 3
 
-    def __init__(self, units: int, reset_after: bool = True, **kwargs: Any) -> None:
+    def __init__(self, units: int, activation: Any = "tanh", recurrent_activation: Any = "sigmoid",
+                 use_bias: bool = True, kernel_initializer: Any = "glorot_uniform",
+                 recurrent_initializer: Any = "orthogonal", bias_initializer: Any = "zeros",
+                 kernel_regularizer: Any = None,
+                 recurrent_regularizer: Any = None,
+                 bias_regularizer: Any = None, kernel_constraint: Any = None, recurrent_constraint: Any = None,
+                 bias_constraint: Any = None, dropout: float = 0.0, recurrent_dropout: float = 0.0,
+                 reset_after: bool = True, seed: Optional[int] = None, **kwargs: Any) -> None:
         self.reset_after = bool(reset_after)
-        super().__init__(units, **kwargs)
+        super().__init__(**_arguments(locals(), drop=_CELL_OWN))
 
     def _bias_shape(self) -> tuple:
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
