@@ -69,10 +69,10 @@ class MultiHeadAttention(Layer):
     def __init__(
         self, num_heads: int, key_dim: int, value_dim: Optional[int] = None, dropout: float = 0.0,
         use_bias: bool = True, output_shape: Union[None, int, Sequence[int]] = None, attention_axes: Any = None,
+        sliding_window: Optional[int] = None, flash_attention: Optional[bool] = None,
         kernel_initializer: Any = "glorot_uniform", bias_initializer: Any = "zeros", kernel_regularizer: Any = None,
         bias_regularizer: Any = None, activity_regularizer: Any = None, kernel_constraint: Any = None,
-        bias_constraint: Any = None, seed: Optional[int] = None, use_gate: bool = False,
-        sliding_window: Optional[int] = None, flash_attention: Optional[bool] = None, **kwargs: Any,
+        bias_constraint: Any = None, use_gate: bool = False, seed: Optional[int] = None, **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         for name, value, optional in (("num_heads", num_heads, False), ("key_dim", key_dim, False),

@@ -10,6 +10,7 @@ import torch.nn.functional as F
 
 from torchstrategy.keras import backend
 from torchstrategy.keras.layers.base import Layer
+from torchstrategy.keras.layers.core import _normalize_data_format
 
 
 class Rescaling(Layer):
@@ -128,19 +129,32 @@ class Resizing(Layer):
     """Resizes (batch, H, W, C) or (H, W, C) images to (height, width) like tf.image.resize.
 
     interpolation: 'bilinear' or 'nearest' (half-pixel centres, no antialiasing, as TF2).
-    `crop_to_aspect_ratio=True` first takes the largest centred crop with the target aspect ratio.
+    `crop_to_aspect_ratio=True` first takes the largest centred crop with the target aspect ratio;
+    `pad_to_aspect_ratio=True` instead pads equally on both sides with `fill_value` (Keras 3's arithmetic).
+    `data_format='channels_first'` takes (batch, C, H, W) images.
     """
 
     _MODES = {"bilinear": "bilinear", "nearest": "nearest-exact"}
 
     def __init__(self, height: int, width: int, interpolation: str = "bilinear", crop_to_aspect_ratio: bool = False,
-                 **kwargs: Any) -> None:
-        super().__init__(**kwargs)
+                 pad_to_aspect_ratio: bool = False, fill_mode: str = "constant", fill_value: float = 0.0,
+                 antialias: bool = False, data_format: Optional[str] = None, **kwargs: Any) -> None:
         if interpolation not in self._MODES:
             raise ValueError(f"Resizing: interpolation {interpolation!r} is not supported here; "
                              f"use one of {sorted(self._MODES)}.")
+        if fill_mode != "constant":
+            raise ValueError(f"Resizing: only fill_mode='constant' is supported (as in Keras). "
+                             f"Received: fill_mode={fill_mode!r}")
+        if crop_to_aspect_ratio and pad_to_aspect_ratio:
+            raise ValueError("Resizing: only one of `pad_to_aspect_ratio` and `crop_to_aspect_ratio` can be True.")
+        if antialias:
+            raise NotImplementedError("Resizing(antialias=True) is not supported by torchstrategy; leave "
+                                      "antialias=False (TF2's default resize).")
+        super().__init__(**kwargs)
         self.height, self.width = int(height), int(width)
         self.interpolation, self.crop_to_aspect_ratio = interpolation, bool(crop_to_aspect_ratio)
+        self.pad_to_aspect_ratio, self.fill_mode, self.fill_value = bool(pad_to_aspect_ratio), fill_mode, fill_value
+        self.antialias, self.data_format = False, _normalize_data_format(data_format)
 
     def call(self, inputs: torch.Tensor) -> torch.Tensor:
         unbatched = inputs.dim() == 3
@@ -149,17 +163,33 @@ class Resizing(Layer):
             raise ValueError(f"Layer '{self.name}' expects (batch, H, W, C) or (H, W, C) images, got shape "
                              f"{tuple(inputs.shape)}.")
         x = x.to(self._compute_torch_dtype)
+        if self.data_format == "channels_first":
+            x = x.movedim(1, -1)
         if self.crop_to_aspect_ratio:
             h, w = x.shape[1], x.shape[2]
             crop_h = min(h, int(w * self.height / self.width))
             crop_w = min(w, int(h * self.width / self.height))
             top, left = (h - crop_h) // 2, (w - crop_w) // 2
             x = x[:, top:top + crop_h, left:left + crop_w, :]
+        elif self.pad_to_aspect_ratio:
+            x = self._pad_to_aspect_ratio(x)
         mode = self._MODES[self.interpolation]
         extra = {"align_corners": False} if mode == "bilinear" else {}
-        y = F.interpolate(x.movedim(-1, 1), size=(self.height, self.width), mode=mode, **extra).movedim(1, -1)
+        y = F.interpolate(x.movedim(-1, 1), size=(self.height, self.width), mode=mode, **extra)
+        y = y if self.data_format == "channels_first" else y.movedim(1, -1)
         return y[0] if unbatched else y
+
+    def _pad_to_aspect_ratio(self, x: torch.Tensor) -> torch.Tensor:
+        """Pads (batch, H, W, C) images equally on both sides to the target aspect ratio; like Keras 3, the side
+        margin is half the missing size, rounded down (float32 arithmetic)."""
+        h, w = x.shape[1], x.shape[2]
+        want_h = max(h, int(np.float32(w * self.height) / np.float32(self.width)))
+        want_w = max(w, int(np.float32(h * self.width) / np.float32(self.height)))
+        top, left = int(np.float32(want_h - h) / 2), int(np.float32(want_w - w) / 2)
+        return F.pad(x, (0, 0, left, left, top, top), value=float(self.fill_value))
 
     def get_config(self) -> dict:
         return {**super().get_config(), "height": self.height, "width": self.width,
+                "pad_to_aspect_ratio": self.pad_to_aspect_ratio, "fill_mode": self.fill_mode,
+                "fill_value": self.fill_value, "antialias": self.antialias, "data_format": self.data_format,
                 "interpolation": self.interpolation, "crop_to_aspect_ratio": self.crop_to_aspect_ratio}
