@@ -170,9 +170,18 @@ def test_signature_deviation_and_refused_keyword_are_reported(tmp_path):
     assert coverage.keywords_refused(None, "(x)", {"k"}) == []
 
 
-def test_corpus_listing_parses_and_rebuilds_from_a_mirror(tmp_path):
+def test_corpus_listing_parses_and_refuses_a_pattern_without_source(tmp_path):
     sources = corpus.read_listing()
     assert sources and all(len(commit) == 40 and patterns for _, commit, patterns in sources)
+    assert corpus.select(["a/x.py", "a/b/y.py", "a/z.md"], ["a/*.py"]) == ["a/b/y.py", "a/x.py"]
+    listing = tmp_path / "listing.txt"
+    listing.write_text("ex/*.py\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="before any"):
+        corpus.read_listing(str(listing))
+
+
+@pytest.mark.slow  # runs git
+def test_corpus_rebuilds_from_a_mirror(tmp_path):
     repo = tmp_path / "mirrors" / "someone+scripts"
     repo.mkdir(parents=True)
     _write(repo, "ex/train.py", "import tensorflow as tf\n")
@@ -189,6 +198,3 @@ def test_corpus_listing_parses_and_rebuilds_from_a_mirror(tmp_path):
     assert counts == {"someone/scripts": 1}
     assert (tmp_path / "out" / "someone+scripts" / "ex" / "train.py").read_text() == "import tensorflow as tf\n"
     assert not (tmp_path / "out" / "someone+scripts" / "ex" / "notes.md").exists()
-    listing.write_text("ex/*.py\n", encoding="utf-8")
-    with pytest.raises(ValueError, match="before any"):
-        corpus.read_listing(str(listing))
