@@ -111,3 +111,42 @@ def test_function_takes_tf_2_21_arguments():
     assert int(traced(torch.tensor(1))) == 2
     with pytest.raises(TypeError, match="callable"):
         tf.function(3)
+
+
+def test_unconnected_gradients_takes_tf_enum_and_strings_and_refuses_others():
+    # TF 2.21: the default is tf.UnconnectedGradients.NONE; the enum's values 'none'/'zero' are accepted too
+    a, b = tf.Variable(2.0), tf.Variable(3.0)
+    for zero in (tf.UnconnectedGradients.ZERO, "zero"):
+        with tf.GradientTape() as tape:
+            y = a * 5
+        assert [float(g) for g in tape.gradient(y, [a, b], unconnected_gradients=zero)] == [5.0, 0.0]
+    with tf.GradientTape() as tape:
+        y = a * 5
+    with pytest.raises(ValueError, match="unconnected_gradients: 'zeros'"):
+        tape.gradient(y, [a, b], unconnected_gradients="zeros")
+    with tf.GradientTape() as tape:
+        y = a * 5
+    assert tape.gradient(y, [a, b], unconnected_gradients=tf.UnconnectedGradients.NONE)[1] is None
+
+
+def test_jacobian_and_batch_jacobian_match_tf():
+    # TF 2.21: y = tanh(x @ w) * x[:, :2]; tape.jacobian(y, [w, u]) and tape.batch_jacobian(y, x), rounded to 5 places
+    x = tf.Variable([[1., 2., 3.], [4., 5., 6.]])
+    w = tf.Variable([[1., -1.], [0.5, 2.], [3., 0.]])
+    u = tf.Variable(1.0)
+    with tf.GradientTape(persistent=True) as tape:
+        y = torch.tanh(x @ w) * x[:, :2]
+    jw, ju = tape.jacobian(y, [w, u])
+    assert ju is None and tuple(jw.shape) == (2, 2, 3, 2)
+    assert torch.allclose(jw[0, 1], torch.tensor([[0.0, 0.01973], [0.0, 0.03946], [0.0, 0.0592]]), atol=1e-5)
+    assert torch.allclose(jw[1, 1], torch.tensor([[0.0, 0.00049], [0.0, 0.00061], [0.0, 0.00074]]), atol=1e-5)
+    assert float(jw[0, 0].abs().sum()) < 1e-5
+    batch = tape.batch_jacobian(y, x)
+    want = torch.tensor([[[1.0, 0.0, 0.0], [-0.01973, 1.03452, 0.0]], [[1.0, 0.0, 0.0], [-0.00012, 1.00023, 0.0]]])
+    assert tuple(batch.shape) == (2, 2, 3) and torch.allclose(batch, want, atol=1e-5)
+    assert tuple(tape.jacobian(y, u, unconnected_gradients=tf.UnconnectedGradients.ZERO).shape) == (2, 2)
+    with tf.GradientTape() as once:
+        z = x * 2
+    assert torch.equal(once.jacobian(z, x).reshape(6, 6), 2 * torch.eye(6))
+    with pytest.raises(RuntimeError, match="non-persistent"):
+        once.jacobian(z, x)

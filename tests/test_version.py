@@ -1,4 +1,4 @@
-"""tf.version and the keras namespace aliases (tf.metrics, tf.losses, tf.optimizers)."""
+"""tf.version and the keras namespace aliases (tf.metrics, tf.losses, tf.optimizers, tf.initializers)."""
 from __future__ import annotations
 
 import torchstrategy as tf
@@ -15,3 +15,5 @@ def test_keras_aliases() -> None:
     assert tf.metrics is tf.keras.metrics
     assert tf.losses is tf.keras.losses
     assert tf.optimizers is tf.keras.optimizers
+    assert tf.initializers is tf.keras.initializers  # TF 2.21 aliases tf.initializers to keras.initializers
+    assert tf.initializers.RandomNormal is tf.keras.initializers.RandomNormal

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -52,6 +53,11 @@ def resolve(path: str):
         except Exception:  # noqa: BLE001 - a namespace that fails to import counts as missing
             return _MISSING
     return obj
+
+
+def resolves(path: str) -> bool:
+    """True when `path` (`tf.__version__`, `keras.layers.Dense`) names an object in torchstrategy."""
+    return resolve(path) is not _MISSING
 
 
 def _ours_member(klass, name: str):
@@ -105,20 +111,26 @@ def _same(expected: str | None, actual: str | None) -> bool:
     return expected is None or am.comparable(expected) == am.comparable(_without_private(actual))
 
 
-def _check_member(report: Report, where: str, expected: list, ours) -> None:
-    report.members_checked += 1
+def _member_mismatch(expected: list, ours) -> tuple | None:
+    """(expected, actual) when our member (kind, signature text) differs from TF's member entry, else None."""
     kind, actual = ours
     want_kind = expected[0]
     if want_kind == "attribute":
-        return
+        return None
     if want_kind == "method" and expected[1] is None and kind in ("classmethod", "staticmethod"):
-        return  # TF's is a C-implemented method (protobuf's FromString): no signature to compare
+        return None  # TF's is a C-implemented method (protobuf's FromString): no signature to compare
     if want_kind != kind and not (want_kind == "property" and kind == "attribute"):
-        report.mismatches[where] = (f"{want_kind} {expected[1] if len(expected) > 1 else ''}".strip(),
-                                    f"{kind} {actual or ''}".strip())
-        return
+        return (f"{want_kind} {expected[1] if len(expected) > 1 else ''}".strip(), f"{kind} {actual or ''}".strip())
     if want_kind in ("method", "classmethod", "staticmethod") and not _same(expected[1], actual):
-        report.mismatches[where] = (expected[1], actual)
+        return (expected[1], actual)
+    return None
+
+
+def _check_member(report: Report, where: str, expected: list, ours) -> None:
+    report.members_checked += 1
+    mismatch = _member_mismatch(expected, ours)
+    if mismatch is not None:
+        report.mismatches[where] = mismatch
 
 
 def _class_chain(names: dict, path: str) -> list:
@@ -205,6 +217,86 @@ def analyze() -> Report:
         if path in report.mismatches and home in report.mismatches:
             del report.mismatches[path]
     return report
+
+
+def class_member(class_path: str, name: str) -> tuple | None:
+    """(defining class path, TF's entry [kind, signature?]) for member `name` of the class at `class_path`: the
+    nearest class along its public bases that defines it (`keras.Sequential`, `fit` -> `keras.Model`); None when
+    TF's class has no such member."""
+    names = am.load()["names"]
+    for owner, members in _class_chain(names, am.canonical_path(class_path)):
+        if name in members:
+            return owner, members[name]
+    return None
+
+
+@dataclass
+class NameCheck:
+    """How one TF name (or `Class.member`) fares here: found, with TF's signature, and both signature texts."""
+
+    found: bool
+    signature_ok: bool = False
+    expected: str | None = None
+    actual: str | None = None
+
+
+def check_name(path: str) -> NameCheck:
+    """Resolves one manifest name (`keras.layers.Dense`) or class member (`keras.Model.fit`) in torchstrategy
+    and compares its signature with TF's (a class by its constructor)."""
+    found = am.entry(path)
+    if found is not None:
+        ours = resolve(path)
+        if ours is _MISSING:
+            return NameCheck(False)
+        if found[0] not in ("function", "class"):
+            return NameCheck(True, True)
+        actual = am.signature_text(ours)
+        return NameCheck(True, _same(found[1], actual), found[1], actual)
+    class_path, _, name = path.rpartition(".")
+    member = class_member(class_path, name)
+    if member is None:
+        raise ValueError(f"{path} is neither a TF 2.21 / Keras 3.15 name nor a member of one of TF's classes")
+    expected = member[1]
+    klass = resolve(class_path)
+    if klass is _MISSING or not inspect.isclass(klass):
+        return NameCheck(False)
+    ours = _ours_member(klass, name)
+    if ours is None and expected[0] in ("property", "attribute") and _sets_attribute(klass, name):
+        return NameCheck(True, True)  # an attribute our instances get in __init__ or build
+    if ours is None:
+        return NameCheck(False)
+    mismatch = _member_mismatch(expected, ours)
+    wanted = expected[1] if len(expected) > 1 else None
+    return NameCheck(True, mismatch is None, wanted, ours[1])
+
+
+def _sets_attribute(klass, name: str) -> bool:
+    """True when a method of our class or of one of its bases assigns `self.<name>` (read from the source)."""
+    pattern = re.compile(rf"\bself\.{re.escape(name)}\s*(:[^=\n]*)?=(?!=)")
+    for owner in klass.__mro__:
+        if owner is object or not owner.__module__.startswith("torchstrategy"):
+            continue
+        try:
+            source = inspect.getsource(owner)
+        except (OSError, TypeError):
+            continue
+        if pattern.search(source):
+            return True
+    return False
+
+
+def parameters(signature: str | None) -> tuple[set, bool] | None:
+    """(parameter names, takes **kwargs) of a signature text, or None when the text is unknown."""
+    if signature is None or not signature.startswith("("):
+        return None
+    names, var_keyword = set(), False
+    for part in _split(am.comparable(signature)[1:-1]):
+        name = part.split("=", 1)[0].strip()
+        if name.startswith("**"):
+            var_keyword = True
+        elif not name.startswith("*") and name != "/":
+            names.add(name)
+    return names, var_keyword
 
 
 def explain(expected: str | None, actual: str | None) -> str:

@@ -92,6 +92,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "metrics": "torchstrategy.keras.metrics",
     "losses": "torchstrategy.keras.losses",
     "optimizers": "torchstrategy.keras.optimizers",
+    "initializers": "torchstrategy.keras.initializers",
     "summary": "torchstrategy.summary",
     "audio": "torchstrategy.audio",
     "signal": "torchstrategy.signal",

@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional
 import torch
 
 from torchstrategy import _context
+from torchstrategy.graph_compat import UnconnectedGradients
 from torchstrategy.nest import flatten as flatten_structure, pack_sequence_as
 
 
@@ -69,9 +70,16 @@ class GradientTape:
         target: Any,
         sources: Any,
         output_gradients: Any = None,
-        unconnected_gradients: str = "none",
+        unconnected_gradients: Any = UnconnectedGradients.NONE,
     ) -> Any:
-        """d(sum of target)/d(source) for each source, nested like `sources`; None if unconnected."""
+        """d(sum of target)/d(source) for each source, nested like `sources`; None for a source the target does not
+        depend on, or zeros with `unconnected_gradients=tf.UnconnectedGradients.ZERO` (or 'zero')."""
+        try:
+            unconnected = UnconnectedGradients(unconnected_gradients)
+        except ValueError:
+            raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}; use "
+                             "tf.UnconnectedGradients.NONE or tf.UnconnectedGradients.ZERO (or 'none' / 'zero')."
+                             ) from None
         if self._used and not self._persistent:
             raise RuntimeError(
                 "A non-persistent GradientTape can only be used to compute one set of gradients. "
@@ -98,11 +106,81 @@ class GradientTape:
             for index, grad in zip(wanted, grads):
                 # gradients of EagerTensor targets come back as plain tensors (optimizers run at full speed)
                 results[index] = grad if grad is None or type(grad) is torch.Tensor else grad.as_subclass(torch.Tensor)
-        if str(unconnected_gradients).lower().endswith("zero"):
+        if unconnected is UnconnectedGradients.ZERO:
             results = [torch.zeros_like(s) if r is None else r for s, r in zip(flat_sources, results)]
         if isinstance(sources, torch.Tensor):
             return results[0]
         return pack_sequence_as(sources, results)
+
+    def _start_jacobian(self, unconnected_gradients: Any) -> UnconnectedGradients:
+        try:
+            unconnected = UnconnectedGradients(unconnected_gradients)
+        except ValueError:
+            raise ValueError(f"Unknown value for unconnected_gradients: {unconnected_gradients!r}; use "
+                             "tf.UnconnectedGradients.NONE or tf.UnconnectedGradients.ZERO.") from None
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one set of gradients "
+                               "(or jacobians). Create it with GradientTape(persistent=True) to compute more.")
+        self._used = True
+        return unconnected
+
+    def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
+                 parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
+        """d target[i...] / d source[j...] for each source, of shape target.shape + source.shape, nested like
+        `sources`; None (or zeros) for a source the target does not depend on. One backward pass per target
+        element (parallel_iterations / experimental_use_pfor only tune TF's vectorisation)."""
+        unconnected = self._start_jacobian(unconnected_gradients)
+        flat_sources = flatten_structure(sources)
+        rows = _gradient_rows(torch.as_tensor(target).reshape(-1), flat_sources)
+        results = []
+        for source, per_row in zip(flat_sources, rows):
+            shape = tuple(torch.as_tensor(target).shape) + tuple(source.shape)
+            if per_row is None:
+                results.append(source.new_zeros(shape) if unconnected is UnconnectedGradients.ZERO else None)
+            else:
+                results.append(per_row.reshape(shape))
+        return results[0] if isinstance(sources, torch.Tensor) else pack_sequence_as(sources, results)
+
+    def batch_jacobian(self, target: torch.Tensor, source: torch.Tensor,
+                       unconnected_gradients: Any = UnconnectedGradients.NONE,
+                       parallel_iterations: Optional[int] = None,
+                       experimental_use_pfor: bool = True) -> Optional[torch.Tensor]:
+        """Per example i of the leading batch axis: d target[i, ...] / d source[i, ...], of shape
+        (batch,) + target.shape[1:] + source.shape[1:] (TF assumes, as here, that examples do not mix)."""
+        unconnected = self._start_jacobian(unconnected_gradients)
+        target = torch.as_tensor(target)
+        if target.dim() < 1 or source.dim() < 1 or target.shape[0] != source.shape[0]:
+            raise ValueError(f"batch_jacobian needs target and source with the same leading batch size; got shapes "
+                             f"{tuple(target.shape)} and {tuple(source.shape)}.")
+        batch = target.shape[0]
+        columns = target.reshape(batch, -1)
+        per_column = [_gradient_rows(columns[:, k].sum().reshape(1), [source])[0] for k in range(columns.shape[1])]
+        shape = (batch,) + tuple(target.shape[1:]) + tuple(source.shape[1:])
+        if not per_column or per_column[0] is None:
+            return source.new_zeros(shape) if unconnected is UnconnectedGradients.ZERO else None
+        stacked = torch.stack([c.reshape(1, batch, -1)[0] for c in per_column], dim=1)  # (batch, k, source...)
+        return stacked.reshape(shape)
+
+
+def _gradient_rows(flat_target: torch.Tensor, sources: list) -> list:
+    """For each source: the stacked gradients of every element of the 1-D `flat_target` (shape (n,) + source's),
+    or None when no element depends on it."""
+    wanted = [i for i, s in enumerate(sources) if isinstance(s, torch.Tensor) and s.requires_grad]
+    rows: list = [[] for _ in sources]
+    connected = flat_target.requires_grad and bool(wanted)
+    for element in flat_target:
+        grads = (torch.autograd.grad(element, [sources[i] for i in wanted], retain_graph=True, allow_unused=True)
+                 if connected else [None] * len(wanted))
+        for index, grad in zip(wanted, grads):
+            rows[index].append(grad)
+    out = []
+    for index, source in enumerate(sources):
+        grads = rows[index]
+        if not grads or all(g is None for g in grads):
+            out.append(None)
+        else:
+            out.append(torch.stack([torch.zeros_like(source) if g is None else g for g in grads]))
+    return out
 
 
 def function(func: Optional[Callable] = None, input_signature: Any = None, autograph: bool = True,

@@ -141,3 +141,29 @@ def test_the_earlier_graph_config_of_our_files_still_loads():
     x = np.ones((1, 3), np.float32)
     kernel, bias = model.get_layer("d").get_weights()
     np.testing.assert_allclose(model.predict(x, verbose=0), x @ kernel + bias, rtol=1e-6)
+
+
+def test_save_and_load_take_keras_3_arguments(tmp_path):
+    # Keras 3.15: Model.save(filepath, overwrite=True, zipped=None, **kwargs) with include_optimizer / save_format
+    # as keywords; load_weights(filepath, skip_mismatch=False, **kwargs) with by_name; load_model has no **kwargs
+    model = tf.keras.Sequential([tf.keras.Input(shape=(3,)), tf.keras.layers.Dense(2)])
+    model.compile(optimizer="adam", loss="mse")
+    model.fit(np.ones((4, 3), "float32"), np.ones((4, 2), "float32"), epochs=1, verbose=0)
+    path = str(tmp_path / "m.keras")
+    model.save(path, include_optimizer=False)
+    restored = tf.keras.models.load_model(path)
+    assert np.allclose(restored.predict(np.ones((1, 3), "float32"), verbose=0),
+                       model.predict(np.ones((1, 3), "float32"), verbose=0))
+    with pytest.raises(NotImplementedError, match="zipped=False"):
+        model.save(str(tmp_path / "folder.keras"), zipped=False)
+    with pytest.raises(ValueError, match="signatures"):
+        model.save(str(tmp_path / "other.keras"), signatures=None)
+    with pytest.raises(NotImplementedError, match="max_shard_size"):
+        model.save_weights(str(tmp_path / "w.weights.h5"), max_shard_size=1)
+    model.save_weights(str(tmp_path / "w.weights.h5"))
+    with pytest.raises(ValueError, match="by_name=True is only supported"):
+        model.load_weights(str(tmp_path / "w.weights.h5"), by_name=True)
+    with pytest.raises(ValueError, match="unsupported keyword"):
+        model.load_weights(str(tmp_path / "w.weights.h5"), options=None)
+    with pytest.raises(TypeError):
+        tf.keras.models.load_model(path, options=None)

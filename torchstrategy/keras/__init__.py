@@ -5,6 +5,7 @@ from __future__ import annotations
 from torchstrategy._machinery.lazy import lazy_namespace
 
 __getattr__, __dir__ = lazy_namespace(__name__, {
+    "__version__": "torchstrategy.keras._legacy_backend.settings:_KERAS_VERSION",  # keras.__version__, as TF 2.21 ships
     "layers": "torchstrategy.keras.layers",
     "models": "torchstrategy.keras.models",
     "losses": "torchstrategy.keras.losses",

@@ -269,13 +269,13 @@ class Model(Layer):
             metric.reset_state()
 
     # ----- saving and summary (saving.py, summary.py) -------------------------------------
-    def save(self, filepath: str, overwrite: bool = True, include_optimizer: bool = True, **kwargs: Any) -> None:
-        """Writes architecture, weights, compile settings and optimizer state to one file."""
+    def save(self, filepath: str, overwrite: bool = True, zipped: Optional[bool] = None, **kwargs: Any) -> None:
+        """Writes architecture, weights, compile settings and optimizer state to one file (keyword arguments as
+        keras.saving.save_model: include_optimizer, save_format)."""
         from torchstrategy.keras import saving
 
         with public_call("model.save"):
-            saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer,
-                              save_format=kwargs.pop("save_format", None))
+            saving.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
     def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
                input_signature: Any = None, **kwargs: Any) -> None:
@@ -284,16 +284,16 @@ class Model(Layer):
 
         export.export_model(self, filepath, format=format, verbose=verbose, input_signature=input_signature, **kwargs)
 
-    def save_weights(self, filepath: str, overwrite: bool = True, **kwargs: Any) -> None:
+    def save_weights(self, filepath: str, overwrite: bool = True, max_shard_size: Any = None) -> None:
         from torchstrategy.keras import saving
 
         with public_call("model.save_weights"):
-            saving.save_weights(self, filepath, overwrite=overwrite)
+            saving.save_weights(self, filepath, overwrite=overwrite, max_shard_size=max_shard_size)
 
-    def load_weights(self, filepath: str, skip_mismatch: bool = False, by_name: bool = False, **kwargs: Any) -> None:
+    def load_weights(self, filepath: str, skip_mismatch: bool = False, **kwargs: Any) -> None:
         from torchstrategy.keras import saving
 
-        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, by_name=by_name)
+        saving.load_weights(self, filepath, skip_mismatch=skip_mismatch, **kwargs)
 
     def summary(self, line_length: Optional[int] = None, positions: Any = None, print_fn: Any = None,
                 expand_nested: bool = False, show_trainable: bool = False, layer_range: Any = None) -> None:

@@ -121,15 +121,31 @@ def _format_to_write(filepath: str, save_format: Optional[str]) -> Optional[form
     return chosen[save_format]
 
 
-def save_model(model: Any, filepath: str, overwrite: bool = True, include_optimizer: bool = True,
-               save_format: Optional[str] = None) -> None:
+def _only(kwargs: dict, allowed: dict, where: str) -> dict:
+    """`allowed` (name -> default) filled from `kwargs`; any other keyword is a ValueError naming it."""
+    unknown = sorted(set(kwargs) - set(allowed))
+    if unknown:
+        raise ValueError(f"{where} got unsupported keyword argument(s) {unknown}; it takes "
+                         f"{sorted(allowed) or 'none'} besides its named parameters (as Keras 3).")
+    return {name: kwargs.get(name, default) for name, default in allowed.items()}
+
+
+def save_model(model: Any, filepath: str, overwrite: bool = True, zipped: Optional[bool] = None,
+               **kwargs: Any) -> None:
     """Writes the whole model (architecture, weights, compile config, optimizer state) to `filepath`, atomically:
-    a Keras 3 zip for `.keras`, Keras 2's HDF5 for `.h5`/`.hdf5` (or save_format='h5'), else our own format."""
+    a Keras 3 zip for `.keras`, Keras 2's HDF5 for `.h5`/`.hdf5` (or save_format='h5'), else our own format.
+    Keras 3's keywords `include_optimizer` (default True) and `save_format` are taken; `zipped=False` (a `.keras`
+    folder instead of a zip) is not supported."""
     from torchstrategy.keras import optimizers
 
+    options = _only(kwargs, {"include_optimizer": True, "save_format": None}, "save_model")
+    include_optimizer, save_format = options["include_optimizer"], options["save_format"]
     _require_built(model)
     _check_overwrite(filepath, overwrite)
     fmt = _format_to_write(filepath, save_format)
+    if zipped is False and fmt is formats.KERAS_ZIP:
+        raise NotImplementedError(f"save(..., zipped=False) writes an unzipped .keras folder, which torchstrategy "
+                                  f"does not support; leave zipped=None to write the '{filepath}' zip file.")
     if fmt is formats.KERAS_ZIP:
         archive = keras_files.build_archive(model, include_optimizer)
         _write_file(model, filepath, lambda handle: formats.KERAS_ZIP.write(handle, archive))
@@ -174,9 +190,15 @@ def _plain_shape(model: Any) -> Any:
     return None if shape is None else map_structure(lambda d: d, shape)
 
 
-def save_weights(model: Any, filepath: str, overwrite: bool = True) -> None:
+def save_weights(model: Any, filepath: str, overwrite: bool = True, max_shard_size: Any = None,
+                 **kwargs: Any) -> None:
     """Writes the model's weights (and optimizer variables, as Keras) to `filepath`, atomically: Keras 3's layout for
-    `.weights.h5`, Keras 2's for `.h5`/`.hdf5`, else our own format."""
+    `.weights.h5`, Keras 2's for `.h5`/`.hdf5`, else our own format. Sharded files (`max_shard_size`) are not
+    supported."""
+    _only(kwargs, {}, "save_weights")
+    if max_shard_size is not None:
+        raise NotImplementedError(f"save_weights(max_shard_size={max_shard_size!r}) writes sharded weights files, "
+                                  f"which torchstrategy does not support; leave max_shard_size=None.")
     _require_built(model)
     _check_overwrite(filepath, overwrite)
     fmt = formats.for_path(filepath)
@@ -203,8 +225,8 @@ def _own_payload(filepath: str, what: str) -> dict:
     return load_state(filepath)
 
 
-def load_model(filepath: str, custom_objects: Optional[dict] = None, compile: bool = True, safe_mode: bool = True,
-               **kwargs: Any) -> Any:
+def load_model(filepath: str, custom_objects: Optional[dict] = None, compile: bool = True,
+               safe_mode: bool = True) -> Any:
     """Rebuilds a saved model (keras.models.load_model) from a `.keras` zip, a legacy `.h5` or our own format,
     whichever the file's header shows."""
     from torchstrategy.keras import optimizers
@@ -236,9 +258,11 @@ def load_model(filepath: str, custom_objects: Optional[dict] = None, compile: bo
     return model
 
 
-def load_weights(model: Any, filepath: str, skip_mismatch: bool = False, by_name: bool = False) -> None:
+def load_weights(model: Any, filepath: str, skip_mismatch: bool = False, **kwargs: Any) -> None:
     """Loads weights written by `save_weights` or `save` (Keras 3, Keras 2 or our format) into a model of the same
-    architecture; every layer is checked before any weight is assigned."""
+    architecture; every layer is checked before any weight is assigned. `by_name=True` (a keyword, as in Keras 3)
+    matches legacy `.h5` weights by layer name."""
+    by_name = _only(kwargs, {"by_name": False}, "load_weights")["by_name"]
     fmt = formats.of_file(filepath)
     if fmt is formats.LEGACY_H5:
         content = formats.LEGACY_H5.read(filepath)

@@ -1,38 +1,40 @@
-"""keras.Input / InputLayer: Keras 3.15's arguments by position and name, the Keras 2 spellings InputLayer still
-takes, and a clear refusal of the sparse / ragged / wrapped-tensor / optional inputs torchstrategy lacks."""
+"""keras.Input / keras.layers.InputLayer take Keras 3.15's arguments: shape or batch_shape (not both), the Keras 2
+spellings input_shape / batch_input_shape, and refuse the options torchstrategy cannot honour."""
 from __future__ import annotations
 
 import pytest
 
-from torchstrategy import keras
+import torchstrategy as tf
+
+keras = tf.keras
 
 
-def test_arguments_bind_in_keras_order():
-    x = keras.Input((4, 5), None, "int32")  # Keras 3.15: Input(shape, batch_size, dtype, ...)
-    assert x.shape == (None, 4, 5) and str(x.dtype).endswith("int32")
-    y = keras.Input(batch_shape=(2, 3), name="features")
-    assert y.shape == (2, 3) and y.name == "features"
-    layer = keras.layers.InputLayer((6,), 8, "float32")
-    assert layer.output.shape == (8, 6)
+def test_input_shape_and_batch_shape_spellings_agree():
+    assert keras.Input(shape=(3,), batch_size=4).shape == (4, 3)
+    assert keras.Input(batch_shape=(4, 3)).shape == (4, 3)
+    assert keras.Input((None, 2), None, "int32").dtype == keras.Input(shape=(None, 2), dtype="int32").dtype
+    layer = keras.layers.InputLayer(input_shape=(5,))  # Keras 2 spelling, still taken by Keras 3
+    assert layer.output.shape == (None, 5)
+    assert keras.layers.InputLayer(batch_input_shape=(2, 5)).output.shape == (2, 5)
+    assert keras.layers.InputLayer(shape=(5,), sparse=False, ragged=False, optional=False).output.shape == (None, 5)
 
 
-def test_input_layer_takes_the_keras_2_spellings():
-    assert keras.layers.InputLayer(input_shape=(3,)).output.shape == (None, 3)
-    assert keras.layers.InputLayer(batch_input_shape=(5, 3)).output.shape == (5, 3)
-    model = keras.Sequential([keras.layers.InputLayer(input_shape=(3,)), keras.layers.Dense(2)])
-    assert model.output_shape == (None, 2)
+def test_conflicting_or_missing_shapes_are_clear_errors():
+    with pytest.raises(ValueError, match="both shape"):
+        keras.Input(shape=(3,), batch_shape=(2, 3))
+    with pytest.raises(ValueError, match="both batch_size"):
+        keras.Input(batch_size=2, batch_shape=(2, 3))
+    with pytest.raises(ValueError, match="needs `shape`"):
+        keras.Input()
 
 
-@pytest.mark.parametrize("argument", [{"sparse": True}, {"ragged": True}, {"optional": True}])
-def test_unsupported_input_kinds_are_refused_by_name(argument):
-    (name, _), = argument.items()
-    with pytest.raises(NotImplementedError, match=f"`{name}=True` is not supported"):
-        keras.Input((3,), **argument)
-    with pytest.raises(NotImplementedError, match=f"`{name}=True` is not supported"):
-        keras.layers.InputLayer((3,), **argument)
-    keras.Input((3,), **{name: None if name != "optional" else False})  # the defaults are fine
+@pytest.mark.parametrize("kwargs, match", [({"sparse": True}, "sparse"), ({"ragged": True}, "ragged"),
+                                           ({"optional": True}, "optional")])
+def test_unsupported_input_options_raise_not_implemented(kwargs, match):
+    with pytest.raises(NotImplementedError, match=match):
+        keras.Input(shape=(3,), **kwargs)
 
 
 def test_wrapping_an_existing_tensor_is_refused():
-    with pytest.raises(NotImplementedError, match="`tensor=.*` is not supported"):
-        keras.Input((3,), tensor=keras.Input((3,)))
+    with pytest.raises(NotImplementedError, match="tensor"):
+        keras.Input(shape=(3,), tensor=keras.Input(shape=(3,)))

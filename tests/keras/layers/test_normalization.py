@@ -177,3 +177,15 @@ def test_unit_and_rms_normalization_bad_axes():
         keras_layers.UnitNormalization(axis=3).compute_output_shape((None, 4))
     with pytest.raises(ValueError, match="out of bounds"):
         keras_layers.RMSNormalization(axis=2)(torch.ones(2, 3))
+
+
+def test_batch_normalization_takes_keras_3_renorm_arguments_and_refuses_renorm():
+    # Keras 3.15: renorm / renorm_clipping / renorm_momentum are in the signature and the config; `fused` is not
+    layer = layers.BatchNormalization(renorm=False, renorm_clipping=None, renorm_momentum=0.9)
+    config = layer.get_config()
+    assert (config["renorm"], config["renorm_clipping"], config["renorm_momentum"]) == (False, None, 0.9)
+    assert layers.BatchNormalization.from_config(config).renorm_momentum == 0.9
+    with pytest.raises(NotImplementedError, match="renorm"):
+        layers.BatchNormalization(renorm=True)
+    with pytest.raises((TypeError, ValueError), match="fused"):
+        layers.BatchNormalization(fused=True)

@@ -116,3 +116,25 @@ def test_resizing_pads_to_the_aspect_ratio_and_reads_channels_first():
     assert first.compute_output_shape((None, 3, 6, 7)) == (None, 3, 3, 5)
     config = first.get_config()
     assert (config["data_format"], config["pad_to_aspect_ratio"], config["antialias"]) == ("channels_first", False, False)
+def test_resizing_pads_to_aspect_ratio_and_takes_channels_first_as_keras():
+    # keras 3.15.1 (TF 2.21): Resizing(4, 4, pad_to_aspect_ratio=True, fill_value=-1) on a 3x5 image pads one row
+    # above and below (half the missing size, rounded down), then resizes bilinearly
+    from torchstrategy.keras.layers.preprocessing import Resizing
+
+    x = torch.arange(30, dtype=torch.float32).reshape(1, 3, 5, 2)
+    padded = Resizing(4, 4, pad_to_aspect_ratio=True, fill_value=-1.0)(x)
+    want_first_row = [[-0.8438, -0.7188], [-0.5312, -0.4062], [-0.2188, -0.0938], [0.0938, 0.2188]]
+    assert np.allclose(padded[0, 0].numpy(), want_first_row, atol=1e-4)
+    assert np.allclose(padded[0, 1].numpy(), [[4.0, 5.0], [6.5, 7.5], [9.0, 10.0], [11.5, 12.5]], atol=1e-4)
+    first = Resizing(2, 3, data_format="channels_first")(x.permute(0, 3, 1, 2))
+    assert np.allclose(first.numpy(), [[[[3.1667, 6.5, 9.8333], [18.1667, 21.5, 24.8333]],
+                                        [[4.1667, 7.5, 10.8333], [19.1667, 22.5, 25.8333]]]], atol=1e-4)
+    config = Resizing(2, 3).get_config()
+    assert (config["pad_to_aspect_ratio"], config["fill_mode"], config["fill_value"], config["antialias"],
+            config["data_format"]) == (False, "constant", 0.0, False, "channels_last")
+    with pytest.raises(ValueError, match="only one of"):
+        Resizing(2, 3, crop_to_aspect_ratio=True, pad_to_aspect_ratio=True)
+    with pytest.raises(ValueError, match="fill_mode"):
+        Resizing(2, 3, fill_mode="reflect")
+    with pytest.raises(NotImplementedError, match="antialias"):
+        Resizing(2, 3, antialias=True)

@@ -443,3 +443,18 @@ def test_compute_output_shape_matches_the_outputs(merge_mode, return_state, retu
             else [shapes]
         flat_shapes = [s for shape in shapes for s in (shape if isinstance(shape, list) else [shape])]
         assert [tuple(t.shape) for t in flat] == [tuple(s) for s in flat_shapes], layer
+def test_rnn_layers_and_cells_take_keras_arguments_in_keras_order():
+    # Keras 3.15: the second positional argument of LSTM/GRU/SimpleRNN (and their cells) is `activation`,
+    # and the cell arguments (dropout, unit_forget_bias, reset_after, seed ...) are named parameters
+    from torchstrategy.keras import layers as kl
+
+    lstm = kl.LSTM(4, "relu", "hard_sigmoid", dropout=0.25, unit_forget_bias=False, seed=3, return_sequences=True)
+    assert lstm.cell.activation.__name__ == "relu" and lstm.cell.recurrent_activation.__name__ == "hard_sigmoid"
+    assert (lstm.cell.dropout, lstm.cell.unit_forget_bias, lstm.return_sequences) == (0.25, False, True)
+    assert tuple(lstm(torch.ones(2, 3, 5)).shape) == (2, 3, 4)
+    gru = kl.GRU(3, "relu", reset_after=False, zero_output_for_mask=True)
+    assert (gru.cell.activation.__name__, gru.cell.reset_after, gru.zero_output_for_mask) == ("relu", False, True)
+    assert kl.SimpleRNN(2, "relu").cell.activation.__name__ == "relu"
+    assert kl.LSTMCell(2, "relu", unit_forget_bias=False).unit_forget_bias is False
+    assert kl.GRUCell(2, "relu", reset_after=False).reset_after is False
+    assert kl.SimpleRNNCell(2, "relu", use_bias=False).use_bias is False

@@ -130,6 +130,18 @@ def _check_input_shape(batch_input_shape: Sequence[Any]) -> None:
                              f"or None for a size known only at run time, e.g. Input(shape=(None, 3)).")
 
 
+def _refuse_unsupported(sparse: Any, ragged: Any, input_tensor: Any, optional: Any) -> None:
+    """NotImplementedError for the Input options torchstrategy does not honour (their defaults pass)."""
+    for value, what in ((sparse, "sparse=True (sparse inputs)"), (ragged, "ragged=True (ragged inputs)"),
+                        (optional, "optional=True (inputs that may be None)")):
+        if value:
+            raise NotImplementedError(f"keras.Input / InputLayer: {what} is not supported by torchstrategy; "
+                                      f"pass dense tensors (pad ragged data, or densify sparse data).")
+    if input_tensor is not None:
+        raise NotImplementedError("keras.Input(tensor=...) / InputLayer(input_tensor=...) is not supported by "
+                                  "torchstrategy: make a new Input(shape=...) and connect it instead.")
+
+
 class InputLayer(Layer):
     """The layer behind `Input`: passes its input through (casting to its dtype)."""
 
@@ -139,14 +151,23 @@ class InputLayer(Layer):
                  dtype: Any = None, sparse: Optional[bool] = None, ragged: Optional[bool] = None,
                  batch_shape: Optional[Sequence[Optional[int]]] = None, input_tensor: Any = None,
                  optional: bool = False, name: Optional[str] = None, **kwargs: Any) -> None:
-        _refuse_unsupported(sparse=sparse, ragged=ragged, input_tensor=input_tensor, optional=optional)
-        # Keras 3 still takes the Keras 2 spellings `input_shape` and `batch_input_shape`
-        shape = kwargs.pop("input_shape", None) if shape is None else shape
-        batch_input_shape = kwargs.pop("batch_input_shape", None) if batch_shape is None else batch_shape
+        if "input_shape" in kwargs:  # the Keras 2 spelling, which Keras 3 still takes
+            shape = kwargs.pop("input_shape")
+        if "batch_input_shape" in kwargs:
+            batch_shape = kwargs.pop("batch_input_shape")
+        _refuse_unsupported(sparse, ragged, input_tensor, optional)
+        if shape is not None and batch_shape is not None:
+            raise ValueError(f"InputLayer got both shape={shape!r} and batch_shape={batch_shape!r}: pass one "
+                             f"(shape is per sample; batch_shape includes the batch dimension).")
+        if batch_size is not None and batch_shape is not None:
+            raise ValueError(f"InputLayer got both batch_size={batch_size!r} and batch_shape={batch_shape!r}: "
+                             f"pass one (batch_shape's first entry is the batch size).")
+        if shape is None and batch_shape is None:
+            raise ValueError("Input() needs `shape` (per-sample, without the batch dimension), e.g. "
+                             "Input(shape=(784,)), or `batch_shape` (with it).")
+        batch_input_shape = tuple(batch_shape) if batch_shape is not None else (batch_size,) + tuple(shape)
         dtype = backend.floatx() if dtype is None else dtype  # the input's dtype, not the global policy (Keras)
         self.__dict__["_strings"] = dtype in ("string", "str", str, object)  # text in NumPy object arrays
-        if batch_input_shape is None:
-            batch_input_shape = (batch_size,) + tuple(shape or ())
         _check_input_shape(tuple(batch_input_shape))
         super().__init__(name=name, dtype=None if self._strings else dtype, batch_input_shape=batch_input_shape,
                          **kwargs)
@@ -175,29 +196,17 @@ class InputLayer(Layer):
         return {"batch_input_shape": list(self._batch_input_shape), "dtype": self.dtype, "name": self.name}
 
 
-def _refuse_unsupported(**arguments: Any) -> None:
-    """Keras's sparse / ragged / wrapped-tensor / optional inputs are not provided: refused by name."""
-    for name, value in arguments.items():
-        if value is not None and value is not False:
-            raise NotImplementedError(
-                f"keras.Input / InputLayer: `{name}={value!r}` is not supported by torchstrategy; leave `{name}` at "
-                f"its default ({'False' if name == 'optional' else 'None'}). Dense inputs of a fixed rank are; "
-                "ragged or sparse data can be padded to dense tensors first.")
-
-
 def Input(shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[int] = None, dtype: Any = None,
           sparse: Optional[bool] = None, ragged: Optional[bool] = None,
           batch_shape: Optional[Sequence[Optional[int]]] = None, name: Optional[str] = None, tensor: Any = None,
           optional: bool = False) -> KerasTensor:
-    """A symbolic input of the given per-sample `shape` (keras.Input).
+    """A symbolic input of the given per-sample `shape` (keras.Input). Sparse, ragged and optional inputs and
+    wrapping an existing `tensor` are not supported (NotImplementedError).
 
     >>> x = Input(shape=(32, 32, 3))
     >>> x.shape
     (None, 32, 32, 3)
     """
-    _refuse_unsupported(sparse=sparse, ragged=ragged, tensor=tensor, optional=optional)
-    if shape is None and batch_shape is None:
-        raise ValueError("Input() needs `shape` (per-sample, without the batch dimension), e.g. Input(shape=(784,)).")
-    batch_input_shape = tuple(batch_shape) if batch_shape is not None else (batch_size,) + tuple(shape)
-    layer = InputLayer(batch_shape=batch_input_shape, dtype=dtype, name=name)
+    layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse, ragged=ragged,
+                       batch_shape=batch_shape, input_tensor=tensor, optional=optional, name=name)
     return layer.output

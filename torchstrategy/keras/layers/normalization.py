@@ -60,13 +60,17 @@ class BatchNormalization(Layer):
         center: bool = True, scale: bool = True, beta_initializer: Any = "zeros", gamma_initializer: Any = "ones",
         moving_mean_initializer: Any = "zeros", moving_variance_initializer: Any = "ones",
         beta_regularizer: Any = None, gamma_regularizer: Any = None, beta_constraint: Any = None,
-        gamma_constraint: Any = None, synchronized: bool = False, fused: Optional[bool] = None, **kwargs: Any,
+        gamma_constraint: Any = None, renorm: bool = False, renorm_clipping: Optional[dict] = None,
+        renorm_momentum: float = 0.99, synchronized: bool = False, **kwargs: Any,
     ) -> None:
+        if renorm:
+            raise NotImplementedError("BatchNormalization(renorm=True): batch renormalization is not supported by "
+                                      "torchstrategy; use renorm=False (plain batch normalization).")
         super().__init__(**kwargs)
         self.axis = axis if isinstance(axis, int) else list(axis)
         self.momentum, self.epsilon = float(momentum), float(epsilon)
         self.center, self.scale, self.synchronized = bool(center), bool(scale), bool(synchronized)
-        self.fused = fused  # accepted for Keras 2 compatibility; PyTorch picks its kernels itself
+        self.renorm, self.renorm_clipping, self.renorm_momentum = False, renorm_clipping, float(renorm_momentum)
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
         self.moving_mean_initializer = initializers.get(moving_mean_initializer)
@@ -188,7 +192,8 @@ class BatchNormalization(Layer):
             "beta_regularizer": regularizers.serialize(self.beta_regularizer),
             "gamma_regularizer": regularizers.serialize(self.gamma_regularizer),
             "beta_constraint": self.beta_constraint, "gamma_constraint": self.gamma_constraint,
-            "synchronized": self.synchronized,
+            "synchronized": self.synchronized, "renorm": self.renorm, "renorm_clipping": self.renorm_clipping,
+            "renorm_momentum": self.renorm_momentum,
         }
 
 

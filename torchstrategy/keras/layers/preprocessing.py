@@ -126,7 +126,7 @@ class Normalization(Layer):
 
 class Resizing(Layer):
     """Resizes (batch, H, W, C) or (H, W, C) images to (height, width) as `keras.ops.image.resize` does
-    (TF's half-pixel sampling; 'bilinear', 'nearest', 'bicubic', 'area'; `antialias` when downsampling).
+    (TF's half-pixel sampling; 'bilinear', 'nearest', 'bicubic', 'area'; no `antialias`).
     `crop_to_aspect_ratio=True` first takes the largest centred crop with the target aspect ratio;
     `pad_to_aspect_ratio=True` instead pads evenly with `fill_value` (fill_mode 'constant')."""
 
@@ -141,6 +141,9 @@ class Resizing(Layer):
                              f"use one of {list(self._MODES)}.")
         if crop_to_aspect_ratio and pad_to_aspect_ratio:
             raise ValueError("Resizing: only one of `crop_to_aspect_ratio` and `pad_to_aspect_ratio` can be True.")
+        if antialias:  # refused here, before a model is built around it
+            raise NotImplementedError("Resizing: `antialias=True` is not supported by torchstrategy (keras.ops.image."
+                                      "resize has no antialiased kernel yet); leave antialias=False.")
         if fill_mode != "constant":
             raise ValueError(f"Resizing: fill_mode {fill_mode!r} is not supported; only 'constant' is (as Keras).")
         self.height, self.width = int(height), int(width)
