@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from torchstrategy import _context
 from torchstrategy._machinery.lazy import lazy_namespace
-from torchstrategy.version import TORCHSTRATEGY_VERSION as __version__
+from torchstrategy.version import VERSION as __version__  # TF's: scripts compare tf.__version__ with '2.x'
 
 
 def _make_default_strategy() -> object:

@@ -70,7 +70,7 @@ def _sample(draw: Callable[[int], torch.Tensor], num_sampled: int, unique: bool,
 
 def _in_range(classes: torch.Tensor, range_max: int, op: str) -> None:
     if classes.numel() and (int(classes.min()) < 0 or int(classes.max()) >= range_max):
-        raise InvalidArgumentError(f"{op}: true_classes must lie in [0, {range_max}), got values from "
+        raise InvalidArgumentError(None, None, f"{op}: true_classes must lie in [0, {range_max}), got values from "
                                    f"{int(classes.min())} to {int(classes.max())}.")
 
 

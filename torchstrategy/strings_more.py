@@ -172,7 +172,8 @@ def unsorted_segment_join(inputs: Any, segment_ids: Any, num_segments: Any, sepa
                          f"{array.shape}.")
     flat_ids = ids.reshape(-1).tolist()
     if any(i >= count or i < 0 for i in flat_ids):
-        raise InvalidArgumentError(f"{op}: segment ids must lie in [0, num_segments={count}), got {flat_ids}.")
+        raise InvalidArgumentError(None, None,
+                                   f"{op}: segment ids must lie in [0, num_segments={count}), got {flat_ids}.")
     inner = array.shape[ids.dim():]
     rows = array.reshape((len(flat_ids),) + inner)
     sep = as_bytes(separator, op)

@@ -56,7 +56,7 @@ def _decode_one(item: bytes, encoding: str, errors: str, replacement: int, repla
             advance = step
         except UnicodeDecodeError:
             if errors == "strict":
-                raise InvalidArgumentError(f"{op}: invalid {encoding} data at byte {position} of {item!r} "
+                raise InvalidArgumentError(None, None, f"{op}: invalid {encoding} data at byte {position} of {item!r} "
                                            "(errors='strict').") from None
             # Skip one unit, or the longest valid-looking prefix of a UTF-8 sequence, as one error.
             advance = width if encoding != "UTF-8" else _utf8_error_span(item, position)
@@ -127,7 +127,7 @@ def _encode_codes(codes: list, encoding: str, errors: str, replacement: int, op:
         code = int(code)
         if not 0 <= code <= _MAX_CODE_POINT or 0xD800 <= code <= 0xDFFF:
             if errors == "strict":
-                raise InvalidArgumentError(f"{op}: {code} is not a valid code point (errors='strict').")
+                raise InvalidArgumentError(None, None, f"{op}: {code} is not a valid code point (errors='strict').")
             if errors == "ignore":
                 continue
             code = int(replacement)

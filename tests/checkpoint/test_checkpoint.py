@@ -200,7 +200,7 @@ def test_metadata_records_what_wrote_the_file(tmp_path):
     before = time.time()
     path = tf.train.Checkpoint(v=tf.Variable(1.0)).save(str(tmp_path / "ckpt"))
     metadata = tf.train.checkpoint_metadata(path)
-    assert metadata["library_version"] == tf.__version__ and metadata["world_size"] == 1
+    assert metadata["library_version"] == tf.version.TORCHSTRATEGY_VERSION and metadata["world_size"] == 1
     assert metadata["strategy"] == "DefaultStrategy" and before <= metadata["time"] <= time.time()
     assert tf.train.Checkpoint(v=tf.Variable(0.0)).restore(path).metadata == metadata
     with tf.distribute.OneDeviceStrategy("cpu:0").scope():

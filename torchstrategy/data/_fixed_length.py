@@ -62,7 +62,8 @@ class FixedLengthRecordDataset(TFRecordDataset):
             data = stream.read()
         body = len(data) - self._header - self._footer
         if body < 0 or body % self._record:
-            raise InvalidArgumentError(None, None, f"{self._op}: Excluding the header ({self._header} bytes) and footer "
+            raise InvalidArgumentError(None, None,
+                                       f"{self._op}: Excluding the header ({self._header} bytes) and footer "
                                        f"({self._footer} bytes), input file {path!r} has body length {max(body, 0)}, "
                                        f"which is not an exact multiple of the record length ({self._record} bytes). "
                                        f"Check record_bytes, header_bytes and footer_bytes.")

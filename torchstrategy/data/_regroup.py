@@ -131,7 +131,8 @@ class SparseBatchDataset(UnaryDataset):
                                  f"{self._shape} (rank {len(self._shape)}).")
             for dim, (size, limit) in enumerate(zip(shape, self._shape)):
                 if limit >= 0 and size > limit:
-                    raise DataLossError(None, None, f"Dataset.sparse_batch: Input element had shape ({list(shape)}) that is larger "
+                    raise DataLossError(None, None,
+                                        f"Dataset.sparse_batch: Input element had shape ({list(shape)}) that is larger "
                                         f"than the row shape ({self._shape}); give a larger row_shape (or None).")
             shapes.append(shape)
         dense = [len(chunk)] + [limit if limit >= 0 else max(shape[dim] for shape in shapes)

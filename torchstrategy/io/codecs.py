@@ -57,12 +57,14 @@ def decode_base64(input: Any, name: Optional[str] = None) -> np.ndarray:  # noqa
         stripped = text.rstrip(b"=")
         if len(stripped) % 4 == 1 or any(c not in b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
                                          for c in stripped):
-            raise InvalidArgumentError(None, None, f"tf.io.decode_base64: {text[:40]!r} is not web-safe base64 (letters, digits, "
+            raise InvalidArgumentError(None, None,
+                                       f"tf.io.decode_base64: {text[:40]!r} is not web-safe base64 (letters, digits, "
                                        f"'-' and '_', with optional '=' padding).")
         try:
             return base64.urlsafe_b64decode(stripped + b"=" * (-len(stripped) % 4))
         except binascii.Error as error:
-            raise InvalidArgumentError(None, None, f"tf.io.decode_base64: {text[:40]!r} is not valid base64 ({error}).") from None
+            raise InvalidArgumentError(None, None,
+                                       f"tf.io.decode_base64: {text[:40]!r} is not valid base64 ({error}).") from None
     return _each(input, "tf.io.decode_base64", decode)
 
 
@@ -107,18 +109,21 @@ def decode_raw(input_bytes: Any, out_type: Any, little_endian: bool = True, fixe
     if fixed_length is not None:
         length = int(fixed_length)
         if length % size:
-            raise InvalidArgumentError(None, None, f"{op}: fixed_length ({length}) must be a multiple of the size of out_type "
+            raise InvalidArgumentError(None, None,
+                                       f"{op}: fixed_length ({length}) must be a multiple of the size of out_type "
                                        f"({size} bytes).")
         items = [item[:length].ljust(length, b"\x00") for item in items]
     lengths = {len(item) for item in items}
     if len(lengths) > 1:
         first = len(items[0])
         other = next(index for index, item in enumerate(items) if len(item) != first)
-        raise InvalidArgumentError(None, None, f"{op}: DecodeRaw requires input strings to all be the same size, but element "
+        raise InvalidArgumentError(None, None,
+                                   f"{op}: DecodeRaw requires input strings to all be the same size, but element "
                                    f"{other} has size {first} != {len(items[other])}.")
     length = lengths.pop() if lengths else 0
     if length % size:
-        raise InvalidArgumentError(None, None, f"{op}: Input to DecodeRaw has length {length} that is not a multiple of "
+        raise InvalidArgumentError(None, None,
+                                   f"{op}: Input to DecodeRaw has length {length} that is not a multiple of "
                                    f"{size}, the size of {str(dtype).replace('torch.', '')}.")
     order = numpy_dtype.newbyteorder("<" if little_endian else ">") if size > 1 else numpy_dtype
     flat = np.frombuffer(b"".join(items), dtype=order).astype(numpy_dtype)
@@ -169,7 +174,8 @@ def _json_to_example(text: bytes) -> bytes:
         if message.get("features") is not None:
             encode_length_delimited(1, bytes(entries), out)
     except (ValueError, KeyError, TypeError, AttributeError, binascii.Error) as error:
-        raise InvalidArgumentError(None, None, f"{where}: the JSON is not a tf.train.Example ({type(error).__name__}: {error}). "
+        raise InvalidArgumentError(None, None,
+                                   f"{where}: the JSON is not a tf.train.Example ({type(error).__name__}: {error}). "
                                    f"Expected {{\"features\": {{\"feature\": {{name: {{\"int64List\": {{\"value\": "
                                    f"[...]}}}}}}}}}}.") from None
     return bytes(out)
@@ -193,7 +199,8 @@ def _fields(record: bytes, delim: bytes, quoted: bool, where: str) -> List[bytes
             while True:
                 end = record.find(b'"', position)
                 if end < 0:
-                    raise InvalidArgumentError(None, None, f"{where}: Quoted field has to end with quote followed by delim or "
+                    raise InvalidArgumentError(None, None,
+                                               f"{where}: Quoted field has to end with quote followed by delim or "
                                                f"end.")
                 field += record[position:end]
                 if record[end + 1:end + 2] == b'"':
@@ -203,7 +210,8 @@ def _fields(record: bytes, delim: bytes, quoted: bool, where: str) -> List[bytes
                 position = end + 1
                 break
             if position < size and record[position:position + len(delim)] != delim:
-                raise InvalidArgumentError(None, None, f"{where}: Quoted field has to end with quote followed by delim or end.")
+                raise InvalidArgumentError(None, None,
+                                           f"{where}: Quoted field has to end with quote followed by delim or end.")
             out.append(bytes(field))
         else:
             end = record.find(delim, position)
@@ -270,15 +278,18 @@ def decode_csv(records: Any, record_defaults: Any, field_delim: str = ",", use_q
         where = f"{op} (record {number})"
         parts = _fields(record, delim, bool(use_quote_delim), where)
         if select_cols is None and len(parts) != len(columns):
-            raise InvalidArgumentError(None, None, f"{op}: Expect {len(columns)} fields but have {len(parts)} in record {number}")
+            raise InvalidArgumentError(None, None,
+                                       f"{op}: Expect {len(columns)} fields but have {len(parts)} in record {number}")
         if select_cols is not None and selected and len(parts) <= selected[-1]:
-            raise InvalidArgumentError(None, None, f"{op}: record {number} has {len(parts)} fields, fewer than select_cols needs.")
+            raise InvalidArgumentError(None, None,
+                                       f"{op}: record {number} has {len(parts)} fields, fewer than select_cols needs.")
         for out, column in enumerate(selected):
             raw = parts[column]
             dtype, default = columns[out]
             if raw == b"" or raw == na:
                 if default is None:
-                    raise InvalidArgumentError(None, None, f"{op}: Field {out} is required but missing in record {number}!")
+                    raise InvalidArgumentError(None, None,
+                                               f"{op}: Field {out} is required but missing in record {number}!")
                 values[out].append(default)
                 continue
             if dtype == "string":

@@ -109,7 +109,8 @@ def fixed_sequence(values: Optional[list], key: str, spec: FixedLenSequenceFeatu
     size = int(np.prod(shape)) if shape else 1
     values = values or []
     if size == 0 or len(values) % size:
-        raise InvalidArgumentError(None, None, f"{where}: feature {key!r} has {len(values)} values, not a multiple of the "
+        raise InvalidArgumentError(None, None,
+                                   f"{where}: feature {key!r} has {len(values)} values, not a multiple of the "
                                    f"{size} its FixedLenSequenceFeature shape {shape} needs per item.")
     return values_array(values, dtype).reshape([len(values) // size] + shape)
 
@@ -139,7 +140,8 @@ def sparse_parts(values: Values, key: str, spec: SparseFeature, dtype: str, wher
     rows = [list(row) for row in zip(*columns)] if columns else []
     for row in rows:
         if any(not 0 <= i < s for i, s in zip(row, sizes)):
-            raise InvalidArgumentError(None, None, f"{where}: SparseFeature {key!r} has index {row} outside its size {sizes}.")
+            raise InvalidArgumentError(None, None,
+                                       f"{where}: SparseFeature {key!r} has index {row} outside its size {sizes}.")
     if not spec.already_sorted:
         order = sorted(range(len(rows)), key=lambda i: rows[i])
         rows, items = [rows[i] for i in order], [items[i] for i in order]
@@ -157,7 +159,8 @@ def _partition(rt: Any, partition: Any, values: Values, dtype: Any, where: str) 
     if isinstance(partition, _UniformRowLength):
         length = int(partition.length)
         if length <= 0 or count % length:
-            raise InvalidArgumentError(None, None, f"{where}: UniformRowLength({length}) does not divide {count} values.")
+            raise InvalidArgumentError(None, None,
+                                       f"{where}: UniformRowLength({length}) does not divide {count} values.")
         if not isinstance(rt, RaggedTensor):  # a uniform split of dense values stays dense, as in TF
             return rt.reshape((count // length, length) + tuple(rt.shape[1:]))
         return RaggedTensor.from_row_splits(rt, torch.arange(0, count + 1, length, dtype=dtype))
@@ -177,7 +180,8 @@ def _partition(rt: Any, partition: Any, values: Values, dtype: Any, where: str) 
         if isinstance(partition, _ValueRowIds):
             return RaggedTensor.from_value_rowids(rt, part)
     except (ValueError, InvalidArgumentError) as error:
-        raise InvalidArgumentError(None, None, f"{where}: the partition feature {partition.key!r} does not fit: {error}") from None
+        raise InvalidArgumentError(None, None,
+                                   f"{where}: the partition feature {partition.key!r} does not fit: {error}") from None
     raise TypeError(f"{where}: unknown RaggedFeature partition {partition!r}.")
 
 

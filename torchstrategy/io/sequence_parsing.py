@@ -29,7 +29,9 @@ def _decode(record: Any, where: str) -> SequenceExample:
     try:
         return SequenceExample.FromString(data)
     except DecodeError as error:
-        raise InvalidArgumentError(None, None, f"{where}: could not parse a serialized tf.train.SequenceExample ({error}).") from None
+        raise InvalidArgumentError(None, None,
+                                   f"{where}: could not parse a serialized tf.train.SequenceExample "
+                                   f"({error}).") from None
 
 
 def _sequence_specs(sequence_features: Any, where: str) -> dict:
@@ -68,12 +70,14 @@ def _dense_frames(frames: Optional[list], key: str, spec: FixedLenSequenceFeatur
     size = int(np.prod(shape)) if shape else 1
     if frames is None:
         if not spec.allow_missing:
-            raise InvalidArgumentError(None, None, f"{where}: feature list {key!r} is required but could not be found. Give its "
+            raise InvalidArgumentError(None, None,
+                                       f"{where}: feature list {key!r} is required but could not be found. Give its "
                                        f"FixedLenSequenceFeature allow_missing=True if some examples lack it.")
         frames = []
     for step, values in enumerate(frames):
         if len(values) != size:
-            raise InvalidArgumentError(None, None, f"{where}: step {step} of feature list {key!r} has {len(values)} values, but "
+            raise InvalidArgumentError(None, None,
+                                       f"{where}: step {step} of feature list {key!r} has {len(values)} values, but "
                                        f"its shape {shape} needs {size}.")
     flat = [value for values in frames for value in values]
     return _features.values_array(flat, dtype).reshape([len(frames)] + shape)

@@ -168,7 +168,8 @@ def _decode(data: bytes, op: str) -> Any:
         elif number in _VAL_FIELDS and wire_type in (VARINT, FIXED32, FIXED64, LENGTH_DELIMITED):
             typed.setdefault(number, []).extend(_packed(number, wire_type, value))
     if shape is None:
-        raise InvalidArgumentError(None, None, f"{op}: the TensorProto has an unknown rank; a tensor needs a full shape.")
+        raise InvalidArgumentError(None, None,
+                                   f"{op}: the TensorProto has an unknown rank; a tensor needs a full shape.")
     count = int(np.prod(shape)) if shape else 1
     if dtype_number == _DT_STRING:
         if content is not None:
@@ -182,18 +183,21 @@ def _decode(data: bytes, op: str) -> Any:
         while strings and len(strings) < count:
             strings.append(strings[-1])
         if len(strings) != count:
-            raise InvalidArgumentError(None, None, f"{op}: the TensorProto holds {len(strings)} strings for shape {shape}.")
+            raise InvalidArgumentError(None, None,
+                                       f"{op}: the TensorProto holds {len(strings)} strings for shape {shape}.")
         array = np.empty(count, dtype=object)
         array[:] = strings
         return array.reshape(shape), dtype_number
     if dtype_number not in _DTYPES:
-        raise InvalidArgumentError(None, None, f"{op}: the TensorProto's dtype (DataType {dtype_number}) is not supported here.")
+        raise InvalidArgumentError(None, None,
+                                   f"{op}: the TensorProto's dtype (DataType {dtype_number}) is not supported here.")
     dtype = _DTYPES[dtype_number]
     if content is not None:
         numpy_dtype = torch.empty(0, dtype=torch.int16 if dtype == torch.bfloat16 else dtype).numpy().dtype
         array = np.frombuffer(content, dtype=numpy_dtype.newbyteorder("<")).astype(numpy_dtype)
         if array.size != count:
-            raise InvalidArgumentError(None, None, f"{op}: the TensorProto's content holds {array.size} values for shape {shape}.")
+            raise InvalidArgumentError(None, None,
+                                       f"{op}: the TensorProto's content holds {array.size} values for shape {shape}.")
         tensor = torch.from_numpy(array.copy())
         if dtype == torch.bfloat16:
             tensor = tensor.view(torch.bfloat16)
@@ -217,7 +221,8 @@ def parse_tensor(serialized: Any, out_type: Any, name: Optional[str] = None) -> 
         else _ENUM.get(as_dtype(out_type))
     if want != number:
         wanted = "string" if want == _DT_STRING else _NAMES.get(want, str(out_type))
-        raise InvalidArgumentError(None, None, f"{op}: Type mismatch between parsed tensor ({_NAMES.get(number, number)}) and "
+        raise InvalidArgumentError(None, None,
+                                   f"{op}: Type mismatch between parsed tensor ({_NAMES.get(number, number)}) and "
                                    f"dtype ({wanted}).")
     return value
 
@@ -278,16 +283,19 @@ def deserialize_many_sparse(serialized_sparse: Any, dtype: Any, rank: Optional[i
         part_values = parse_tensor(array[row, 1], dtype)
         part_shape = parse_tensor(array[row, 2], torch.int64)
         if rank is not None and part_shape.numel() + 1 != int(rank):
-            raise InvalidArgumentError(None, None, f"{op}: entry {row} has rank {part_shape.numel()}, so the batch would have "
+            raise InvalidArgumentError(None, None,
+                                       f"{op}: entry {row} has rank {part_shape.numel()}, so the batch would have "
                                        f"rank {part_shape.numel() + 1}, not rank={rank}.")
         column = torch.full((part_indices.shape[0], 1), row, dtype=torch.int64)
         indices.append(torch.cat([column, part_indices], dim=1))
         values.append(part_values)
         shapes.append(part_shape)
     if not shapes:
-        raise InvalidArgumentError(None, None, f"{op}: serialized_sparse is empty; there is no entry to take a shape from.")
+        raise InvalidArgumentError(None, None,
+                                   f"{op}: serialized_sparse is empty; there is no entry to take a shape from.")
     if len({int(shape.numel()) for shape in shapes}) != 1:
-        raise InvalidArgumentError(None, None, f"{op}: the entries have different ranks: {[s.tolist() for s in shapes]}.")
+        raise InvalidArgumentError(None, None,
+                                   f"{op}: the entries have different ranks: {[s.tolist() for s in shapes]}.")
     dense = [array.shape[0]] + torch.stack(shapes).max(dim=0).values.tolist()
     joined = np.concatenate(values) if isinstance(values[0], np.ndarray) else torch.cat(values)
     return SparseTensor(torch.cat(indices), joined, dense)

@@ -311,20 +311,20 @@ class LinearOperator:
                                                         else torch.float64))
         eps = torch.finfo(self.dtype if not self.dtype.is_complex else torch.float32).eps
         if bool((values[..., -1] <= values[..., 0] * eps).any()):
-            raise InvalidArgumentError(f"{self.name}: singular operator (condition number above 1/eps).")
+            raise InvalidArgumentError(None, None, f"{self.name}: singular operator (condition number above 1/eps).")
 
     def assert_positive_definite(self, name: str = "assert_positive_definite") -> None:
         """Raises InvalidArgumentError unless the (self-adjoint) operator's Cholesky factorisation exists."""
         dense = self._dense()
         _, info = torch.linalg.cholesky_ex(dense)
         if bool((info != 0).any()) or not torch.allclose(dense, _adjoint_matrix(dense)):
-            raise InvalidArgumentError(f"{self.name}: the operator is not self-adjoint positive definite.")
+            raise InvalidArgumentError(None, None, f"{self.name}: the operator is not self-adjoint positive definite.")
 
     def assert_self_adjoint(self, name: str = "assert_self_adjoint") -> None:
         """Raises InvalidArgumentError unless the operator equals its conjugate transpose."""
         dense = self._dense()
         if dense.shape[-1] != dense.shape[-2] or not torch.equal(dense, _adjoint_matrix(dense)):
-            raise InvalidArgumentError(f"{self.name}: the operator is not self-adjoint.")
+            raise InvalidArgumentError(None, None, f"{self.name}: the operator is not self-adjoint.")
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} '{self.name}' shape={tuple(self.shape)} dtype={self.dtype}>"

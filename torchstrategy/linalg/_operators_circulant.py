@@ -68,7 +68,8 @@ class _Circulant(LinearOperator):
         kernel = torch.fft.ifftn(self._spectrum.to(self._complex()), dim=dims)
         scale = float(self._spectrum.abs().max()) if self._spectrum.numel() else 0.0
         if float(kernel.imag.abs().max()) > 1e-5 * max(scale, 1.0):
-            raise InvalidArgumentError(f"{self.name}: the spectrum is not Hermitian (its kernel is not real).")
+            raise InvalidArgumentError(None, None,
+                                       f"{self.name}: the spectrum is not Hermitian (its kernel is not real).")
 
     def _shape(self) -> torch.Size:
         n = 1
