@@ -79,5 +79,6 @@ def test_every_missing_manifest_name_under_an_implemented_namespace_says_tf_or_k
         assert f"{library} API" in message and "torchstrategy does not provide" in message, (path, message)
         checked += 1
     # The walk must reach hundreds of names (a resolver finding nothing would pass the loop); the figure
-    # falls as names get implemented (about 400 after the tf.math/tf.linalg gaps and tf.nn were filled).
-    assert checked > 300
+    # falls as names get implemented (about 400 after the tf.math/tf.linalg gaps and tf.nn were filled; 285
+    # once keras.preprocessing.image's ImageDataGenerator family and audio_dataset_from_directory landed).
+    assert checked > 250
