@@ -108,3 +108,15 @@ def test_flow_from_dataframe_needs_pandas_or_reads_it(image_root):
         it = gen.flow_from_dataframe(frame, directory=str(image_root), target_size=(4, 5), shuffle=False)
     x, y = it[0]
     assert x.shape == (2, 4, 5, 3) and y.tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_directory_save_to_dir_writes_the_augmented_batch(image_root, tmp_path_factory):
+    out = tmp_path_factory.mktemp("saved")
+    it = IMG.ImageDataGenerator(vertical_flip=True).flow_from_directory(
+        str(image_root), target_size=(4, 5), batch_size=2, shuffle=False, save_to_dir=str(out), save_prefix="aug",
+        save_format="png")
+    x, _ = it[0]
+    saved = sorted(out.glob("aug_*.png"))
+    assert [p.name.split("_")[1] for p in saved] == ["0", "1"]
+    reread = IMG.img_to_array(IMG.load_img(str(saved[0])))
+    np.testing.assert_allclose(reread, np.round(IMG.img_to_array(IMG.array_to_img(x[0]))))
