@@ -169,8 +169,10 @@ def _from_files(
 def _build(
     directory: Any, labels: Any, label_mode: str | None, class_names: Any, formats: tuple[str, ...], what: str,
     load: Any, batch_size: int | None, shuffle: bool, seed: int | None, validation_split: float | None,
-    subset: str | None, follow_links: bool, verbose: bool,
+    subset: str | None, follow_links: bool, verbose: bool, batch_elements: bool = True,
 ) -> Dataset | list[Dataset]:
+    """The dataset(s) of `load(path)` (and labels); `batch_elements=False` leaves batching to the caller
+    (the shuffle buffer still follows `batch_size`, as in Keras)."""
     _check_labels_arguments(labels, label_mode, class_names, what)
     if labels is None or label_mode is None:
         labels, label_mode = None, None
@@ -192,7 +194,7 @@ def _build(
         if not part_paths:
             raise ValueError(f"No {which}{what} files found in directory {directory}. Allowed formats: {formats}")
         dataset = _from_files(part_paths, part_labels, label_mode, num_classes, load, part_shuffle, buffer_size,
-                              seed, batch_size)
+                              seed, batch_size if batch_elements else None)
         dataset.class_names = names
         dataset.file_paths = part_paths
         return dataset

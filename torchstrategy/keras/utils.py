@@ -8,6 +8,7 @@ from typing import Any, Optional
 import numpy as np
 
 from torchstrategy.keras.dataset_creator import DatasetCreator
+from torchstrategy.keras.audio_dataset import audio_dataset_from_directory  # noqa: F401  (keras.utils)
 from torchstrategy.keras.dataset_utils import (  # noqa: F401  (keras.utils.*_dataset_from_*)
     image_dataset_from_directory,
     text_dataset_from_directory,

@@ -136,3 +136,23 @@ def smart_resize(x: Any, size: Sequence[int], interpolation: str = "bilinear",
         cropped = cropped.to(torch.float32)
     out = tf_image.resize(cropped, [int(size[0]), int(size[1])], method=interpolation)
     return out.movedim(-1, -3) if data_format == "channels_first" else out
+
+
+# The legacy augmentation API lives in its own modules (they use the helpers above, so they load last).
+from torchstrategy.keras.preprocessing.image_generator import ImageDataGenerator  # noqa: E402,F401
+from torchstrategy.keras.preprocessing.image_iterators import (  # noqa: E402,F401
+    DirectoryIterator,
+    Iterator,
+    NumpyArrayIterator,
+)
+from torchstrategy.keras.preprocessing.image_transforms import (  # noqa: E402,F401
+    apply_affine_transform,
+    apply_brightness_shift,
+    apply_channel_shift,
+    random_brightness,
+    random_channel_shift,
+    random_rotation,
+    random_shear,
+    random_shift,
+    random_zoom,
+)
