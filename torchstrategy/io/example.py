@@ -212,86 +212,99 @@ class Feature(Message):
         return "" if self._kind is None else f"{self._kind}={self._value!r}"
 
 
-class _FeatureMap(dict):
-    """`Features.feature`: str -> Feature; reading a missing key adds an empty Feature (as protobuf maps)."""
+class _MessageMap(dict):
+    """A protobuf `map<string, Message>` field (`Features.feature`, `FeatureLists.feature_list`): str keys (bytes
+    are decoded), reading a missing key adds an empty value, and its owner hears of every change."""
 
-    def __init__(self, owner: "Features"):
+    def __init__(self, owner: Message, value_type: type, field: str):
         super().__init__()
-        self._owner = owner
+        self._owner, self._value_type, self._field = owner, value_type, field
 
-    @staticmethod
-    def _key(key: Any) -> str:
+    def _key(self, key: Any) -> str:
         if isinstance(key, bytes):
             key = key.decode("utf-8")
         if not isinstance(key, str):
-            raise TypeError(f"Features.feature keys must be str, got {key!r} of type {type(key).__name__}.")
+            raise TypeError(f"{self._field} keys must be str, got {key!r} of type {type(key).__name__}.")
         return key
 
-    def __missing__(self, key: str) -> Feature:
-        feature = Feature()
-        dict.__setitem__(self, key, feature)
+    def __missing__(self, key: str) -> Any:
+        value = self._value_type()
+        dict.__setitem__(self, key, value)
         self._owner._modified()
-        return feature
+        return value
 
-    def __getitem__(self, key: Any) -> Feature:
+    def __getitem__(self, key: Any) -> Any:
         return super().__getitem__(self._key(key))
 
-    def __setitem__(self, key: Any, feature: Feature) -> None:
-        if not isinstance(feature, Feature):
-            raise TypeError(f"Features.feature[{key!r}] must be a tf.train.Feature, got {type(feature).__name__}.")
-        dict.__setitem__(self, self._key(key), feature)
+    def __setitem__(self, key: Any, value: Any) -> None:
+        if not isinstance(value, self._value_type):
+            raise TypeError(f"{self._field}[{key!r}] must be a tf.train.{self._value_type.__name__}, got "
+                            f"{type(value).__name__}.")
+        dict.__setitem__(self, self._key(key), value)
         self._owner._modified()
 
-    def get_or_create(self, key: Any) -> Feature:
+    def get_or_create(self, key: Any) -> Any:
         return self[key]
+
+    def fill(self, mapping: Optional[dict], where: str) -> None:
+        """A constructor's `{name: value}`: copies of the values (as protobuf copies into a new message)."""
+        for key, value in (mapping or {}).items():
+            if not isinstance(value, self._value_type):
+                raise TypeError(f"{where}: the value for {key!r} must be a tf.train.{self._value_type.__name__}, "
+                                f"got {type(value).__name__}.")
+            copy = self._value_type()
+            copy.CopyFrom(value)
+            dict.__setitem__(self, self._key(key), copy)
+
+    def encode(self, out: bytearray) -> None:
+        """The entries as field 1 of the owner. Map order on the wire is unspecified; TF's (upb) order follows its
+        hash table. Sorted keys are protobuf's deterministic order: one entry gives TF's exact bytes, several a
+        stable encoding."""
+        for key in sorted(self):
+            entry = bytearray()
+            encode_length_delimited(1, key.encode("utf-8"), entry)
+            encode_length_delimited(2, dict.__getitem__(self, key).SerializeToString(), entry)
+            encode_length_delimited(1, bytes(entry), out)
+
+    def merge(self, data: bytes) -> None:
+        """Decodes the owner's wire data: each field-1 entry (key 1, value 2); a repeated key: the last one wins."""
+        for number, wire_type, value in fields(data):
+            if number != 1:
+                continue
+            if wire_type != LENGTH_DELIMITED:
+                raise DecodeError(f"{self._field} entries must be length-delimited")
+            key, item = "", self._value_type()
+            for entry_number, entry_type, entry_value in fields(value):
+                if entry_number == 1 and entry_type == LENGTH_DELIMITED:
+                    try:
+                        key = bytes(entry_value).decode("utf-8")
+                    except UnicodeDecodeError:
+                        raise DecodeError(f"a {self._field} key is not valid UTF-8") from None
+                elif entry_number == 2 and entry_type == LENGTH_DELIMITED:
+                    item = self._value_type()
+                    item._merge(entry_value)
+            dict.__setitem__(self, key, item)
 
 
 class Features(Message):
     """`tf.train.Features(feature={"name": tf.train.Feature(...)})`: a map from names to Features."""
 
     def __init__(self, feature: Optional[dict] = None):
-        self._feature = _FeatureMap(self)
-        for key, value in (feature or {}).items():
-            copy = Feature()
-            if not isinstance(value, Feature):
-                raise TypeError(f"Features(feature=...): the value for {key!r} must be a tf.train.Feature, got "
-                                f"{type(value).__name__}.")
-            copy.CopyFrom(value)
-            dict.__setitem__(self._feature, _FeatureMap._key(key), copy)
+        self._feature = _MessageMap(self, Feature, "Features.feature")
+        self._feature.fill(feature, "Features(feature=...)")
 
     @property
-    def feature(self) -> _FeatureMap:
+    def feature(self) -> _MessageMap:
         return self._feature
 
     def Clear(self) -> None:
         dict.clear(self._feature)
 
     def _encode(self, out: bytearray) -> None:
-        # Map order on the wire is unspecified; TF's (upb) order follows its hash table. Sorting the keys is
-        # protobuf's deterministic order, so one entry gives TF's exact bytes and several a stable encoding.
-        for key in sorted(self._feature):
-            entry = bytearray()
-            encode_length_delimited(1, key.encode("utf-8"), entry)
-            encode_length_delimited(2, self._feature[key].SerializeToString(), entry)
-            encode_length_delimited(1, bytes(entry), out)
+        self._feature.encode(out)
 
     def _merge(self, data: bytes) -> None:
-        for number, wire_type, value in fields(data):
-            if number != 1:
-                continue
-            if wire_type != LENGTH_DELIMITED:
-                raise DecodeError("Features.feature entries must be length-delimited")
-            key, feature = "", Feature()
-            for entry_number, entry_type, entry_value in fields(value):
-                if entry_number == 1 and entry_type == LENGTH_DELIMITED:
-                    try:
-                        key = bytes(entry_value).decode("utf-8")
-                    except UnicodeDecodeError:
-                        raise DecodeError("a Features key is not valid UTF-8") from None
-                elif entry_number == 2 and entry_type == LENGTH_DELIMITED:
-                    feature = Feature()
-                    feature._merge(entry_value)
-            dict.__setitem__(self._feature, key, feature)  # a repeated key: the last entry wins
+        self._feature.merge(data)
 
     def _repr_fields(self) -> str:
         return f"feature={dict(self._feature)!r}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional
 
 from torchstrategy._machinery.protobuf import LENGTH_DELIMITED, DecodeError, Message, encode_length_delimited, fields
-from torchstrategy.io.example import Feature, Features
+from torchstrategy.io.example import Feature, Features, _MessageMap
 
 __all__ = ["FeatureList", "FeatureLists", "SequenceExample"]
 
@@ -71,83 +71,25 @@ class FeatureList(Message):
         return f"feature={list(self._feature)!r}"
 
 
-class _FeatureListMap(dict):
-    """`FeatureLists.feature_list`: str -> FeatureList; reading a missing key adds an empty one."""
-
-    def __init__(self, owner: "FeatureLists"):
-        super().__init__()
-        self._owner = owner
-
-    @staticmethod
-    def _key(key: Any) -> str:
-        if isinstance(key, bytes):
-            key = key.decode("utf-8")
-        if not isinstance(key, str):
-            raise TypeError(f"FeatureLists.feature_list keys must be str, got {key!r} of type {type(key).__name__}.")
-        return key
-
-    def __missing__(self, key: str) -> FeatureList:
-        value = FeatureList()
-        dict.__setitem__(self, key, value)
-        self._owner._modified()
-        return value
-
-    def __getitem__(self, key: Any) -> FeatureList:
-        return super().__getitem__(self._key(key))
-
-    def __setitem__(self, key: Any, value: FeatureList) -> None:
-        if not isinstance(value, FeatureList):
-            raise TypeError(f"FeatureLists.feature_list[{key!r}] must be a tf.train.FeatureList, got "
-                            f"{type(value).__name__}.")
-        dict.__setitem__(self, self._key(key), value)
-        self._owner._modified()
-
-    def get_or_create(self, key: Any) -> FeatureList:
-        return self[key]
-
-
 class FeatureLists(Message):
     """`tf.train.FeatureLists(feature_list={"name": tf.train.FeatureList(...)})`: named feature lists."""
 
     def __init__(self, feature_list: Optional[dict] = None):
-        self._lists = _FeatureListMap(self)
-        for key, value in (feature_list or {}).items():
-            if not isinstance(value, FeatureList):
-                raise TypeError(f"FeatureLists(feature_list=...): the value for {key!r} must be a "
-                                f"tf.train.FeatureList, got {type(value).__name__}.")
-            copy = FeatureList()
-            copy.CopyFrom(value)
-            dict.__setitem__(self._lists, _FeatureListMap._key(key), copy)
+        self._lists = _MessageMap(self, FeatureList, "FeatureLists.feature_list")
+        self._lists.fill(feature_list, "FeatureLists(feature_list=...)")
 
     @property
-    def feature_list(self) -> _FeatureListMap:
+    def feature_list(self) -> _MessageMap:
         return self._lists
 
     def Clear(self) -> None:
         dict.clear(self._lists)
 
     def _encode(self, out: bytearray) -> None:
-        for key in sorted(self._lists):  # sorted, as Features: one entry gives TF's exact bytes
-            entry = bytearray()
-            encode_length_delimited(1, key.encode("utf-8"), entry)
-            encode_length_delimited(2, self._lists[key].SerializeToString(), entry)
-            encode_length_delimited(1, bytes(entry), out)
+        self._lists.encode(out)
 
     def _merge(self, data: bytes) -> None:
-        for number, wire_type, value in fields(data):
-            if number != 1 or wire_type != LENGTH_DELIMITED:
-                continue
-            key, item = "", FeatureList()
-            for entry_number, entry_type, entry_value in fields(value):
-                if entry_number == 1 and entry_type == LENGTH_DELIMITED:
-                    try:
-                        key = bytes(entry_value).decode("utf-8")
-                    except UnicodeDecodeError:
-                        raise DecodeError("a FeatureLists key is not valid UTF-8") from None
-                elif entry_number == 2 and entry_type == LENGTH_DELIMITED:
-                    item = FeatureList()
-                    item._merge(entry_value)
-            dict.__setitem__(self._lists, key, item)
+        self._lists.merge(data)
 
     def _repr_fields(self) -> str:
         return f"feature_list={dict(self._lists)!r}"
