@@ -160,3 +160,31 @@ def test_trainable_false_freezes_weights_in_keras_order():
     model.layers[0].trainable = False
     assert len(model.trainable_weights) == 2 and len(model.non_trainable_weights) == 4
     assert [tuple(w.shape) for w in model.weights] == [(3, 2), (2,), (2,), (2,), (2,), (2,)]
+
+
+def test_a_sequential_with_an_input_has_symbolic_inputs_and_outputs_and_feeds_a_feature_model():
+    # Keras 3.15: Sequential([Input, ...]).input/.inputs/.output/.outputs are KerasTensors; an unbuilt one raises
+    # AttributeError "Sequential model '<name>' has no defined inputs yet."
+    from torchstrategy import keras
+
+    bare = keras.Sequential([keras.layers.Dense(2)], name="bare")
+    with pytest.raises(AttributeError, match="Sequential model 'bare' has no defined inputs yet"):
+        bare.inputs
+    assert not hasattr(bare, "output")
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4, name="hidden"), keras.layers.Dense(2)])
+    assert [t.shape for t in model.inputs] == [(None, 3)] and model.input is model.inputs[0]
+    assert [t.shape for t in model.outputs] == [(None, 2)] and model.output is model.outputs[0]
+    features = keras.Model(model.input, model.get_layer("hidden").output)
+    x = np.random.default_rng(0).random((5, 3)).astype("float32")
+    kernel, bias = model.get_layer("hidden").get_weights()
+    np.testing.assert_allclose(features.predict(x, verbose=0), x @ kernel + bias, rtol=1e-5, atol=1e-6)
+    assert features.get_layer("hidden") is model.get_layer("hidden")  # shared weights
+    model.add(keras.layers.Dense(7))
+    assert model.output.shape == (None, 7)  # the graph follows add()
+
+
+def test_add_metric_is_refused_as_in_keras_3():
+    from torchstrategy import keras
+
+    with pytest.raises(NotImplementedError, match="add_metric\\(\\) was removed in Keras 3"):
+        keras.layers.Dense(2).add_metric(1.0, name="m")

@@ -413,6 +413,45 @@ class Sequential(Model):
     def output_shape(self) -> Any:
         return self.compute_output_shape(self.input_shape)
 
+    @property
+    def input(self) -> Any:
+        """The symbolic input of a Sequential that starts with an Input (or knows its input shape)."""
+        return self._symbolic("input")
+
+    @property
+    def output(self) -> Any:
+        """The symbolic output: the layers called in turn on `input`, once (their `output`s are defined then)."""
+        return self._symbolic("output")
+
+    @property
+    def inputs(self) -> list:
+        """`[input]` of a Sequential that knows its input (Keras 3); AttributeError before that."""
+        return flatten_structure(self._symbolic("input"))
+
+    @property
+    def outputs(self) -> list:
+        """`[output]` of a Sequential that knows its input (Keras 3); AttributeError before that."""
+        return flatten_structure(self._symbolic("output"))
+
+    def _symbolic(self, what: str) -> Any:
+        if self._input_layer is None:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined {what}s yet.")
+        if what == "input":
+            return self._input_layer.output
+        graph = self.__dict__.get("_symbolic_graph")
+        if graph is None or graph[0] != [id(layer) for layer in self._stack]:
+            tensor = self._input_layer.output
+            for layer in self._stack:
+                tensor = layer(tensor)
+            graph = ([id(layer) for layer in self._stack], tensor)
+            self.__dict__["_symbolic_graph"] = graph
+        return graph[1]
+
+    def __getattr__(self, name: str) -> Any:
+        if name in ("input", "output", "inputs", "outputs"):  # the property raised: keep its message
+            self._symbolic(name.rstrip("s"))
+        return super().__getattr__(name)
+
     def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None, **kwargs: Any) -> Any:
         x = self._input_layer(inputs) if self._input_layer is not None else inputs
         layers, index = list(self._stack), 0

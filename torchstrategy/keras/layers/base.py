@@ -356,6 +356,12 @@ class Layer(nn.Module):
     def count_params(self) -> int:
         return int(sum(w.numel() for w in self.weights))
 
+    def add_metric(self, *args: Any, **kwargs: Any) -> None:
+        """Removed in Keras 3: refused with what to do instead (as Keras 3.15)."""
+        raise NotImplementedError(
+            "Layer.add_metric() was removed in Keras 3. Give the metric to Model.compile(metrics=[...]), or make a "
+            "keras.metrics.Metric in the layer's __init__/build and call its update_state() in call().")
+
     def add_loss(self, loss: Any) -> None:
         """Adds a scalar loss (or a structure of them) from inside `call` or `build`, as Keras 3's `add_loss`:
         it shows in `losses` until the next outermost call and joins the training loss in `fit`."""
