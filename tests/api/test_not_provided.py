@@ -79,5 +79,6 @@ def test_every_missing_manifest_name_under_an_implemented_namespace_says_tf_or_k
         assert f"{library} API" in message and "torchstrategy does not provide" in message, (path, message)
         checked += 1
     # The walk must reach hundreds of names (a resolver finding nothing would pass the loop); the figure
-    # falls as names get implemented (about 400 after the tf.math/tf.linalg gaps and tf.nn were filled).
-    assert checked > 300
+    # falls as names get implemented (about 400 after the tf.math/tf.linalg gaps and tf.nn were filled, under
+    # 300 once issue 22's last keras.* names landed); 200 still proves the walk reaches the missing names.
+    assert checked > 200

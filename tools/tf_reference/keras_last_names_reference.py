@@ -1,0 +1,81 @@
+"""Freezes Keras 3.15's last tf.keras names for issue 22 (legacy layers ThresholdedReLU / RandomHeight /
+RandomWidth, legacy backend focal and CTC functions, optimizers.legacy's error) under the TF reference env
+(TF 2.21 / Keras 3.15): /work/tf-venv/bin/python tools/tf_reference/keras_last_names_reference.py
+-> tests/keras/keras_last_names_reference.json"""
+import json
+import os
+
+import numpy as np
+import tensorflow as tf
+
+keras = tf.keras
+K = keras.backend
+rng = np.random.default_rng(22)
+IMG = rng.uniform(0, 1, (2, 5, 7, 3)).astype("float32")
+X = np.array([[-1.0, 0.5, 1.0, 1.5, 3.0]], dtype="float32")
+
+
+def raises(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        return {"raises": type(e).__name__, "message": str(e)}
+    return {"raises": None}
+
+
+L = keras.layers
+out = {"keras_version": keras.version(), "tf_version": tf.__version__, "IMG": IMG.tolist(), "X": X.tolist()}
+out["thresholded"] = np.asarray(L.ThresholdedReLU(theta=0.75)(X)).tolist()
+out["thresholded_config"] = {k: v for k, v in L.ThresholdedReLU(theta=0.75).get_config().items() if k == "theta"}
+out["thresholded_errors"] = {"neg": raises(lambda: L.ThresholdedReLU(theta=-1.0)),
+                             "none": raises(lambda: L.ThresholdedReLU(theta=None))}
+for name, layer in {"height_up_bilinear": L.RandomHeight((0.6, 0.6)),
+                    "height_down_nearest": L.RandomHeight((-0.4, -0.4), interpolation="nearest"),
+                    "width_up_bilinear": L.RandomWidth((0.5, 0.5)),
+                    "width_down_bicubic": L.RandomWidth((-0.3, -0.3), interpolation="bicubic")}.items():
+    out[name] = np.asarray(layer(IMG)).tolist()
+out["height_inference_is_input"] = bool(np.array_equal(np.asarray(L.RandomHeight(0.5)(IMG, training=False)), IMG))
+out["height_output_shape"] = list(L.RandomHeight(0.2).compute_output_shape((2, 5, 7, 3)))
+out["height_config"] = {k: v for k, v in L.RandomHeight((0.1, 0.2), seed=3).get_config().items()
+                        if k in ("factor", "interpolation", "seed")}
+out["height_errors"] = {"order": raises(lambda: L.RandomHeight((0.3, 0.1))),
+                        "below": raises(lambda: L.RandomWidth((-1.5, 0.1)))}
+out["legacy_optimizer"] = raises(lambda: keras.optimizers.legacy.Adam(0.1))
+out["legacy_same"] = keras.optimizers.legacy.SGD is keras.optimizers.legacy.Adam
+
+# focal cross-entropies (legacy backend)
+T = np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]], dtype="float32")
+P = np.array([[0.1, 0.7, 0.6], [0.8, 0.3, 0.05]], dtype="float32")
+Z = np.array([[-1.2, 0.4, 2.0], [0.3, -0.7, 1.1]], dtype="float32")
+out["T"], out["P"], out["Z"] = T.tolist(), P.tolist(), Z.tolist()
+out["bfce"] = np.asarray(K.binary_focal_crossentropy(T, P)).tolist()
+out["bfce_balanced_logits"] = np.asarray(K.binary_focal_crossentropy(
+    T, Z, apply_class_balancing=True, alpha=0.3, gamma=1.5, from_logits=True)).tolist()
+out["cfce"] = np.asarray(K.categorical_focal_crossentropy(T, P)).tolist()
+out["cfce_logits"] = np.asarray(K.categorical_focal_crossentropy(T, Z, alpha=0.4, gamma=3.0,
+                                                                 from_logits=True)).tolist()
+
+# CTC (legacy backend: blank is the last class, y_pred holds probabilities, batch-major)
+probs = rng.uniform(0.05, 1.0, (2, 6, 4)).astype("float32")
+probs = probs / probs.sum(-1, keepdims=True)
+labels = np.array([[1, 2, 2], [0, 1, 0]], dtype="int32")
+label_len = np.array([[3], [2]], dtype="int32")
+input_len = np.array([[6], [5]], dtype="int32")
+out["ctc_probs"], out["ctc_labels"] = probs.tolist(), labels.tolist()
+out["ctc_label_len"], out["ctc_input_len"] = label_len.tolist(), input_len.tolist()
+out["ctc_batch_cost"] = np.asarray(K.ctc_batch_cost(labels, probs, input_len, label_len)).tolist()
+sp = K.ctc_label_dense_to_sparse(labels, np.array([3, 2], dtype="int32"))
+out["ctc_sparse"] = {"indices": np.asarray(sp.indices).tolist(), "values": np.asarray(sp.values).tolist(),
+                     "dense_shape": np.asarray(sp.dense_shape).tolist(), "values_dtype": sp.values.dtype.name}
+dec, logp = K.ctc_decode(probs, np.array([6, 5]))
+out["ctc_greedy"] = {"decoded": [np.asarray(d).tolist() for d in dec], "log_prob": np.asarray(logp).tolist()}
+dec, logp = K.ctc_decode(probs, np.array([6, 5]), greedy=False, beam_width=5, top_paths=2)
+out["ctc_beam"] = {"decoded": [np.asarray(d).tolist() for d in dec], "log_prob": np.asarray(logp).tolist()}
+out["result_type"] = {"f16_i32": K.result_type("float16", "int32"), "i8_u8": K.result_type("int8", "uint8"),
+                      "f32_f64": K.result_type("float32", "float64"), "bool_i64": K.result_type("bool", "int64"),
+                      "int_float": K.result_type(int, float)}
+
+path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "keras", "keras_last_names_reference.json")
+with open(path, "w") as f:
+    json.dump(out, f)
+print("ok")
