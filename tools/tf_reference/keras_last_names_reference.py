@@ -75,6 +75,31 @@ out["result_type"] = {"f16_i32": K.result_type("float16", "int32"), "i8_u8": K.r
                       "f32_f64": K.result_type("float32", "float64"), "bool_i64": K.result_type("bool", "int64"),
                       "int_float": K.result_type(int, float)}
 
+# K.rnn with a small tanh cell: plain, masked (both output rules), backwards with constants, last output only
+SEQ = rng.normal(size=(2, 4, 3)).astype("float32")
+WK = rng.normal(size=(3, 2)).astype("float32") * 0.5
+UK = rng.normal(size=(2, 2)).astype("float32") * 0.5
+CONST = np.array([[0.1, -0.2], [0.3, 0.05]], dtype="float32")
+MASK = np.array([[1, 1, 0, 1], [1, 0, 0, 1]], dtype=bool)
+out["SEQ"], out["WK"], out["UK"], out["CONST"], out["MASK"] = (SEQ.tolist(), WK.tolist(), UK.tolist(),
+                                                                 CONST.tolist(), MASK.tolist())
+
+
+def step(x, states):
+    h = tf.tanh(tf.matmul(x, WK) + tf.matmul(states[0], UK) + (states[1] if len(states) > 1 else 0.0))
+    return h, [h]
+
+
+H0 = np.zeros((2, 2), dtype="float32")
+for name, kwargs in {"rnn_plain": {}, "rnn_mask": {"mask": MASK},
+                     "rnn_mask_zero": {"mask": MASK, "zero_output_for_mask": True},
+                     "rnn_back_const": {"go_backwards": True, "constants": [CONST]},
+                     "rnn_last_only": {"return_all_outputs": False, "mask": MASK}}.items():
+    last, outs, states = K.rnn(step, tf.constant(SEQ), [tf.constant(H0)], **kwargs)
+    out[name] = {"last": np.asarray(last).tolist(), "outputs": np.asarray(outs).tolist(),
+                 "state": np.asarray(states[0]).tolist()}
+out["gradients_eager"] = raises(lambda: K.gradients(tf.constant(1.0), [tf.Variable(1.0)]))
+
 path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "keras", "keras_last_names_reference.json")
 with open(path, "w") as f:
     json.dump(out, f)
