@@ -12,7 +12,7 @@ from torchstrategy import _context
 from torchstrategy.distribute.parts.progress import public_call
 from torchstrategy.keras import compile_utils, functional, runtime, steps, training
 from torchstrategy.keras.functional import InputLayer, KerasTensor
-from torchstrategy.keras.saving import load_model  # noqa: F401  (keras.models.load_model)
+from torchstrategy.keras.saving import load_model, save_model  # noqa: F401  (keras.models.load_model, save_model)
 from torchstrategy.keras.layers.base import Layer, _shape_of
 from torchstrategy.keras.layers import fusion
 from torchstrategy.nest import flatten as flatten_structure, map_structure
@@ -269,13 +269,13 @@ class Model(Layer):
             metric.reset_state()
 
     # ----- saving and summary (saving.py, summary.py) -------------------------------------
-    def save(self, filepath: str, overwrite: bool = True, include_optimizer: bool = True, **kwargs: Any) -> None:
-        """Writes architecture, weights, compile settings and optimizer state to one file."""
+    def save(self, filepath: str, overwrite: bool = True, zipped: Optional[bool] = None, **kwargs: Any) -> None:
+        """Writes architecture, weights, compile settings and optimizer state to one file (keras.saving.save_model;
+        Keras 2's include_optimizer / save_format keywords pass through **kwargs)."""
         from torchstrategy.keras import saving
 
         with public_call("model.save"):
-            saving.save_model(self, filepath, overwrite=overwrite, include_optimizer=include_optimizer,
-                              save_format=kwargs.pop("save_format", None))
+            saving.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
     def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
                input_signature: Any = None, **kwargs: Any) -> None:

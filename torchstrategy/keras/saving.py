@@ -3,6 +3,7 @@ path or the file's header names (formats/: `.keras`, `.weights.h5`, legacy `.h5`
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any, Callable, Optional
 
 import torch
@@ -112,8 +113,16 @@ def _require_built(model: Any) -> None:
 
 
 def _format_to_write(filepath: str, save_format: Optional[str]) -> Optional[formats.FileFormat]:
-    if save_format is None:
-        return formats.for_path(filepath)
+    """The file format: a `.keras` / `.h5` / `.hdf5` suffix decides (Keras 3 ignores save_format there, with a
+    warning); other paths take save_format ('keras', 'h5', 'torchstrategy'), else our own format."""
+    by_path = formats.for_path(filepath)
+    if by_path is not None and by_path in (formats.KERAS_ZIP, formats.LEGACY_H5):
+        if save_format:
+            warnings.warn(f"The `save_format` argument is deprecated in Keras 3 and the file path decides the format; "
+                          f"remove it. Received: save_format={save_format}", stacklevel=3)
+        return by_path
+    if not save_format:
+        return by_path
     chosen = {"keras": formats.KERAS_ZIP, "h5": formats.LEGACY_H5, "torchstrategy": None}
     if save_format not in chosen:
         raise ValueError(f"Unknown save_format={save_format!r}: use 'keras' (the .keras zip), 'h5' (Keras 2's HDF5) "
@@ -121,10 +130,22 @@ def _format_to_write(filepath: str, save_format: Optional[str]) -> Optional[form
     return chosen[save_format]
 
 
-def save_model(model: Any, filepath: str, overwrite: bool = True, include_optimizer: bool = True,
-               save_format: Optional[str] = None) -> None:
+def save_model(model: Any, filepath: str, overwrite: bool = True, zipped: Optional[bool] = None,
+               **kwargs: Any) -> None:
     """Writes the whole model (architecture, weights, compile config, optimizer state) to `filepath`, atomically:
-    a Keras 3 zip for `.keras`, Keras 2's HDF5 for `.h5`/`.hdf5` (or save_format='h5'), else our own format."""
+    a Keras 3 zip for `.keras`, Keras 2's HDF5 for `.h5`/`.hdf5`, else our own format. Keras 2's keywords
+    still work through **kwargs: include_optimizer (default True) and save_format (deprecated: the suffix
+    decides; on other paths 'keras' / 'h5' choose the format). zipped=False (Keras's unzipped directory) is
+    not supported."""
+    include_optimizer = kwargs.pop("include_optimizer", True)
+    save_format = kwargs.pop("save_format", None)
+    if kwargs:
+        raise ValueError(f"The following argument(s) are not supported by keras.saving.save_model: {list(kwargs)}. "
+                         "It takes model, filepath, overwrite, zipped (and Keras 2's include_optimizer / save_format).")
+    if zipped is not None and not zipped:
+        raise NotImplementedError("save_model(zipped=False) writes Keras's unzipped directory layout (the Hugging "
+                                  "Face Hub one), which torchstrategy does not implement; save a `.keras` file "
+                                  "(zipped=None or True) instead.")
     from torchstrategy.keras import optimizers
 
     _require_built(model)
