@@ -100,6 +100,21 @@ for name, kwargs in {"rnn_plain": {}, "rnn_mask": {"mask": MASK},
                  "state": np.asarray(states[0]).tolist()}
 out["gradients_eager"] = raises(lambda: K.gradients(tf.constant(1.0), [tf.Variable(1.0)]))
 
+# keras.initializers.STFT kernels. This env has no SciPy, which Keras needs for named windows, so the named
+# windows are passed as their values (symmetric hann of 8; periodic hamming of 6 = symmetric of 7, cut).
+I = keras.initializers
+out["stft"] = {
+    "real_hann_density": np.asarray(I.STFT(window=np.hanning(8))((8, 1, 5))).tolist(),
+    "imag_hamming_spectrum_periodic": np.asarray(
+        I.STFT("imag", np.hamming(7)[:6], "spectrum", True)((6, 1, 4))).tolist(),
+    "real_none": np.asarray(I.STFTInitializer(window=None, scaling=None)((4, 1, 3))).tolist(),
+    "array_window": np.asarray(I.stft(window=np.linspace(0.2, 1.0, 5))((5, 1, 3))).tolist(),
+    "config": I.STFT("imag", None, "spectrum", True).get_config(),
+    "same_class": I.STFT is I.STFTInitializer is I.stft,
+    "bad_side": raises(lambda: I.STFT(side="both")),
+    "bad_scaling": raises(lambda: I.STFT(window=None, scaling="power")),
+}
+
 path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "keras", "keras_last_names_reference.json")
 with open(path, "w") as f:
     json.dump(out, f)
