@@ -115,6 +115,25 @@ out["stft"] = {
     "bad_scaling": raises(lambda: I.STFT(window=None, scaling="power")),
 }
 
+# keras.utils.bounding_boxes: compute_ciou, encode_box_to_deltas, decode_deltas_to_boxes
+BB = keras.utils.bounding_boxes
+B1 = np.array([[10.0, 20.0, 50.0, 60.0], [5.0, 5.0, 15.0, 30.0], [0.0, 0.0, 8.0, 8.0]], dtype="float32")
+B2 = np.array([[12.0, 18.0, 45.0, 70.0], [20.0, 20.0, 30.0, 40.0], [1.0, 2.0, 9.0, 6.0]], dtype="float32")
+ANCH = np.array([[0.0, 0.0, 10.0, 10.0], [5.0, 5.0, 25.0, 15.0], [10.0, 0.0, 40.0, 30.0]], dtype="float32")
+out["BB1"], out["BB2"], out["ANCH"] = B1.tolist(), B2.tolist(), ANCH.tolist()
+out["ciou"] = np.asarray(BB.compute_ciou(B1, B2, "xyxy")).tolist()
+out["ciou_batched_yxyx"] = np.asarray(BB.compute_ciou(B1[None], B2[None], "yxyx")).tolist()
+out["encode"] = np.asarray(BB.encode_box_to_deltas(ANCH, B1, "xyxy", "xyxy")).tolist()
+out["encode_var_xywh"] = np.asarray(BB.encode_box_to_deltas(
+    ANCH, B2, "xyxy", "xywh", encoding_format="center_xywh", variance=[0.1, 0.1, 0.2, 0.2])).tolist()
+deltas = np.array([[0.1, -0.2, 0.3, 0.0], [0.0, 0.5, -0.1, 0.2], [-0.3, 0.1, 0.0, -0.4]], dtype="float32")
+out["deltas"] = deltas.tolist()
+out["decode"] = np.asarray(BB.decode_deltas_to_boxes(ANCH, deltas, "xyxy", "xyxy")).tolist()
+out["decode_var_batched"] = np.asarray(BB.decode_deltas_to_boxes(
+    ANCH, deltas[None], "xyxy", "yxyx", encoded_format="center_xywh", variance=[0.1, 0.1, 0.2, 0.2])).tolist()
+out["decode_dict"] = {k: np.asarray(v).tolist() for k, v in BB.decode_deltas_to_boxes(
+    {"P3": ANCH[:2], "P4": ANCH[2:]}, {"P3": deltas[:2], "P4": deltas[2:]}, "xyxy", "xywh").items()}
+
 path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "keras", "keras_last_names_reference.json")
 with open(path, "w") as f:
     json.dump(out, f)
