@@ -1,4 +1,4 @@
-"""keras.utils.bounding_boxes.compute_ciou / encode_box_to_deltas / decode_deltas_to_boxes against Keras 3.15
+"""keras.utils.bounding_boxes.compute_ciou / encode_box_to_deltas / decode_deltas_to_boxes / affine_transform vs Keras 3.15
 results frozen in keras_last_names_reference.json by tools/tf_reference/keras_last_names_reference.py (TF 2.21).
 Module: torchstrategy/keras/bounding_boxes.py (its other functions are in test_bounding_boxes.py)."""
 from __future__ import annotations
@@ -52,3 +52,20 @@ def test_decode_deltas_to_boxes_and_round_trip():
     _close(BB.decode_deltas_to_boxes(ANCH, deltas, "xyxy", "xyxy", variance=VAR), B1.numpy())
     with pytest.raises(ValueError, match="encoded_format"):
         BB.decode_deltas_to_boxes(ANCH, DELTAS, "xyxy", "xyxy", encoded_format="yxyx")
+
+
+def test_affine_transform():
+    boxes = torch.tensor(REF["AB"])
+    f = np.float32
+    got = BB.affine_transform(boxes, np.array([15.0, -30.0], f), np.array([0.1, -0.05], f), np.array([0.0, 0.2], f),
+                              np.array([1.0, 1.2], f), np.array([5.0, 0.0], f), np.array([0.0, -10.0], f), 80, 100)
+    _close(got, REF["affine"])
+    got = BB.affine_transform(boxes, np.array([90.0, 45.0], f), np.zeros(2, f), np.zeros(2, f), np.array([0.5, 2.0], f),
+                              np.zeros(2, f), np.zeros(2, f), 64, 64, center_x=np.array([0.2, 0.7], f),
+                              center_y=np.array([0.3, 0.6], f))
+    _close(got, REF["affine_center"])
+    assert REF["affine_format_error"]["raises"] == "NotImplementedError"
+    with pytest.raises(NotImplementedError, match="xyxy"):
+        BB.affine_transform(boxes, np.zeros(2, f), 0, 0, 1, 0, 0, 8, 8, bounding_box_format="yxyx")
+    with pytest.raises(ValueError, match="batch, N, 4"):
+        BB.affine_transform(boxes[0], np.zeros(2, f), 0, 0, 1, 0, 0, 8, 8)

@@ -134,6 +134,20 @@ out["decode_var_batched"] = np.asarray(BB.decode_deltas_to_boxes(
 out["decode_dict"] = {k: np.asarray(v).tolist() for k, v in BB.decode_deltas_to_boxes(
     {"P3": ANCH[:2], "P4": ANCH[2:]}, {"P3": deltas[:2], "P4": deltas[2:]}, "xyxy", "xywh").items()}
 
+AB = np.array([[[10.0, 20.0, 50.0, 60.0], [5.0, 5.0, 15.0, 30.0]],
+               [[0.0, 0.0, 8.0, 8.0], [30.0, 10.0, 60.0, 40.0]]], dtype="float32")
+out["AB"] = AB.tolist()
+out["affine"] = np.asarray(BB.affine_transform(
+    AB, np.array([15.0, -30.0], "float32"), np.array([0.1, -0.05], "float32"), np.array([0.0, 0.2], "float32"),
+    np.array([1.0, 1.2], "float32"), np.array([5.0, 0.0], "float32"), np.array([0.0, -10.0], "float32"),
+    80, 100)).tolist()
+out["affine_center"] = np.asarray(BB.affine_transform(
+    AB, np.array([90.0, 45.0], "float32"), np.zeros(2, "float32"), np.zeros(2, "float32"),
+    np.array([0.5, 2.0], "float32"), np.zeros(2, "float32"), np.zeros(2, "float32"), 64, 64,
+    center_x=np.array([0.2, 0.7], "float32"), center_y=np.array([0.3, 0.6], "float32"))).tolist()
+out["affine_format_error"] = raises(lambda: BB.affine_transform(AB, np.zeros(2, "float32"), 0, 0, 1, 0, 0, 8, 8,
+                                                                 bounding_box_format="yxyx"))
+
 path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "keras", "keras_last_names_reference.json")
 with open(path, "w") as f:
     json.dump(out, f)

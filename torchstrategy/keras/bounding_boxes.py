@@ -230,3 +230,53 @@ def decode_deltas_to_boxes(anchors: Any, boxes_delta: Any, anchor_format: str, b
     if isinstance(anchors, dict) and isinstance(boxes_delta, dict):
         return {level: decode(anchor, boxes_delta[level]) for level, anchor in anchors.items()}
     return decode(anchors, boxes_delta)
+
+
+def _inverse_affine_matrix(center_x: Any, center_y: Any, angle: torch.Tensor, translate_x: Any, translate_y: Any,
+                           scale: Any, shear_x: Any, shear_y: Any, height: Any, width: Any) -> torch.Tensor:
+    """(batch, 3, 3) matrices mapping points as RandomAffine-style augmentation moves them (TF's inverse
+    affine matrix: rotation, shear and scale about the centre, then translation; angles in degrees)."""
+    import math
+
+    def as_t(value: Any) -> torch.Tensor:
+        return convert_to_tensor(value).to(angle.dtype)
+
+    cx, cy = as_t(center_x) * (width - 1), as_t(center_y) * (height - 1)
+    rot = -angle * (math.pi / 180.0)
+    tx, ty = -as_t(translate_x) * (width - 1), -as_t(translate_y) * (height - 1)
+    sx, sy = -as_t(shear_x) * (math.pi / 180.0), -as_t(shear_y) * (math.pi / 180.0)
+    a = torch.cos(rot - sy) / torch.cos(sy)
+    b = a * torch.tan(sx) + torch.sin(rot)
+    c = -torch.sin(rot - sy) / torch.cos(sy)
+    d = torch.cos(rot) - c * torch.tan(sx)
+    scale = as_t(scale)
+    a0, a1, b0, b1 = d * scale, -b * scale, -c * scale, a * scale
+    a2 = cx - a0 * (cx + tx) - a1 * (cy + ty)
+    b2 = cy - b0 * (cx + tx) - b1 * (cy + ty)
+    zeros = torch.zeros_like(a0)
+    rows = [a0, a1, a2, b0, b1, b2, zeros, zeros, torch.ones_like(a0)]
+    return torch.stack([torch.broadcast_to(r, a0.shape) for r in rows], dim=-1).reshape(-1, 3, 3)
+
+
+def affine_transform(boxes: Any, angle: Any, translate_x: Any, translate_y: Any, scale: Any, shear_x: Any,
+                     shear_y: Any, height: Any, width: Any, center_x: Optional[Any] = None,
+                     center_y: Optional[Any] = None, bounding_box_format: str = "xyxy") -> torch.Tensor:
+    """Batched xyxy boxes (batch, N, 4) moved by a per-image affine transform (angle, shears in degrees;
+    translations and centre as fractions of the image; `scale` a factor): each box's four corners are
+    mapped and the result is their axis-aligned bounding box."""
+    if bounding_box_format != "xyxy":
+        raise NotImplementedError(f"affine_transform supports bounding_box_format='xyxy' only (as Keras); got "
+                                  f"{bounding_box_format!r}. Convert with convert_format(...) first.")
+    angle = convert_to_tensor(angle)
+    angle = angle.to(torch.float32) if not angle.is_floating_point() else angle
+    boxes = convert_to_tensor(boxes)
+    if boxes.dim() != 3 or boxes.shape[-1] != 4:
+        raise ValueError(f"affine_transform expects batched boxes of shape (batch, N, 4), got {tuple(boxes.shape)}.")
+    matrix = _inverse_affine_matrix(0.5 if center_x is None else center_x, 0.5 if center_y is None else center_y,
+                                    angle, translate_x, translate_y, scale, shear_x, shear_y, height, width)
+    boxes = boxes.to(matrix.dtype)
+    x1, y1, x2, y2 = boxes.unbind(-1)
+    corners = torch.stack([x1, y1, x2, y1, x2, y2, x1, y2], dim=-1).reshape(boxes.shape[0], boxes.shape[1], 4, 2)
+    corners = torch.cat([corners, torch.ones_like(corners[..., :1])], dim=-1)
+    moved = torch.einsum("bnxy,byz->bnxz", corners, matrix[:, :2, :].transpose(1, 2))
+    return torch.cat([moved.amin(dim=2), moved.amax(dim=2)], dim=-1)
