@@ -1,4 +1,4 @@
-"""keras.utils.bounding_boxes.compute_ciou / encode_box_to_deltas / decode_deltas_to_boxes / affine_transform vs Keras 3.15
+"""keras.utils.bounding_boxes compute_ciou / encode_box_to_deltas / decode_deltas_to_boxes / affine_transform vs Keras
 results frozen in keras_last_names_reference.json by tools/tf_reference/keras_last_names_reference.py (TF 2.21).
 Module: torchstrategy/keras/bounding_boxes.py (its other functions are in test_bounding_boxes.py)."""
 from __future__ import annotations
