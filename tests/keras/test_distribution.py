@@ -236,3 +236,14 @@ def test_a_distribution_set_after_the_model_was_trained_is_refused_saying_to_set
     assert "was already set up (trained, or its optimizer built) under DefaultStrategy and is now used under " \
            "TensorParallelStrategy (2 processes)" in result.stderr, result.stderr[-3000:]
     assert "Call `keras.distribution.set_distribution(...)`" in result.stderr
+
+
+def test_get_device_count_counts_what_list_devices_lists():
+    """keras.distribution.get_device_count (Keras 3.15): one device type, never a mix."""
+    from torchstrategy.keras import distribution
+
+    assert distribution.get_device_count("cpu") == len(distribution.list_devices("cpu")) >= 1
+    assert distribution.get_device_count("gpu") == torch.cuda.device_count()
+    assert distribution.get_device_count() == len(distribution.list_devices())
+    with pytest.raises(ValueError, match="device_type"):
+        distribution.get_device_count("tpu")

@@ -161,3 +161,33 @@ def test_serialize_round_trip(init):
     restored = initializers.deserialize(config)
     assert type(restored) is type(init) and restored.get_config() == init.get_config()
     assert torch.equal(restored((6, 5)), init((6, 5)))
+
+
+def test_stft_initializer_matches_keras():
+    """keras.initializers.STFT / STFTInitializer / stft against Keras 3.15 kernels frozen by
+    tools/tf_reference/keras_last_names_reference.py (TF 2.21; Keras got the hann/hamming windows as values,
+    so our named windows are checked too)."""
+    import json
+    import os
+
+    ref = json.load(open(os.path.join(os.path.dirname(__file__), "keras_last_names_reference.json")))["stft"]
+    init = initializers
+    assert ref["same_class"] and init.STFT is init.STFTInitializer is init.stft
+    cases = {"real_hann_density": (init.STFT(), (8, 1, 5)),
+             "imag_hamming_spectrum_periodic": (init.STFT("imag", "hamming", "spectrum", True), (6, 1, 4)),
+             "real_none": (init.STFTInitializer(window=None, scaling=None), (4, 1, 3)),
+             "array_window": (init.stft(window=np.linspace(0.2, 1.0, 5)), (5, 1, 3))}
+    for key, (initializer, shape) in cases.items():
+        got = initializer(shape)
+        assert got.dtype == torch.float32
+        np.testing.assert_allclose(got.numpy(), np.array(ref[key]), rtol=1e-6, atol=1e-6, err_msg=key)
+    config = init.STFT("imag", None, "spectrum", True).get_config()
+    assert config == ref["config"]
+    assert init.get({"class_name": "STFT", "config": config}).get_config() == config
+    assert isinstance(init.get("stft"), init.STFT)
+    with pytest.raises(ValueError, match="side"):
+        init.STFT(side="both")
+    with pytest.raises(ValueError, match="scaling"):
+        init.STFT(scaling="power")
+    with pytest.raises(ValueError, match="window"):
+        init.STFT(window="kaiser_bessel")

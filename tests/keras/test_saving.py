@@ -167,3 +167,43 @@ def test_save_and_load_take_keras_3_arguments(tmp_path):
         model.load_weights(str(tmp_path / "w.weights.h5"), options=None)
     with pytest.raises(TypeError):
         tf.keras.models.load_model(path, options=None)
+
+
+def test_save_model_takes_keras_3_signature_and_keras_2_keywords(tmp_path):
+    """Keras 3.15's save_model(model, filepath, overwrite=True, zipped=None, **kwargs): include_optimizer and
+    save_format still pass through **kwargs; anything else is refused before a file is written."""
+    import inspect
+    import zipfile
+
+    assert tf.keras.models.save_model is tf.keras.saving.save_model
+    assert str(inspect.signature(tf.keras.saving.save_model)) == (
+        "(model: 'Any', filepath: 'str', overwrite: 'bool' = True, zipped: 'Optional[bool]' = None, "
+        "**kwargs: 'Any') -> 'None'")
+    x, y = data(8)
+    model = compiled_cnn()
+    model.fit(x, y, batch_size=8, epochs=1, verbose=0)
+    bad = tmp_path / "bad.keras"
+    with pytest.raises(ValueError, match="unsupported keyword argument\\(s\\) \\['compression'\\]"):
+        tf.keras.saving.save_model(model, str(bad), compression=True)
+    with pytest.raises(NotImplementedError, match="zipped=False"):
+        tf.keras.saving.save_model(model, str(bad), zipped=False)
+    assert not bad.exists()
+    # save_format on a .keras path: the suffix decides (Keras warns that the argument is deprecated)
+    path = tmp_path / "m.keras"
+    with pytest.warns(UserWarning, match="save_format"):
+        tf.keras.models.save_model(model, str(path), save_format="h5", include_optimizer=False)
+    assert zipfile.is_zipfile(path)
+    restored = tf.keras.models.load_model(str(path))
+    np.testing.assert_allclose(restored.predict(x, verbose=0), model.predict(x, verbose=0), rtol=1e-6, atol=1e-6)
+    with_opt = tmp_path / "opt.keras"
+    model.save(str(with_opt), zipped=True)
+
+    def optimizer_in_weights(archive):
+        import io
+
+        import h5py
+
+        with h5py.File(io.BytesIO(zipfile.ZipFile(archive).read("model.weights.h5")), "r") as weights:
+            return "optimizer" in weights
+
+    assert optimizer_in_weights(with_opt) and not optimizer_in_weights(path)

@@ -1,5 +1,5 @@
 """`keras.utils.bounding_boxes`: bounding-box format conversion (xyxy, yxyx, xywh, center_xywh, center_yxhw
-and their rel_ forms), clipping to the image, crop/pad shifts and pairwise IoU, as Keras 3.15 computes them."""
+and their rel_ forms), clipping, crop/pad shifts, pairwise IoU, CIoU and anchor deltas, as Keras 3.15 does."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
@@ -152,3 +152,131 @@ def compute_iou(boxes1: Any, boxes2: Any, bounding_box_format: str, use_masking:
     perm = (1, 0) if ranks[0] == 2 else (0, 2, 1)
     background = (b1.amax(dim=-1, keepdim=True) < 0) | (b2.amax(dim=-1, keepdim=True) < 0).permute(*perm)
     return torch.where(background, torch.full_like(iou, float(mask_val)), iou)
+
+
+def compute_ciou(boxes1: Any, boxes2: Any, bounding_box_format: str,
+                 image_shape: Optional[Sequence[int]] = None) -> torch.Tensor:
+    """Complete IoU of matching boxes (element-wise, not pairwise): IoU minus the squared centre distance over
+    the squared diagonal of the enclosing box, minus the aspect-ratio term v * alpha (Keras's epsilons kept)."""
+    import math
+
+    from torchstrategy.keras import backend
+
+    if "rel" in bounding_box_format and image_shape is None:
+        raise ValueError("compute_ciou: relative bounding box formats (e.g. `rel_yxyx`) need `image_shape` "
+                         f"(height, width, channels). Received image_shape={image_shape}")
+    height, width = (None, None) if image_shape is None else tuple(image_shape)[:2]
+    eps = backend.epsilon()
+    xmin1, ymin1, xmax1, ymax1 = _split(convert_format(boxes1, bounding_box_format, "xyxy", height, width))
+    xmin2, ymin2, xmax2, ymax2 = _split(convert_format(boxes2, bounding_box_format, "xyxy", height, width))
+    w1, h1 = xmax1 - xmin1, ymax1 - ymin1 + eps
+    w2, h2 = xmax2 - xmin2, ymax2 - ymin2 + eps
+    inter = (torch.minimum(xmax1, xmax2) - torch.maximum(xmin1, xmin2)).clamp(min=0) * \
+        (torch.minimum(ymax1, ymax2) - torch.maximum(ymin1, ymin2)).clamp(min=0)
+    iou = (inter / (w1 * h1 + w2 * h2 - inter + eps + eps)).squeeze(-1)
+    diagonal = ((torch.maximum(xmax1, xmax2) - torch.minimum(xmin1, xmin2)) ** 2
+                + (torch.maximum(ymax1, ymax2) - torch.minimum(ymin1, ymin2)) ** 2 + eps).squeeze(-1)
+    centres = (((xmin1 + xmax1) / 2 - (xmin2 + xmax2) / 2) ** 2
+               + ((ymin1 + ymax1) / 2 - (ymin2 + ymax2) / 2) ** 2).squeeze(-1)
+    v = ((4 / math.pi ** 2) * (torch.atan(w2 / h2) - torch.atan(w1 / h1)) ** 2).squeeze(-1)
+    alpha = v / (v - iou + (1 + eps))
+    return iou - (centres / diagonal + v * alpha)
+
+
+def _delta_args(variance: Any, encoding: str, argument: str, image_shape: Any) -> tuple:
+    if variance is not None:
+        variance = convert_to_tensor(variance, "float32")
+        if variance.shape[-1] != 4:
+            raise ValueError(f"`variance` must hold 4 values (one per box coordinate), got {variance.tolist()}.")
+    if encoding not in ("center_xywh", "center_yxhw"):
+        raise ValueError(f"`{argument}` must be 'center_xywh' or 'center_yxhw', got {encoding!r}.")
+    height, width = (None, None) if image_shape is None else tuple(image_shape)[:2]
+    return variance, height, width
+
+
+def encode_box_to_deltas(anchors: Any, boxes: Any, anchor_format: str, box_format: str,
+                         encoding_format: str = "center_yxhw", variance: Any = None,
+                         image_shape: Optional[Sequence[int]] = None) -> torch.Tensor:
+    """Regression targets of `boxes` relative to `anchors`, both taken to `encoding_format` (centre, size):
+    (centre - anchor centre) / anchor size and log(size / anchor size), divided by `variance` when given."""
+    from torchstrategy.keras import backend
+
+    variance, height, width = _delta_args(variance, encoding_format, "encoding_format", image_shape)
+    anchors_c = convert_format(anchors, anchor_format, encoding_format, height, width)
+    boxes_c = convert_format(boxes, box_format, encoding_format, height, width)
+    anchor_size = anchors_c[..., 2:].clamp(min=backend.epsilon())
+    box_size = boxes_c[..., 2:].clamp(min=backend.epsilon())
+    deltas = torch.cat([(boxes_c[..., :2] - anchors_c[..., :2]) / anchor_size, torch.log(box_size / anchor_size)],
+                       dim=-1)
+    return deltas / variance.to(deltas.dtype) if variance is not None else deltas
+
+
+def decode_deltas_to_boxes(anchors: Any, boxes_delta: Any, anchor_format: str, box_format: str,
+                           encoded_format: str = "center_yxhw", variance: Any = None,
+                           image_shape: Optional[Sequence[int]] = None) -> Any:
+    """Inverse of encode_box_to_deltas: boxes in `box_format` from deltas against `anchors` (dicts of
+    per-level anchors and deltas decode level by level)."""
+    variance, height, width = _delta_args(variance, encoded_format, "encoded_format", image_shape)
+
+    def decode(anchor: Any, delta: Any) -> torch.Tensor:
+        anchor_c = convert_format(anchor, anchor_format, encoded_format, height, width)
+        delta = convert_to_tensor(delta)
+        if variance is not None:
+            delta = delta * variance.to(delta.dtype)
+        box = torch.cat([delta[..., :2] * anchor_c[..., 2:] + anchor_c[..., :2],
+                         torch.exp(delta[..., 2:]) * anchor_c[..., 2:]], dim=-1)
+        return convert_format(box, encoded_format, box_format, height, width)
+
+    if isinstance(anchors, dict) and isinstance(boxes_delta, dict):
+        return {level: decode(anchor, boxes_delta[level]) for level, anchor in anchors.items()}
+    return decode(anchors, boxes_delta)
+
+
+def _inverse_affine_matrix(center_x: Any, center_y: Any, angle: torch.Tensor, translate_x: Any, translate_y: Any,
+                           scale: Any, shear_x: Any, shear_y: Any, height: Any, width: Any) -> torch.Tensor:
+    """(batch, 3, 3) matrices mapping points as RandomAffine-style augmentation moves them (TF's inverse
+    affine matrix: rotation, shear and scale about the centre, then translation; angles in degrees)."""
+    import math
+
+    def as_t(value: Any) -> torch.Tensor:
+        return convert_to_tensor(value).to(angle.dtype)
+
+    cx, cy = as_t(center_x) * (width - 1), as_t(center_y) * (height - 1)
+    rot = -angle * (math.pi / 180.0)
+    tx, ty = -as_t(translate_x) * (width - 1), -as_t(translate_y) * (height - 1)
+    sx, sy = -as_t(shear_x) * (math.pi / 180.0), -as_t(shear_y) * (math.pi / 180.0)
+    a = torch.cos(rot - sy) / torch.cos(sy)
+    b = a * torch.tan(sx) + torch.sin(rot)
+    c = -torch.sin(rot - sy) / torch.cos(sy)
+    d = torch.cos(rot) - c * torch.tan(sx)
+    scale = as_t(scale)
+    a0, a1, b0, b1 = d * scale, -b * scale, -c * scale, a * scale
+    a2 = cx - a0 * (cx + tx) - a1 * (cy + ty)
+    b2 = cy - b0 * (cx + tx) - b1 * (cy + ty)
+    zeros = torch.zeros_like(a0)
+    rows = [a0, a1, a2, b0, b1, b2, zeros, zeros, torch.ones_like(a0)]
+    return torch.stack([torch.broadcast_to(r, a0.shape) for r in rows], dim=-1).reshape(-1, 3, 3)
+
+
+def affine_transform(boxes: Any, angle: Any, translate_x: Any, translate_y: Any, scale: Any, shear_x: Any,
+                     shear_y: Any, height: Any, width: Any, center_x: Optional[Any] = None,
+                     center_y: Optional[Any] = None, bounding_box_format: str = "xyxy") -> torch.Tensor:
+    """Batched xyxy boxes (batch, N, 4) moved by a per-image affine transform (angle, shears in degrees;
+    translations and centre as fractions of the image; `scale` a factor): each box's four corners are
+    mapped and the result is their axis-aligned bounding box."""
+    if bounding_box_format != "xyxy":
+        raise NotImplementedError(f"affine_transform supports bounding_box_format='xyxy' only (as Keras); got "
+                                  f"{bounding_box_format!r}. Convert with convert_format(...) first.")
+    angle = convert_to_tensor(angle)
+    angle = angle.to(torch.float32) if not angle.is_floating_point() else angle
+    boxes = convert_to_tensor(boxes)
+    if boxes.dim() != 3 or boxes.shape[-1] != 4:
+        raise ValueError(f"affine_transform expects batched boxes of shape (batch, N, 4), got {tuple(boxes.shape)}.")
+    matrix = _inverse_affine_matrix(0.5 if center_x is None else center_x, 0.5 if center_y is None else center_y,
+                                    angle, translate_x, translate_y, scale, shear_x, shear_y, height, width)
+    boxes = boxes.to(matrix.dtype)
+    x1, y1, x2, y2 = boxes.unbind(-1)
+    corners = torch.stack([x1, y1, x2, y1, x2, y2, x1, y2], dim=-1).reshape(boxes.shape[0], boxes.shape[1], 4, 2)
+    corners = torch.cat([corners, torch.ones_like(corners[..., :1])], dim=-1)
+    moved = torch.einsum("bnxy,byz->bnxz", corners, matrix[:, :2, :].transpose(1, 2))
+    return torch.cat([moved.amin(dim=2), moved.amax(dim=2)], dim=-1)

@@ -35,6 +35,12 @@ def list_devices(device_type: Optional[str] = None) -> list[str]:
     return [f"cpu:{i}" for i in range(spec.world_size if spec.launched else 1)]
 
 
+def get_device_count(device_type: Optional[str] = None) -> int:
+    """How many devices of one type the job has (GPUs when there are any, else CPUs; never a mix), counted as
+    list_devices(device_type) lists them."""
+    return len(list_devices(device_type))
+
+
 def _device_kind(device: Any) -> str:
     text = str(device).lower().lstrip("/").replace("device:", "")
     kind = text.split(":")[0]

@@ -292,10 +292,44 @@ class Identity(Initializer):
         return {"gain": self.gain}
 
 
+
+class STFT(Initializer):
+    """Keras 3's STFT kernel initializer for shape (frame_length, 1, fft_length // 2 + 1): the cosine
+    (side='real') or sine (side='imag') DFT basis times `window` (a name such as 'hann', an array, or None),
+    divided by the window's L2 norm (scaling='density') or L1 norm ('spectrum'); `periodic` picks the
+    periodic window (for spectral analysis) over the symmetric one."""
+
+    def __init__(self, side: str = "real", window: Any = "hann", scaling: Optional[str] = "density",
+                 periodic: bool = False) -> None:
+        if side not in ("real", "imag"):
+            raise ValueError(f"STFT initializer: side must be 'real' or 'imag', not {side!r}.")
+        if isinstance(window, str):
+            from torchstrategy.keras.layers.preprocessing_spectrogram import window_values
+
+            window_values(window, 1, False)  # an unknown window name fails here, not at the first call
+        if scaling is not None and scaling not in ("density", "spectrum"):
+            raise ValueError(f"STFT initializer: scaling must be None, 'density' or 'spectrum'. "
+                             f"Received scaling={scaling!r}")
+        self.side, self.window, self.scaling, self.periodic = side, window, scaling, periodic
+
+    def __call__(self, shape: Sequence[int], dtype: Any = None, **kwargs: Any) -> torch.Tensor:
+        from torchstrategy.keras.layers.preprocessing_spectrogram import stft_kernel
+
+        shape = tuple(int(d) for d in shape)
+        if len(shape) != 3 or shape[1] != 1:
+            raise ValueError(f"STFT initializer: shape must be (frame_length, 1, fft_length // 2 + 1), got {shape}.")
+        frame_length, _, bins = shape
+        kernel = stft_kernel(self.side, self.window, self.scaling, self.periodic, frame_length, (bins - 1) * 2,
+                             dtype=torch.float64)
+        return kernel.to(_float_dtype(dtype, "STFT"))
+
+    def get_config(self) -> dict:
+        return {"side": self.side, "window": self.window, "periodic": self.periodic, "scaling": self.scaling}
+
 _CLASSES: dict[str, type] = {
     cls.__name__: cls
     for cls in (Zeros, Ones, Constant, RandomNormal, RandomUniform, TruncatedNormal, VarianceScaling,
-                GlorotUniform, GlorotNormal, HeNormal, HeUniform, LecunNormal, LecunUniform, Orthogonal, Identity)
+                GlorotUniform, GlorotNormal, HeNormal, HeUniform, LecunNormal, LecunUniform, Orthogonal, Identity, STFT)
 }
 _ALIASES: dict[str, type] = {
     "zeros": Zeros, "zero": Zeros, "ones": Ones, "one": Ones, "constant": Constant,
@@ -303,7 +337,7 @@ _ALIASES: dict[str, type] = {
     "uniform": RandomUniform, "truncated_normal": TruncatedNormal, "variance_scaling": VarianceScaling,
     "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal, "he_normal": HeNormal,
     "he_uniform": HeUniform, "lecun_normal": LecunNormal, "lecun_uniform": LecunUniform,
-    "orthogonal": Orthogonal, "identity": Identity,
+    "orthogonal": Orthogonal, "identity": Identity, "stft": STFT,
 }
 
 
@@ -345,6 +379,7 @@ def get(identifier: Any) -> Optional[Callable[..., torch.Tensor]]:
 zeros, ones, constant = Zeros, Ones, Constant
 random_normal, random_uniform, truncated_normal = RandomNormal, RandomUniform, TruncatedNormal
 variance_scaling, orthogonal, identity = VarianceScaling, Orthogonal, Identity
-IdentityInitializer, OrthogonalInitializer = Identity, Orthogonal  # Keras 3's longer names for the same classes
+# Keras 3's longer names for the same classes
+IdentityInitializer, OrthogonalInitializer, STFTInitializer, stft = Identity, Orthogonal, STFT, STFT
 glorot_uniform, glorot_normal, he_normal, he_uniform = GlorotUniform, GlorotNormal, HeNormal, HeUniform
 lecun_normal, lecun_uniform = LecunNormal, LecunUniform

@@ -12,7 +12,7 @@ from torchstrategy import _context
 from torchstrategy.distribute.parts.progress import public_call
 from torchstrategy.keras import compile_utils, functional, runtime, steps, training
 from torchstrategy.keras.functional import InputLayer, KerasTensor
-from torchstrategy.keras.saving import load_model  # noqa: F401  (keras.models.load_model)
+from torchstrategy.keras.saving import load_model, save_model  # noqa: F401  (keras.models.load_model, save_model)
 from torchstrategy.keras.layers.base import Layer, _shape_of
 from torchstrategy.keras.layers import fusion
 from torchstrategy.nest import flatten as flatten_structure, map_structure

@@ -401,3 +401,7 @@ def get(identifier: Any, **kwargs: Any) -> Any:
     if callable(obj):
         return obj(kwargs) if inspect.isclass(obj) else obj
     raise ValueError(f"Could not interpret quantizer identifier: {identifier}")
+
+
+# The calibration configs (GPTQ, AWQ) live in their own module; imported last, once QuantizationConfig exists.
+from torchstrategy.keras.calibrated_quantization import AWQConfig, GPTQConfig  # noqa: E402,F401

@@ -3,6 +3,7 @@ path or the file's header names (formats/: `.keras`, `.weights.h5`, legacy `.h5`
 from __future__ import annotations
 
 import os
+import warnings
 from typing import Any, Callable, Optional
 
 import torch
@@ -112,8 +113,16 @@ def _require_built(model: Any) -> None:
 
 
 def _format_to_write(filepath: str, save_format: Optional[str]) -> Optional[formats.FileFormat]:
-    if save_format is None:
-        return formats.for_path(filepath)
+    """The file format: a `.keras` / `.h5` / `.hdf5` suffix decides (Keras 3 ignores save_format there, with a
+    warning); other paths take save_format ('keras', 'h5', 'torchstrategy'), else our own format."""
+    by_path = formats.for_path(filepath)
+    if by_path is not None and by_path in (formats.KERAS_ZIP, formats.LEGACY_H5):
+        if save_format:
+            warnings.warn(f"The `save_format` argument is deprecated in Keras 3 and the file path decides the format; "
+                          f"remove it. Received: save_format={save_format}", stacklevel=3)
+        return by_path
+    if not save_format:
+        return by_path
     chosen = {"keras": formats.KERAS_ZIP, "h5": formats.LEGACY_H5, "torchstrategy": None}
     if save_format not in chosen:
         raise ValueError(f"Unknown save_format={save_format!r}: use 'keras' (the .keras zip), 'h5' (Keras 2's HDF5) "

@@ -3,7 +3,8 @@ that custom losses, metrics and callbacks call, with TF 2.21 / Keras 3.15 semant
 
 By concern: settings (floatx, epsilon, image data format, keras.config, keras.version), variables (values,
 variables, static shapes), tensor_math (element-wise, reductions, dot), nn (activations, cross-entropies),
-shapes (layout, switch) and random; this module re-exports them, and keras.backend re-exports `__all__`."""
+shapes (layout, switch), random, ctc, promotion (result_type) and recurrence (rnn, gradients); this module
+re-exports them, and keras.backend re-exports `__all__`."""
 from __future__ import annotations
 
 from torchstrategy.keras._legacy_backend.settings import (  # noqa: F401
@@ -21,7 +22,8 @@ from torchstrategy.keras._legacy_backend.tensor_math import (  # noqa: F401
     softplus, sqrt, square, std, sum, tanh, var,
 )
 from torchstrategy.keras._legacy_backend.nn import (  # noqa: F401
-    bias_add, binary_crossentropy, categorical_crossentropy, elu, hard_sigmoid, in_top_k, relu, sigmoid, softmax,
+    bias_add, binary_crossentropy, binary_focal_crossentropy, categorical_crossentropy,
+    categorical_focal_crossentropy, elu, hard_sigmoid, in_top_k, relu, sigmoid, softmax,
     softsign, sparse_categorical_crossentropy,
 )
 from torchstrategy.keras._legacy_backend.shapes import (  # noqa: F401
@@ -39,6 +41,11 @@ from torchstrategy.keras._legacy_backend.graph import (  # noqa: F401
     foldl, foldr, get_uid, map_fn, name_scope, random_normal_variable, random_uniform_variable, resize_images,
     resize_volumes, spatial_2d_padding, spatial_3d_padding, temporal_padding,
 )
+from torchstrategy.keras._legacy_backend.ctc import (  # noqa: F401
+    ctc_batch_cost, ctc_decode, ctc_label_dense_to_sparse,
+)
+from torchstrategy.keras._legacy_backend.promotion import result_type  # noqa: F401
+from torchstrategy.keras._legacy_backend.recurrence import gradients, rnn  # noqa: F401
 
 __all__ = [
     "abs", "all", "any", "arange", "argmax", "argmin", "batch_dot", "batch_flatten", "batch_get_value",
@@ -57,4 +64,6 @@ __all__ = [
     "map_fn", "name_scope", "random_normal_variable", "random_uniform_variable", "resize_images", "resize_volumes",
     "spatial_2d_padding", "spatial_3d_padding", "temporal_padding", "batch_normalization", "conv1d", "conv2d",
     "conv2d_transpose", "conv3d", "depthwise_conv2d", "pool2d", "pool3d", "separable_conv2d",
+    "binary_focal_crossentropy", "categorical_focal_crossentropy", "ctc_batch_cost", "ctc_decode",
+    "ctc_label_dense_to_sparse", "gradients", "result_type", "rnn",
 ]

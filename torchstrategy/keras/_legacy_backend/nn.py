@@ -118,3 +118,35 @@ def sparse_categorical_crossentropy(target: Any, output: Any, from_logits: bool 
 
     output_t = _t(output, "sparse_categorical_crossentropy")
     return _keras_sparse_ce(target, output_t, from_logits=from_logits, axis=axis, ignore_class=ignore_class)
+
+
+def binary_focal_crossentropy(target: Any, output: Any, apply_class_balancing: bool = False, alpha: float = 0.25,
+                              gamma: float = 2.0, from_logits: bool = False) -> torch.Tensor:
+    """Element-wise binary cross-entropy scaled by the focal factor (1 - p_t) ** gamma, p_t being the
+    probability given to the true side; `apply_class_balancing` also weights positives by alpha and
+    negatives by 1 - alpha."""
+    output_t = _t(output, "binary_focal_crossentropy")
+    target_t = _tf_tensor(target, output_t.dtype, "keras.backend.binary_focal_crossentropy").to(output_t.dtype)
+    probs = torch.sigmoid(output_t) if from_logits else output_t
+    p_t = target_t * probs + (1 - target_t) * (1 - probs)
+    focal = torch.pow(1.0 - p_t, gamma) * binary_crossentropy(target_t, output_t, from_logits=from_logits)
+    if apply_class_balancing:
+        focal = (target_t * alpha + (1 - target_t) * (1 - alpha)) * focal
+    return focal
+
+
+def categorical_focal_crossentropy(target: Any, output: Any, alpha: float = 0.25, gamma: float = 2.0,
+                                   from_logits: bool = False, axis: int = -1) -> torch.Tensor:
+    """Per-sample focal cross-entropy: sum over `axis` of alpha * (1 - p) ** gamma * -target * log(p), with
+    p the renormalized probabilities clipped to [epsilon, 1 - epsilon] (softmax first when from_logits)."""
+    output_t = _t(output, "categorical_focal_crossentropy")
+    target_t = _tf_tensor(target, output_t.dtype, "keras.backend.categorical_focal_crossentropy").to(output_t.dtype)
+    if tuple(target_t.shape) != tuple(output_t.shape):
+        raise ValueError(f"keras.backend.categorical_focal_crossentropy: target shape {tuple(target_t.shape)} and "
+                         f"output shape {tuple(output_t.shape)} must be equal.")
+    if from_logits:
+        output_t = torch.softmax(output_t, dim=axis)
+    eps = _config().epsilon()
+    probs = (output_t / output_t.sum(dim=axis, keepdim=True)).clamp(eps, 1.0 - eps)
+    weighted = torch.pow(1.0 - probs, gamma) * alpha * (-target_t * torch.log(probs))
+    return weighted.sum(dim=axis)

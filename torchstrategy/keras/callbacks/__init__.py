@@ -5,6 +5,7 @@ from torchstrategy.keras.callbacks.base import Callback, History
 from torchstrategy.keras.callbacks.callback_list import CallbackList
 from torchstrategy.keras.callbacks.loggers import CSVLogger, LambdaCallback
 from torchstrategy.keras.callbacks.model_checkpoint import ModelCheckpoint
+from torchstrategy.keras.callbacks.orbax_checkpoint import OrbaxCheckpoint
 from torchstrategy.keras.callbacks.monitoring import EarlyStopping, ReduceLROnPlateau, TerminateOnNaN
 from torchstrategy.keras.callbacks.progbar import Progbar, ProgbarLogger
 from torchstrategy.keras.callbacks.schedule import LearningRateScheduler
@@ -28,4 +29,4 @@ __all__ = [
     "TensorBoard",
     "TerminateOnNaN",
 ]
-__all__ += ["SwapEMAWeights", "RemoteMonitor"]
+__all__ += ["SwapEMAWeights", "RemoteMonitor", "OrbaxCheckpoint"]

@@ -34,6 +34,7 @@ from torchstrategy.keras.layers.recurrent import GRU, LSTM, Bidirectional, Maski
 from torchstrategy.keras.layers.recurrent_cells import GRUCell, LSTMCell, SimpleRNNCell
 
 from torchstrategy.keras.layers.core import PReLU
+from torchstrategy.keras.layers.legacy_layers import RandomHeight, RandomWidth, ThresholdedReLU
 from torchstrategy.keras.layers.noise import (
     ActivityRegularization, AlphaDropout, GaussianDropout, GaussianNoise, SpatialDropout1D, SpatialDropout2D,
     SpatialDropout3D,
@@ -116,6 +117,7 @@ __all__ = [
     "AugMix", "ContrastLimitedAdaptiveHistogramEqualization", "CutMix", "Equalization", "MaxNumBoundingBoxes",
     "MelSpectrogram", "RandAugment", "RandomElasticTransform", "RandomErasing", "RandomGaussianBlur",
     "RandomPerspective", "RandomShear", "STFTSpectrogram", "RandomColorJitter",
+    "RandomHeight", "RandomWidth", "ThresholdedReLU",
 ]
 
 

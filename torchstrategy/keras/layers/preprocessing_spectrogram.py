@@ -19,7 +19,7 @@ _EPSILON = 1e-7  # keras.backend.epsilon()
 _MEL_BREAK_HZ, _MEL_HIGH_Q = 700.0, 1127.0
 
 
-def _named_window(name: str, length: int, periodic: bool) -> np.ndarray:
+def window_values(name: str, length: int, periodic: bool) -> np.ndarray:
     """scipy.signal.get_window(name, length, fftbins=periodic) for the common cosine windows."""
     coefficients = {"hann": (0.5, 0.5, 0.0), "hanning": (0.5, 0.5, 0.0), "hamming": (0.54, 0.46, 0.0),
                     "blackman": (0.42, 0.5, 0.08)}
@@ -47,7 +47,7 @@ def stft_kernel(side: str, window: Any, scaling: Optional[str], periodic: bool, 
     kernel = torch.cos(args) if side == "real" else torch.sin(args)
     if window is None:
         return kernel
-    values = _named_window(window, frame_length, periodic) if isinstance(window, str) else np.asarray(window)
+    values = window_values(window, frame_length, periodic) if isinstance(window, str) else np.asarray(window)
     win = torch.as_tensor(values).to(dtype)
     if win.dim() != 1 or win.shape[0] != frame_length:
         raise ValueError(f"The shape of `window` must be equal to [frame_length].Received: window shape="
@@ -91,7 +91,7 @@ class STFTSpectrogram(Layer):
         if padding not in ("valid", "same"):
             raise ValueError(f"Padding is invalid, it should be 'valid', 'same'. Received: padding={padding}")
         if isinstance(window, str):
-            _named_window(window, 1, periodic)  # an unknown name fails here, as Keras's scipy check
+            window_values(window, 1, periodic)  # an unknown name fails here, as Keras's scipy check
         super().__init__(**kwargs)
         self.mode, self.frame_length, self.frame_step, self.fft_length = mode, frame_length, frame_step, fft_length
         self._frame_step = frame_step or frame_length // 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Optional, Union
 
-from torchstrategy.keras.optimizers import schedules
+from torchstrategy.keras.optimizers import legacy, schedules
 from torchstrategy.keras.optimizers.adam import Adam, Adamax, AdamW, Nadam
 from torchstrategy.keras.optimizers.base import Optimizer
 from torchstrategy.keras.optimizers.loss_scale import LossScaleOptimizer
@@ -70,7 +70,7 @@ def get(identifier: Union[None, str, dict, Optimizer]) -> Optional[Optimizer]:
 
 __all__ = [
     "Optimizer", "LossScaleOptimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam",
-    "LearningRateSchedule", "schedules", "get", "serialize", "deserialize",
+    "LearningRateSchedule", "schedules", "legacy", "get", "serialize", "deserialize",
 ]
 __all__ += ["Adafactor", "Ftrl", "Lamb", "Lion", "Muon", "ScheduleFreeAdamW"]
 
