@@ -115,3 +115,19 @@ def test_gathering_rows():
     assert c([[[1], [2, 3]], [[4]]]).gather_rows([1, 0]).to_list() == [[[4]], [[1], [2, 3]]]
     with pytest.raises(IndexError, match="out of bounds"):
         rt.gather_rows([4])
+
+
+def test_from_sparse_keeps_each_row_and_refuses_a_sparse_tensor_that_is_not_right_ragged():
+    # TF 2.21: RaggedTensor.from_sparse(SparseTensor([[0,0],[0,1],[2,0]], [1,2,3], [4,5])) -> [[1, 2], [], [3], []]
+    import torchstrategy as tf
+
+    st = tf.sparse.SparseTensor(indices=[[0, 0], [0, 1], [2, 0]], values=[1, 2, 3], dense_shape=[4, 5])
+    ragged = tf.RaggedTensor.from_sparse(st)
+    assert ragged.to_list() == [[1, 2], [], [3], []]
+    assert ragged.row_splits.tolist() == [0, 2, 2, 3, 3]
+    for indices in ([[0, 1]], [[1, 0], [0, 0]]):  # a gap in a row; rows out of order
+        bad = tf.sparse.SparseTensor(indices=indices, values=[1] * len(indices), dense_shape=[2, 3])
+        with pytest.raises(tf.errors.InvalidArgumentError, match="not right-ragged"):
+            tf.RaggedTensor.from_sparse(bad)
+    with pytest.raises(ValueError, match="needs a 2-D SparseTensor"):
+        tf.RaggedTensor.from_sparse(tf.sparse.SparseTensor(indices=[[0, 0, 0]], values=[1], dense_shape=[1, 1, 1]))

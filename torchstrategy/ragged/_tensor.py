@@ -146,6 +146,29 @@ class RaggedTensor:
         return cls._make(values, torch.cat([torch.zeros(1, dtype=torch.int64), torch.cumsum(lengths, 0)]))
 
     @classmethod
+    def from_sparse(cls, st_input: Any, name: Optional[str] = None,
+                    row_splits_dtype: Any = torch.int64) -> "RaggedTensor":
+        """The rows of a 2-D SparseTensor whose rows are filled from the left (each row's column indices are
+        0, 1, 2, ... in order: "ragged-right"), its dense shape's row count kept (trailing empty rows too)."""
+        check_row_splits_dtype(row_splits_dtype, "RaggedTensor.from_sparse")
+        try:
+            indices, values, dense_shape = st_input.indices, st_input.values, st_input.dense_shape
+        except AttributeError:
+            raise TypeError(f"RaggedTensor.from_sparse takes a tf.sparse.SparseTensor, got "
+                            f"{type(st_input).__name__}.") from None
+        indices = torch.as_tensor(indices, dtype=torch.int64).reshape(-1, int(torch.as_tensor(dense_shape).numel()))
+        if indices.shape[1] != 2:
+            raise ValueError(f"RaggedTensor.from_sparse needs a 2-D SparseTensor; this one has rank {indices.shape[1]}.")
+        rows = int(torch.as_tensor(dense_shape)[0])
+        result = cls.from_value_rowids(values, indices[:, 0], nrows=rows, validate=False)
+        position = torch.arange(indices.shape[0]) - result.row_splits[indices[:, 0]]
+        if indices.shape[0] and (bool((indices[1:, 0] < indices[:-1, 0]).any()) or
+                                 not torch.equal(position, indices[:, 1])):
+            raise InvalidArgumentError(None, None, "RaggedTensor.from_sparse: the SparseTensor is not right-ragged: "
+                                                   "each row's column indices must be 0, 1, 2, ... in order.")
+        return result
+
+    @classmethod
     def from_nested_row_splits(cls, flat_values: Any, nested_row_splits: Any, name: Optional[str] = None,
                                validate: bool = True) -> "RaggedTensor":
         """Applies from_row_splits innermost-first: nested_row_splits[0] is the outermost dimension."""
