@@ -11,20 +11,6 @@ from torchstrategy.keras.optimizers.base import LearningRate, Optimizer
 from torchstrategy.keras.optimizers.gradient_descent import _COMMON_DOC, _check_unit_interval, _zeros
 
 
-def _fused_kernel_applies(params: list, grads: list) -> bool:
-    """Whether torch's fused Adam kernel takes these tensors: plain CPU float tensors (not DTensor or XLA
-    shards), each gradient of its parameter's dtype."""
-    from torch.distributed.tensor import DTensor
-
-    return bool(params) and all(
-        not isinstance(param, DTensor) and type(grad) is torch.Tensor and param.device.type == "cpu"
-        and param.dtype in _FUSED_DTYPES and grad.dtype == param.dtype
-        and not param.is_sparse and not grad.is_sparse for param, grad in zip(params, grads))
-
-
-_FUSED_DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
-
-
 class _AdamBase(Optimizer):
     """Shared constructor of the optimizers with `beta_1`, `beta_2` and `epsilon`."""
 
@@ -74,18 +60,9 @@ class Adam(_AdamBase):
         return slots
 
     def _update(self, params: list, grads: list, states: list, lr: float, step: int) -> None:
+        alpha = lr * math.sqrt(1.0 - self.beta_2**step) / (1.0 - self.beta_1**step)
         momenta = [state["momentum"] for state in states]
         velocities = [state["velocity"] for state in states]
-        if _fused_kernel_applies(params, grads):
-            # torch's fused CPU kernel divides sqrt(v) by sqrt(1 - beta_2^t) before adding its epsilon: with
-            # epsilon / sqrt(1 - beta_2^t) it computes Keras's alpha * m / (sqrt(v) + epsilon), in one pass
-            correction = math.sqrt(1.0 - self.beta_2**step)
-            torch._fused_adam_(
-                params, grads, momenta, velocities, [state["velocity_hat"] for state in states] if self.amsgrad else [],
-                [torch.tensor(float(step))] * len(params), lr=lr, beta1=self.beta_1, beta2=self.beta_2,
-                weight_decay=0.0, eps=self.epsilon / correction, amsgrad=self.amsgrad, maximize=False)
-            return
-        alpha = lr * math.sqrt(1.0 - self.beta_2**step) / (1.0 - self.beta_1**step)
         torch._foreach_lerp_(momenta, grads, 1.0 - self.beta_1)
         torch._foreach_lerp_(velocities, torch._foreach_mul(grads, grads), 1.0 - self.beta_2)
         if self.amsgrad:
