@@ -3,25 +3,19 @@ tools/tf_reference/keras_augment_reference.py): our layer, built with Keras's kw
 (or given the same hand-written transformation through transform_images) must give Keras's output."""
 from __future__ import annotations
 
-import json
-import os
 
 import numpy as np
 import torch
 
-from tests.keras.layers._keras_reference import check_config
+from tests.keras.layers._keras_reference import case_ids, check_config, load_cases
 from torchstrategy.keras import layers
 
-_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras_augment_reference.json")
-with open(_PATH) as _f:
-    REFERENCE = json.load(_f)
-assert REFERENCE["keras_version"] == "3.15.1"
-CASES = REFERENCE["cases"]
+CASES = load_cases("keras_augment_reference.json")
 
 
 def cases_of(*class_names: str) -> list[str]:
     """The case ids whose layer is one of `class_names`."""
-    return sorted(k for k, v in CASES.items() if v["class"] in class_names)
+    return case_ids(CASES, *class_names)
 
 
 def _transformation(value):

@@ -11,16 +11,25 @@ import torch
 
 from torchstrategy.keras import layers
 
-_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "keras_layers_reference.json")
-with open(_PATH) as _f:
-    REFERENCE = json.load(_f)
-assert REFERENCE["keras_version"] == "3.15.1"
-CASES = REFERENCE["cases"]
+def load_cases(filename: str) -> dict:
+    """The cases of a frozen Keras 3.15.1 reference file next to this module."""
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), filename)) as handle:
+        reference = json.load(handle)
+    assert reference["keras_version"] == "3.15.1"
+    return reference["cases"]
+
+
+def case_ids(cases: dict, *class_names: str) -> list[str]:
+    """The ids of the cases whose layer is one of `class_names`."""
+    return sorted(k for k, v in cases.items() if v["class"] in class_names)
+
+
+CASES = load_cases("keras_layers_reference.json")
 
 
 def cases_of(*class_names: str) -> list[str]:
     """The case ids whose layer is one of `class_names`."""
-    return sorted(k for k, v in CASES.items() if v["class"] in class_names)
+    return case_ids(CASES, *class_names)
 
 
 def _plain(value):
