@@ -43,6 +43,17 @@ def _check_operators(operators: Any, name: str) -> list:
     return ops
 
 
+def _inherited_hints(operator: LinearOperator, name: str, is_non_singular: Optional[bool],
+                     is_self_adjoint: Optional[bool], is_positive_definite: Optional[bool],
+                     is_square: Optional[bool]) -> tuple:
+    """The four hints of an operator wrapping `operator` (its adjoint or inverse): each given one, else the
+    wrapped operator's (a contradiction raises)."""
+    return (_inherit(is_non_singular, operator.is_non_singular, "is_non_singular", name),
+            _inherit(is_self_adjoint, operator.is_self_adjoint, "is_self_adjoint", name),
+            _inherit(is_positive_definite, operator.is_positive_definite, "is_positive_definite", name),
+            _inherit(is_square, operator._is_square_hint, "is_square", name))
+
+
 class LinearOperatorAdjoint(LinearOperator):
     """The conjugate transpose of `operator`, without forming it."""
 
@@ -51,12 +62,9 @@ class LinearOperatorAdjoint(LinearOperator):
                  is_square: Optional[bool] = None, name: Optional[str] = None):
         name = name or operator.name + "_adjoint"
         self._operator = operator
-        super().__init__(operator.dtype, None, _inherit(is_non_singular, operator.is_non_singular, "is_non_singular",
-                                                        name),
-                         _inherit(is_self_adjoint, operator.is_self_adjoint, "is_self_adjoint", name),
-                         _inherit(is_positive_definite, operator.is_positive_definite, "is_positive_definite", name),
-                         _inherit(is_square, operator._is_square_hint, "is_square", name), name,
-                         {"operator": operator})
+        super().__init__(operator.dtype, None, *_inherited_hints(operator, name, is_non_singular, is_self_adjoint,
+                                                                 is_positive_definite, is_square),
+                         name, {"operator": operator})
 
     @property
     def operator(self) -> LinearOperator:
@@ -99,12 +107,9 @@ class LinearOperatorInversion(LinearOperator):
         if operator._is_square_hint is False or is_square is False:
             raise ValueError(f"{name}: a non-square operator has no inverse.")
         self._operator = operator
-        super().__init__(operator.dtype, None, _inherit(is_non_singular, operator.is_non_singular, "is_non_singular",
-                                                        name),
-                         _inherit(is_self_adjoint, operator.is_self_adjoint, "is_self_adjoint", name),
-                         _inherit(is_positive_definite, operator.is_positive_definite, "is_positive_definite", name),
-                         _inherit(is_square, operator._is_square_hint, "is_square", name), name,
-                         {"operator": operator})
+        super().__init__(operator.dtype, None, *_inherited_hints(operator, name, is_non_singular, is_self_adjoint,
+                                                                 is_positive_definite, is_square),
+                         name, {"operator": operator})
 
     @property
     def operator(self) -> LinearOperator:
