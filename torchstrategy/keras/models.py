@@ -446,5 +446,14 @@ def _functional_subclass(cls: type) -> type:
     return _FUNCTIONAL_SUBCLASSES[cls]
 
 
-from torchstrategy.keras.sequential import Sequential  # noqa: E402,F401  (keras.models.Sequential)
 from torchstrategy.keras.model_cloning import clone_model, model_from_json  # noqa: E402,F401  (keras.models)
+
+
+def __getattr__(name: str) -> Any:
+    """`keras.models.Sequential`, from sequential.py on first use: that module builds on Model, so importing it
+    here at import time would be a cycle when it is the one imported first (unpickling a Sequential)."""
+    if name == "Sequential":
+        from torchstrategy.keras.sequential import Sequential
+
+        return Sequential
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
