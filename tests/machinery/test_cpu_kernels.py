@@ -255,3 +255,21 @@ def test_the_fused_convolution_declines_what_it_does_not_cover():
     assert fused(x[:, :3], kernel, bias) is None                              # conv output under 2 rows
     with _cpu_kernels.torch_ops_only():
         assert fused(x, kernel, bias) is None
+
+
+def test_the_constant_mark_is_the_one_torch_compiler_sets():
+    # _library_loaded carries torch.compiler.assume_constant_result's mark, set by hand so that importing the
+    # kernels does not import torch._dynamo; the decorator must still set exactly that and nothing else.
+    marked = torch.compiler.assume_constant_result(lambda: True)
+    added = set(vars(marked)) - set(vars(lambda: True))
+    assert added == {"_dynamo_marked_constant"} and marked._dynamo_marked_constant is True
+    assert _cpu_kernels._library_loaded._dynamo_marked_constant is True
+
+
+@pytest.mark.slow
+def test_importing_the_keras_layers_does_not_import_torch_dynamo():
+    code = ("import sys, torchstrategy as tf; tf.keras.layers.Conv2D; tf.keras.Model; "
+            "print('torch._dynamo' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "False"

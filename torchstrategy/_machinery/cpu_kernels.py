@@ -42,10 +42,14 @@ def library() -> Optional[ctypes.CDLL]:
     return _kernel_build.library()
 
 
-@torch.compiler.assume_constant_result
 def _library_loaded() -> bool:
     """Whether the kernels can run here (torch.compile reads this once, at trace time, as a constant)."""
     return _kernel_build.library() is not None
+
+
+# What `torch.compiler.assume_constant_result` does, without importing torch._dynamo (~1 s of every process's
+# start): it only sets this mark. tests/machinery/test_cpu_kernels.py checks the decorator still sets just that.
+_library_loaded._dynamo_marked_constant = True  # type: ignore[attr-defined]
 
 
 @contextlib.contextmanager

@@ -20,6 +20,12 @@ def _as_step(step: Any) -> float:
         raise TypeError(f"A learning-rate schedule needs an integer step; got {step!r}.") from None
 
 
+def _store(schedule: Any, **config: Any) -> None:
+    """Sets each constructor argument as an attribute and remembers the names: `get_config` reads them back."""
+    schedule.__dict__.update(config)
+    schedule._config_keys = tuple(config)
+
+
 def _check_positive(name: str, value: Any) -> None:
     if value <= 0:
         raise ValueError(f"Argument `{name}` must be > 0. Received: {name}={value}")
@@ -44,9 +50,12 @@ class LearningRateSchedule:
         raise NotImplementedError(f"Learning rate schedule '{type(self).__name__}' must override `__call__(self, step)`.")
 
     def get_config(self) -> dict:
-        raise NotImplementedError(
-            f"Learning rate schedule '{type(self).__name__}' must override `get_config()` to be serializable."
-        )
+        keys = self.__dict__.get("_config_keys")
+        if keys is None:
+            raise NotImplementedError(
+                f"Learning rate schedule '{type(self).__name__}' must override `get_config()` to be serializable."
+            )
+        return {key: getattr(self, key) for key in keys}
 
     @classmethod
     def from_config(cls, config: dict) -> "LearningRateSchedule":
@@ -73,11 +82,8 @@ class ExponentialDecay(LearningRateSchedule):
         staircase: bool = False, name: str = "ExponentialDecay",
     ) -> None:
         _check_positive("decay_steps", decay_steps)
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
+        _store(self, initial_learning_rate=initial_learning_rate, decay_steps=decay_steps, decay_rate=decay_rate,
+               staircase=staircase, name=name)
 
     def __call__(self, step: Any) -> float:
         exponent = _as_step(step) / self.decay_steps
@@ -85,11 +91,6 @@ class ExponentialDecay(LearningRateSchedule):
             exponent = math.floor(exponent)
         return float(self.initial_learning_rate) * float(self.decay_rate) ** exponent
 
-    def get_config(self) -> dict:
-        return {
-            "initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
-            "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name,
-        }
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -110,9 +111,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
             )
         if any(low >= high for low, high in zip(boundaries, boundaries[1:])):
             raise ValueError(f"`boundaries` must be strictly increasing. Received: boundaries={boundaries}")
-        self.boundaries = boundaries
-        self.values = values
-        self.name = name
+        _store(self, boundaries=boundaries, values=values, name=name)
 
     def __call__(self, step: Any) -> float:
         current = _as_step(step)
@@ -120,9 +119,6 @@ class PiecewiseConstantDecay(LearningRateSchedule):
             if current <= boundary:
                 return float(value)
         return float(self.values[-1])
-
-    def get_config(self) -> dict:
-        return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
 
 
 class PolynomialDecay(LearningRateSchedule):
@@ -138,12 +134,8 @@ class PolynomialDecay(LearningRateSchedule):
         power: float = 1.0, cycle: bool = False, name: str = "PolynomialDecay",
     ) -> None:
         _check_positive("decay_steps", decay_steps)
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.end_learning_rate = end_learning_rate
-        self.power = power
-        self.cycle = cycle
-        self.name = name
+        _store(self, initial_learning_rate=initial_learning_rate, decay_steps=decay_steps,
+               end_learning_rate=end_learning_rate, power=power, cycle=cycle, name=name)
 
     def __call__(self, step: Any) -> float:
         current = _as_step(step)
@@ -158,12 +150,6 @@ class PolynomialDecay(LearningRateSchedule):
         start, end = float(self.initial_learning_rate), float(self.end_learning_rate)
         return (start - end) * (1.0 - fraction) ** self.power + end
 
-    def get_config(self) -> dict:
-        return {
-            "initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
-            "end_learning_rate": self.end_learning_rate, "power": self.power, "cycle": self.cycle, "name": self.name,
-        }
-
 
 class InverseTimeDecay(LearningRateSchedule):
     """`initial_learning_rate / (1 + decay_rate * step / decay_steps)`; with `staircase` the ratio is floored.
@@ -177,11 +163,8 @@ class InverseTimeDecay(LearningRateSchedule):
         staircase: bool = False, name: str = "InverseTimeDecay",
     ) -> None:
         _check_positive("decay_steps", decay_steps)
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.decay_rate = decay_rate
-        self.staircase = staircase
-        self.name = name
+        _store(self, initial_learning_rate=initial_learning_rate, decay_steps=decay_steps, decay_rate=decay_rate,
+               staircase=staircase, name=name)
 
     def __call__(self, step: Any) -> float:
         ratio = _as_step(step) / self.decay_steps
@@ -189,11 +172,6 @@ class InverseTimeDecay(LearningRateSchedule):
             ratio = math.floor(ratio)
         return float(self.initial_learning_rate) / (1.0 + float(self.decay_rate) * ratio)
 
-    def get_config(self) -> dict:
-        return {
-            "initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
-            "decay_rate": self.decay_rate, "staircase": self.staircase, "name": self.name,
-        }
 
 
 def _cosine_factor(fraction: float, alpha: float) -> float:
@@ -215,12 +193,8 @@ class CosineDecay(LearningRateSchedule):
         _check_positive("decay_steps", decay_steps)
         if warmup_steps < 0:
             raise ValueError(f"Argument `warmup_steps` must be >= 0. Received: warmup_steps={warmup_steps}")
-        self.initial_learning_rate = initial_learning_rate
-        self.decay_steps = decay_steps
-        self.alpha = alpha
-        self.name = name
-        self.warmup_target = warmup_target
-        self.warmup_steps = warmup_steps
+        _store(self, initial_learning_rate=initial_learning_rate, decay_steps=decay_steps, alpha=alpha, name=name,
+               warmup_target=warmup_target, warmup_steps=warmup_steps)
 
     def __call__(self, step: Any) -> float:
         current = _as_step(step)
@@ -233,13 +207,6 @@ class CosineDecay(LearningRateSchedule):
         if current < self.warmup_steps:
             return (target - initial) * (current / self.warmup_steps) + initial
         return target * _cosine_factor((current - self.warmup_steps) / self.decay_steps, self.alpha)
-
-    def get_config(self) -> dict:
-        return {
-            "initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
-            "alpha": self.alpha, "name": self.name, "warmup_target": self.warmup_target,
-            "warmup_steps": self.warmup_steps,
-        }
 
 
 class CosineDecayRestarts(LearningRateSchedule):
