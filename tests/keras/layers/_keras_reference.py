@@ -11,6 +11,19 @@ import torch
 
 from torchstrategy.keras import layers
 
+def golden_array(shape, seed):
+    """The deterministic inputs/weights several frozen TF 2.21 results were computed from (exact in float64)."""
+    n = int(np.prod(shape))
+    return ((((np.arange(n) * 0.6180339887 + seed * 0.137) % 1.0) - 0.5) * 2.0).reshape(shape).astype(np.float32)
+
+
+def run_with_weights(layer, x, weights):
+    """Builds `layer` on `x`, sets `weights`, and returns its output on `x` as NumPy."""
+    layer(torch.tensor(x))
+    layer.set_weights(weights)
+    return layer(torch.tensor(x)).detach().numpy()
+
+
 def load_cases(filename: str) -> dict:
     """The cases of a frozen Keras 3.15.1 reference file next to this module."""
     with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), filename)) as handle:

@@ -7,13 +7,11 @@ import numpy as np
 import pytest
 import torch
 
+from tests.keras.layers._keras_reference import golden_array as _arr
+
 from torchstrategy.keras.layers.attention import MultiHeadAttention
 
 
-def _arr(shape, seed):
-    """The deterministic inputs/weights the frozen TF 2.21 numbers were computed from (exact in float64)."""
-    n = int(np.prod(shape))
-    return ((((np.arange(n) * 0.6180339887 + seed * 0.137) % 1.0) - 0.5) * 2.0).reshape(shape).astype(np.float32)
 
 
 # Row 1 of batch 0 masks every key: TF then gives zero weights on its scores path but averages all keys on

@@ -1,4 +1,4 @@
-"""Conv1D/2D/3DTranspose, SeparableConv2D, UpSampling1D/2D and Cropping1D/2D against outputs and
+"""Conv1D/2D/3DTranspose, UpSampling1D/2D and Cropping1D/2D against outputs and
 output shapes frozen from TF 2.21 (Keras 3.15), plus configs, layouts, gradients and bad arguments."""
 from __future__ import annotations
 
@@ -7,22 +7,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from tests.keras.layers._keras_reference import golden_array as _arr, run_with_weights as _run
+from torchstrategy.keras.layers.conv_depthwise import SeparableConv2D
 from torchstrategy.keras.layers.conv_transpose import (
-    Conv1DTranspose, Conv2DTranspose, Conv3DTranspose, Cropping1D, Cropping2D, SeparableConv2D, UpSampling1D,
-    UpSampling2D,
+    Conv1DTranspose, Conv2DTranspose, Conv3DTranspose, Cropping1D, Cropping2D, UpSampling1D, UpSampling2D,
 )
 
 
-def _arr(shape, seed):
-    """The deterministic inputs/weights the frozen TF 2.21 numbers were computed from (exact in float64)."""
-    n = int(np.prod(shape))
-    return ((((np.arange(n) * 0.6180339887 + seed * 0.137) % 1.0) - 0.5) * 2.0).reshape(shape).astype(np.float32)
-
-
-def _run(layer, x, weights):
-    layer(torch.tensor(x))
-    layer.set_weights(weights)
-    return layer(torch.tensor(x)).detach().numpy()
 
 
 # ----- frozen TF 2.21 results -------------------------------------------------------------------
@@ -194,21 +185,6 @@ SHAPE_GRID = [
     (5, 4, 3, 'valid', 0, 1, 16), (5, 4, 3, 'valid', 1, 1, 17), (5, 4, 3, 'valid', 2, 1, 18),
     (5, 4, 3, 'same', None, 1, 15), (5, 4, 3, 'same', 1, 1, 13), (5, 4, 3, 'same', 2, 1, 14),
 ]
-# SEPARABLE_CASES: keras.layers.SeparableConv2D(3, **kwargs) on _arr((1, 5, 5, 2), 30 + i), weights
-# [depthwise_kernel, pointwise_kernel, bias] = _arr(shape, 40 + 3 * i + j): (kwargs, output shape, output).
-SEPARABLE_CASES = [
-    ({'kernel_size': 3, 'strides': 2, 'padding': 'same', 'depth_multiplier': 2}, (1, 3, 3, 3),
-     np.array([
-        0.4218134, -0.3781629, 0.206408, 0.01395035, -0.7767918, 1.034645, 0.8239022, -0.9414007,
-        1.048147, -0.1605268, 0.0766201, 0.7167594, 1.011846, -1.537989, 0.8353044, 0.2795183,
-        1.185014, -0.2226047, 0.4338698, -0.06545833, 0.5809873, 0.5421689, 1.138944, -0.05716902,
-        0.6291118, -0.4020198, 1.681566], np.float32)),
-    ({'kernel_size': (3, 2), 'strides': 1, 'padding': 'valid', 'dilation_rate': (2, 1), 'depth_multiplier': 1},
-     (1, 1, 4, 3),
-     np.array([
-        -1.949634, 0.811797, -0.1106363, -0.385317, 0.272989, 0.9366056, -0.2291476, 0.401928,
-        0.15677, -0.2427544, 0.8069153, -1.789736], np.float32)),
-]
 # keras.layers.UpSampling2D((2, 3), interpolation="bilinear") on _arr((1, 2, 3, 2), 50), output (1, 4, 9, 2).
 BILINEAR_2x3 = np.array([
     0.7, -0.06393202, 0.7, -0.06393202, 0.1907119, 0.09344665, -0.3185762, 0.2508253,
@@ -303,42 +279,6 @@ def test_conv_transpose_config_round_trip():
     clone.set_weights(layer.get_weights())
     assert torch.equal(clone(x), layer(x)) and clone.get_config() == config
     assert Conv2DTranspose.from_config(Conv2DTranspose(2, 3).get_config()).output_padding is None
-
-
-@pytest.mark.parametrize("index", range(len(SEPARABLE_CASES)))
-def test_separable_conv2d_matches_tf(index):
-    kwargs, shape, expected = SEPARABLE_CASES[index]
-    layer = SeparableConv2D(3, **kwargs)
-    x = _arr((1, 5, 5, 2), 30 + index)
-    layer(torch.tensor(x))
-    names = [name for name, _ in layer._weight_order]
-    assert names == ["depthwise_kernel", "pointwise_kernel", "bias"]
-    multiplier = kwargs["depth_multiplier"]
-    assert tuple(layer.pointwise_kernel.shape) == (1, 1, 2 * multiplier, 3)
-    weights = [_arr(tuple(w.shape), 40 + 3 * index + j) for j, w in enumerate(layer.weights)]
-    out = _run(layer, x, weights)
-    assert out.shape == shape
-    np.testing.assert_allclose(out.ravel(), expected, rtol=1e-5, atol=1e-5)
-    first = SeparableConv2D(3, data_format="channels_first", **kwargs)
-    out_first = _run(first, np.ascontiguousarray(x.transpose(0, 3, 1, 2)), weights)
-    np.testing.assert_allclose(out_first.transpose(0, 2, 3, 1), out, rtol=1e-6, atol=1e-6)
-
-
-def test_separable_conv2d_config_and_errors():
-    layer = SeparableConv2D(4, 3, strides=2, padding="same", depth_multiplier=2, pointwise_initializer="ones")
-    config = layer.get_config()
-    for key in ("depth_multiplier", "depthwise_initializer", "pointwise_initializer", "pointwise_regularizer",
-                "depthwise_constraint"):
-        assert key in config
-    assert "groups" not in config and "kernel_initializer" not in config
-    clone = SeparableConv2D.from_config(config)
-    assert clone.get_config() == config
-    clone(torch.zeros(1, 6, 6, 3))
-    np.testing.assert_array_equal(clone.pointwise_kernel.detach().numpy(), 1.0)
-    with pytest.raises(ValueError, match="depth_multiplier"):
-        SeparableConv2D(4, 3, depth_multiplier=0)
-    with pytest.raises(ValueError, match="kernel is larger than its input"):
-        SeparableConv2D(4, 5)(torch.zeros(1, 3, 3, 2))
 
 
 def test_upsampling2d_nearest_bilinear_and_layouts():

@@ -5,11 +5,11 @@ from __future__ import annotations
 from torchstrategy.keras.layers.attention import MultiHeadAttention
 from torchstrategy.keras.layers.base import InputSpec, Layer
 from torchstrategy.keras.layers.conv import (
-    Conv1D, Conv2D, Conv3D, Convolution1D, Convolution2D, Convolution3D, DepthwiseConv2D, ZeroPadding2D,
+    Conv1D, Conv2D, Conv3D, Convolution1D, Convolution2D, Convolution3D, ZeroPadding2D,
 )
 from torchstrategy.keras.layers.conv_transpose import (
     Conv1DTranspose, Conv2DTranspose, Conv3DTranspose, Convolution2DTranspose, Convolution3DTranspose, Cropping1D,
-    Cropping2D, SeparableConv2D, SeparableConvolution2D, UpSampling1D, UpSampling2D,
+    Cropping2D, UpSampling1D, UpSampling2D,
 )
 from torchstrategy.keras.layers.core import (
     ELU, Activation, Dense, Dropout, Embedding, Flatten, Lambda, LeakyReLU, Permute, ReLU, Reshape, Softmax,
@@ -49,7 +49,9 @@ from torchstrategy.keras.layers.rnn import RNN, StackedRNNCells
 from torchstrategy.keras.layers.conv_lstm import ConvLSTM1D, ConvLSTM2D, ConvLSTM3D
 from torchstrategy.keras.layers.categorical import CategoryEncoding, Discretization
 from torchstrategy.keras.layers.hashing import HashedCrossing, Hashing
-from torchstrategy.keras.layers.conv_depthwise import DepthwiseConv1D, SeparableConv1D, SeparableConvolution1D
+from torchstrategy.keras.layers.conv_depthwise import (
+    DepthwiseConv1D, DepthwiseConv2D, SeparableConv1D, SeparableConv2D, SeparableConvolution1D, SeparableConvolution2D,
+)
 from torchstrategy.keras.layers.conv_transpose import Conv1DTranspose as Convolution1DTranspose
 from torchstrategy.keras.layers.adaptive_pooling import (
     AdaptiveAveragePooling1D, AdaptiveAveragePooling2D, AdaptiveAveragePooling3D, AdaptiveMaxPooling1D,

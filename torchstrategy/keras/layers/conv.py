@@ -238,57 +238,6 @@ class Conv3D(_Conv):
 Convolution1D, Convolution2D, Convolution3D = Conv1D, Conv2D, Conv3D
 
 
-class DepthwiseConv2D(Conv2D):
-    """Per-channel 2-D convolution; kernel `depthwise_kernel` (kh, kw, in, depth_multiplier), output
-    channel c * depth_multiplier + m comes from input channel c (TensorFlow's order)."""
-
-    def __init__(
-        self, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = (1, 1),
-        padding: str = "valid", depth_multiplier: int = 1, data_format: Optional[str] = None,
-        dilation_rate: Union[int, Sequence[int]] = (1, 1),
-        activation: Any = None, use_bias: bool = True, depthwise_initializer: Any = "glorot_uniform",
-        bias_initializer: Any = "zeros", depthwise_regularizer: Any = None, bias_regularizer: Any = None,
-        activity_regularizer: Any = None, depthwise_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any,
-    ) -> None:
-        if not isinstance(depth_multiplier, int) or depth_multiplier <= 0:
-            raise ValueError(f"DepthwiseConv2D: depth_multiplier must be a positive integer, got {depth_multiplier!r}.")
-        super().__init__(
-            1, kernel_size, strides, padding, data_format, dilation_rate, 1, activation, use_bias,
-            depthwise_initializer, bias_initializer, depthwise_regularizer, bias_regularizer, activity_regularizer,
-            depthwise_constraint, bias_constraint, **kwargs)
-        self.depth_multiplier = depth_multiplier
-
-    def build(self, input_shape: Any) -> None:
-        _require_rank(self, input_shape, 4, "(batch, height, width, channels)" if self.data_format == "channels_last"
-                      else "(batch, channels, height, width)")
-        channels = _require_defined(self, input_shape, self._channel_axis(), "channel")
-        _check_kernel_fits(self, input_shape, self.kernel_size + (channels, self.depth_multiplier))
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
-            initializer=self.kernel_initializer, regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
-        self.bias = self.add_weight(
-            "bias", shape=(channels * self.depth_multiplier,), initializer=self.bias_initializer,
-            regularizer=self.bias_regularizer, constraint=self.bias_constraint) if self.use_bias else None
-        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis(): channels})
-        self.built = True
-
-    def _torch_weight(self) -> torch.Tensor:
-        kh, kw, channels, multiplier = self.depthwise_kernel.shape
-        return self.depthwise_kernel.reshape(kh, kw, channels * multiplier).permute(2, 0, 1).unsqueeze(1)
-
-    def _torch_groups(self) -> int:
-        return int(self.depthwise_kernel.shape[2])
-
-    def get_config(self) -> dict:
-        config = super().get_config()
-        for name in ("filters", "groups"):
-            config.pop(name)
-        for old, new in (("kernel_initializer", "depthwise_initializer"), ("kernel_regularizer", "depthwise_regularizer"),
-                         ("kernel_constraint", "depthwise_constraint")):
-            config[new] = config.pop(old)
-        return {**config, "depth_multiplier": self.depth_multiplier}
-
-
 class ZeroPadding2D(Layer):
     """Adds rows/columns of zeros: `padding` is an int, (sym_h, sym_w), or ((top, bottom), (left, right))."""
 

@@ -1,4 +1,4 @@
-"""Keras transposed and separable convolutions (Conv1D/2D/3DTranspose, SeparableConv2D) and the
+"""Keras transposed convolutions (Conv1D/2D/3DTranspose) and the
 resampling layers that go with them in decoders (UpSampling1D/2D, Cropping1D/2D)."""
 from __future__ import annotations
 
@@ -218,79 +218,6 @@ class Conv3DTranspose(_ConvTranspose):
 
 
 Convolution2DTranspose, Convolution3DTranspose = Conv2DTranspose, Conv3DTranspose
-
-
-class SeparableConv2D(Conv2D):
-    """Depthwise 2-D convolution (depth_multiplier outputs per input channel) followed by a 1x1 pointwise
-    convolution; weights depthwise_kernel (kh, kw, in, depth_multiplier), pointwise_kernel
-    (1, 1, in * depth_multiplier, filters), bias (filters,)."""
-
-    def __init__(
-        self, filters: int, kernel_size: Union[int, Sequence[int]], strides: Union[int, Sequence[int]] = (1, 1),
-        padding: str = "valid", data_format: Optional[str] = None, dilation_rate: Union[int, Sequence[int]] = (1, 1),
-        depth_multiplier: int = 1, activation: Any = None, use_bias: bool = True,
-        depthwise_initializer: Any = "glorot_uniform", pointwise_initializer: Any = "glorot_uniform",
-        bias_initializer: Any = "zeros", depthwise_regularizer: Any = None, pointwise_regularizer: Any = None,
-        bias_regularizer: Any = None, activity_regularizer: Any = None, depthwise_constraint: Any = None,
-        pointwise_constraint: Any = None, bias_constraint: Any = None, **kwargs: Any,
-    ) -> None:
-        if not isinstance(depth_multiplier, int) or isinstance(depth_multiplier, bool) or depth_multiplier <= 0:
-            raise ValueError(f"SeparableConv2D: depth_multiplier must be a positive integer, got {depth_multiplier!r}.")
-        super().__init__(
-            filters, kernel_size, strides, padding, data_format, dilation_rate, 1, activation, use_bias,
-            depthwise_initializer, bias_initializer, depthwise_regularizer, bias_regularizer, activity_regularizer,
-            depthwise_constraint, bias_constraint, **kwargs)
-        self.depth_multiplier = depth_multiplier
-        self.pointwise_initializer = initializers.get(pointwise_initializer)
-        self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
-        self.pointwise_constraint = pointwise_constraint
-
-    def build(self, input_shape: Any) -> None:
-        _require_rank(self, input_shape, 4, "(batch, height, width, channels)" if self.data_format == "channels_last"
-                      else "(batch, channels, height, width)")
-        channels = _require_defined(self, input_shape, self._channel_axis(), "channel")
-        _check_kernel_fits(self, input_shape, self.kernel_size + (channels, self.depth_multiplier))
-        self.depthwise_kernel = self.add_weight(
-            "depthwise_kernel", shape=self.kernel_size + (channels, self.depth_multiplier),
-            initializer=self.kernel_initializer, regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
-        self.pointwise_kernel = self.add_weight(
-            "pointwise_kernel", shape=(1, 1, channels * self.depth_multiplier, self.filters),
-            initializer=self.pointwise_initializer, regularizer=self.pointwise_regularizer,
-            constraint=self.pointwise_constraint)
-        self.bias = self.add_weight(
-            "bias", shape=(self.filters,), initializer=self.bias_initializer, regularizer=self.bias_regularizer,
-            constraint=self.bias_constraint) if self.use_bias else None
-        self.input_spec = InputSpec(ndim=4, axes={self._channel_axis(): channels})
-        self.built = True
-
-    def call(self, inputs: torch.Tensor) -> torch.Tensor:
-        x = _to_channels_first(inputs, self.data_format)
-        x, padding = _pad_spatial(x, self._padding_for(x))
-        kh, kw, channels, multiplier = self.depthwise_kernel.shape
-        # Depthwise output channel c * multiplier + m reads input channel c (TensorFlow's order).
-        depthwise = self.depthwise_kernel.reshape(kh, kw, channels * multiplier).permute(2, 0, 1).unsqueeze(1)
-        y = F.conv2d(x, depthwise, None, self.strides, padding, self.dilation_rate, int(channels))
-        y = F.conv2d(y, self.pointwise_kernel.permute(3, 2, 0, 1), self.bias)
-        outputs = self.activation(_from_channels_first(y, self.data_format))
-        _record_activity(self, outputs)
-        return outputs
-
-    def get_config(self) -> dict:
-        config = super().get_config()
-        config.pop("groups")
-        renames = (("kernel_initializer", "depthwise_initializer"), ("kernel_regularizer", "depthwise_regularizer"),
-                   ("kernel_constraint", "depthwise_constraint"))
-        for old, new in renames:
-            config[new] = config.pop(old)
-        return {
-            **config, "depth_multiplier": self.depth_multiplier,
-            "pointwise_initializer": initializers.serialize(self.pointwise_initializer),
-            "pointwise_regularizer": regularizers.serialize(self.pointwise_regularizer),
-            "pointwise_constraint": self.pointwise_constraint,
-        }
-
-
-SeparableConvolution2D = SeparableConv2D
 
 
 class UpSampling1D(Layer):
