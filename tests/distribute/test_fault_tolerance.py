@@ -87,28 +87,29 @@ def uninterrupted(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_torchrun_max_restarts_resumes_after_three_kills(tmp_path, uninterrupted):
+def test_torchrun_max_restarts_resumes_after_two_kills(tmp_path, uninterrupted):
+    # two kills: a restarted job is restarted again (the counter and the backup both move on)
     script = mp.write_script(tmp_path, ELASTIC)
     port = mp.free_port()
     result = mp.run_torchrun(
-        ["--nnodes=1", "--nproc_per_node=2", "--max-restarts=3", "--rdzv-backend=c10d",
+        ["--nnodes=1", "--nproc_per_node=2", "--max-restarts=2", "--rdzv-backend=c10d",
          f"--rdzv-endpoint={mp.LOOPBACK}:{port}", f"--local-addr={mp.LOOPBACK}", "--monitor-interval=0.5"],
-        [script, str(tmp_path), "3,10,17"], timeout=400)
+        [script, str(tmp_path), "3,17"], timeout=400)
     assert result.returncode == 0, result.stderr[-4000:]
-    assert sorted(p.name for p in tmp_path.glob("killed_*")) == ["killed_10", "killed_17", "killed_3"]
+    assert sorted(p.name for p in tmp_path.glob("killed_*")) == ["killed_17", "killed_3"]
     _check_resumed_run(tmp_path, uninterrupted)
 
 
 @pytest.mark.slow
-def test_plain_python_relaunched_by_a_loop_resumes_after_kills(tmp_path, uninterrupted):
+def test_plain_python_relaunched_by_a_loop_resumes_after_a_kill(tmp_path, uninterrupted):
     script = mp.write_script(tmp_path, ELASTIC)
     attempts = []
-    for _ in range(5):
-        result = mp.run_python([script, str(tmp_path), "5,14"], timeout=240)
+    for _ in range(4):
+        result = mp.run_python([script, str(tmp_path), "10"], timeout=240)
         attempts.append(result.returncode)
         if result.returncode == 0:
             break
-    assert attempts[-1] == 0 and len(attempts) == 3, attempts
+    assert attempts[-1] == 0 and len(attempts) == 2, attempts
     _check_resumed_run(tmp_path, uninterrupted)
 
 

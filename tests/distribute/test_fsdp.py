@@ -9,77 +9,94 @@ import pytest
 
 from tests import _multiprocess as mp
 
-# argv: strategy kind (fsdp | mirrored | one), mode (fit | loop), output folder. Each rank writes what it holds;
-# the chief writes the weights, History (or losses), evaluate and predict results.
+# argv: strategy kind (fsdp | mirrored), output folder. Both modes (fit, then a custom loop) run in one launch,
+# each on a model built afresh from the same seed; each rank writes what it holds and the chief writes the
+# weights, History (or losses), evaluate and predict results, into out/<mode>/.
 TRAIN = r'''
 import json, os, sys
 import numpy as np, torch
 import torchstrategy as tf
 
-kind, mode, out = sys.argv[1], sys.argv[2], sys.argv[3]
+kind, out = sys.argv[1], sys.argv[2]
 devices = ["/cpu:0", "/cpu:1"]
 strategy = {"fsdp": lambda: tf.distribute.experimental.FSDPStrategy(devices),
             "mirrored": lambda: tf.distribute.MirroredStrategy(devices)}[kind]()
 rng = np.random.default_rng(0)
 x = rng.standard_normal((96, 8, 8, 3)).astype("float32")
 y = rng.integers(0, 10, 96)
-tf.keras.utils.set_random_seed(1)
-with strategy.scope():
-    model = tf.keras.Sequential([
-        tf.keras.Input((8, 8, 3)), tf.keras.layers.Conv2D(8, 3, activation="relu"), tf.keras.layers.MaxPooling2D(),
-        tf.keras.layers.BatchNormalization(), tf.keras.layers.Conv2D(6, 2, activation="relu"),
-        tf.keras.layers.Flatten(), tf.keras.layers.Dense(10, kernel_regularizer=tf.keras.regularizers.L2(1e-2))])
-result = {}
-if mode == "fit":
-    with strategy.scope():
-        model.compile(optimizer=tf.keras.optimizers.Adam(1e-2, global_clipnorm=0.5),
-                      loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
-    # EarlyStopping keeps the best weights: get_weights gathers the shards on every replica each epoch
-    keep_best = tf.keras.callbacks.EarlyStopping(monitor="loss", patience=3, restore_best_weights=True)
-    history = model.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False, callbacks=[keep_best])
-    result["history"] = history.history
-    result["evaluate"] = model.evaluate(x, y, batch_size=32, verbose=0)
-    result["predict"] = model.predict(x[:20], batch_size=8, verbose=0).tolist()
-else:
-    global_batch = 16
-    dataset = strategy.experimental_distribute_dataset(tf.data.Dataset.from_tensor_slices((x, y)).batch(global_batch))
-    with strategy.scope():
-        loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
-        optimizer = tf.keras.optimizers.SGD(0.1, momentum=0.9, clipnorm=0.3)
 
-    def step(inputs):
-        images, labels = inputs
-        with tf.GradientTape() as tape:
-            loss = tf.nn.compute_average_loss(loss_object(labels, model(images, training=True)),
-                                              global_batch_size=global_batch)
-        grads = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(grads, model.trainable_variables))
-        return loss
 
-    losses = []
-    for epoch in range(2):
-        for batch in dataset:
-            losses.append(float(strategy.reduce("SUM", strategy.run(step, args=(batch,)), axis=None)))
-    result["history"] = {"loss": losses}
-held = [(type(v).__name__, int(v.to_local().numel()) if hasattr(v, "to_local") else int(v.numel()), int(v.numel()))
-        for v in model.trainable_variables]
-with open(os.path.join(out, f"held_{strategy.process_rank}.json"), "w") as handle:
-    json.dump(held, handle)
-result["weights"] = [w.tolist() for w in model.get_weights()]
-if strategy.is_chief:
-    with open(os.path.join(out, "result.json"), "w") as handle:
-        json.dump(result, handle)
+def train(mode):
+    tf.keras.utils.set_random_seed(1)
+    with strategy.scope():
+        model = tf.keras.Sequential([
+            tf.keras.Input((8, 8, 3)), tf.keras.layers.Conv2D(8, 3, activation="relu"),
+            tf.keras.layers.MaxPooling2D(), tf.keras.layers.BatchNormalization(),
+            tf.keras.layers.Conv2D(6, 2, activation="relu"), tf.keras.layers.Flatten(),
+            tf.keras.layers.Dense(10, kernel_regularizer=tf.keras.regularizers.L2(1e-2))])
+    result = {}
+    if mode == "fit":
+        with strategy.scope():
+            model.compile(optimizer=tf.keras.optimizers.Adam(1e-2, global_clipnorm=0.5),
+                          loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True), metrics=["accuracy"])
+        # EarlyStopping keeps the best weights: get_weights gathers the shards on every replica each epoch
+        keep_best = tf.keras.callbacks.EarlyStopping(monitor="loss", patience=3, restore_best_weights=True)
+        history = model.fit(x, y, batch_size=16, epochs=2, verbose=0, shuffle=False, callbacks=[keep_best])
+        result["history"] = history.history
+        result["evaluate"] = model.evaluate(x, y, batch_size=32, verbose=0)
+        result["predict"] = model.predict(x[:20], batch_size=8, verbose=0).tolist()
+    else:
+        global_batch = 16
+        dataset = strategy.experimental_distribute_dataset(
+            tf.data.Dataset.from_tensor_slices((x, y)).batch(global_batch))
+        with strategy.scope():
+            loss_object = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction="none")
+            optimizer = tf.keras.optimizers.SGD(0.1, momentum=0.9, clipnorm=0.3)
+
+        def step(inputs):
+            images, labels = inputs
+            with tf.GradientTape() as tape:
+                loss = tf.nn.compute_average_loss(loss_object(labels, model(images, training=True)),
+                                                  global_batch_size=global_batch)
+            grads = tape.gradient(loss, model.trainable_variables)
+            optimizer.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+
+        losses = []
+        for epoch in range(2):
+            for batch in dataset:
+                losses.append(float(strategy.reduce("SUM", strategy.run(step, args=(batch,)), axis=None)))
+        result["history"] = {"loss": losses}
+    folder = os.path.join(out, mode)
+    os.makedirs(folder, exist_ok=True)
+    held = [(type(v).__name__, int(v.to_local().numel()) if hasattr(v, "to_local") else int(v.numel()),
+             int(v.numel())) for v in model.trainable_variables]
+    with open(os.path.join(folder, f"held_{strategy.process_rank}.json"), "w") as handle:
+        json.dump(held, handle)
+    result["weights"] = [w.tolist() for w in model.get_weights()]
+    if strategy.is_chief:
+        with open(os.path.join(folder, "result.json"), "w") as handle:
+            json.dump(result, handle)
+
+
+for mode in ("fit", "loop"):
+    train(mode)
 '''
 
 
-def _run(tmp_path, kind: str, mode: str) -> tuple[dict, list]:
-    out = os.path.join(str(tmp_path), f"{kind}_{mode}")
-    os.makedirs(out)
-    script = mp.write_script(tmp_path, TRAIN, name="fsdp_train.py")
-    result = mp.run_python([script, kind, mode, out], timeout=240)
-    assert result.returncode == 0, result.stdout + result.stderr
-    held = [mp.read_json(os.path.join(out, f"held_{rank}.json")) for rank in range(2)]
-    return mp.read_json(os.path.join(out, "result.json")), held
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    # one launch per strategy kind runs both modes: {kind: {mode: (result, held per rank)}}
+    runs = {}
+    for kind in ("fsdp", "mirrored"):
+        out = tmp_path_factory.mktemp(kind)
+        script = mp.write_script(out, TRAIN, name="fsdp_train.py")
+        result = mp.run_python([script, kind, str(out)], timeout=300)
+        assert result.returncode == 0, result.stdout + result.stderr
+        runs[kind] = {mode: (mp.read_json(out / mode / "result.json"),
+                             [mp.read_json(out / mode / f"held_{rank}.json") for rank in range(2)])
+                      for mode in ("fit", "loop")}
+    return runs
 
 
 def _assert_weights_equal(left: list, right: list, atol: float) -> None:
@@ -101,9 +118,9 @@ def _assert_sharded(held: list) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mode", ["fit", "loop"])
-def test_fsdp_trains_like_mirrored_with_every_variable_sharded(tmp_path, mode):
-    fsdp, held = _run(tmp_path, "fsdp", mode)
-    mirrored, _ = _run(tmp_path, "mirrored", mode)
+def test_fsdp_trains_like_mirrored_with_every_variable_sharded(trained, mode):
+    fsdp, held = trained["fsdp"][mode]
+    mirrored, _ = trained["mirrored"][mode]
     _assert_sharded(held)
     _assert_weights_equal(fsdp["weights"], mirrored["weights"], atol=1e-6)
     for key, values in mirrored["history"].items():
@@ -202,42 +219,53 @@ def test_a_model_created_outside_the_scope_is_refused_naming_the_strategy(tmp_pa
     assert "created outside strategy.scope(), but FSDPStrategy needs its variables created inside it" in result.stderr
 
 
+# argv: output file. One launch tries the three sources one after another, each with a strategy and model of its
+# own: the Keras mixed_bfloat16 and mixed_float16 policies, and float32 layers with FSDP options alone.
 MIXED = r'''
 import json, sys
 import numpy as np, torch
 import torchstrategy as tf
-from torch.distributed.fsdp import FSDPModule
 
-if sys.argv[2].startswith("mixed_"):
-    tf.keras.mixed_precision.set_global_policy(sys.argv[2])
-    strategy = tf.distribute.experimental.FSDPStrategy(["/cpu:0", "/cpu:1"])
-else:  # float32 layers; the options alone gather in bfloat16
-    strategy = tf.distribute.experimental.FSDPStrategy(["/cpu:0", "/cpu:1"], options=(
-        tf.distribute.experimental.ShardingOptions(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)))
 rng = np.random.default_rng(0)
 x = rng.standard_normal((64, 12)).astype("float32")
 y = rng.integers(0, 3, 64)
-with strategy.scope():
-    model = tf.keras.Sequential([tf.keras.Input((12,)), tf.keras.layers.Dense(16, activation="relu"),
-                                 tf.keras.layers.Dense(3)])
-    model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-history = model.fit(x, y, batch_size=16, epochs=3, verbose=0)
-policy = model.layers[0]._get_fsdp_state()._fsdp_param_group.mp_policy
+reports = {}
+for source in ("mixed_bfloat16", "mixed_float16", "options"):
+    if source.startswith("mixed_"):
+        tf.keras.mixed_precision.set_global_policy(source)
+        strategy = tf.distribute.experimental.FSDPStrategy(["/cpu:0", "/cpu:1"])
+    else:  # float32 layers; the options alone gather in bfloat16
+        tf.keras.mixed_precision.set_global_policy("float32")
+        strategy = tf.distribute.experimental.FSDPStrategy(["/cpu:0", "/cpu:1"], options=(
+            tf.distribute.experimental.ShardingOptions(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)))
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input((12,)), tf.keras.layers.Dense(16, activation="relu"),
+                                     tf.keras.layers.Dense(3)])
+        model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    history = model.fit(x, y, batch_size=16, epochs=3, verbose=0)
+    policy = model.layers[0]._get_fsdp_state()._fsdp_param_group.mp_policy
+    reports[source] = {"param_dtype": str(policy.param_dtype), "reduce_dtype": str(policy.reduce_dtype),
+                       "variable_dtype": str(model.trainable_variables[0].dtype), "loss": history.history["loss"],
+                       "optimizer": type(model.optimizer).__name__}
 if strategy.is_chief:
-    json.dump({"param_dtype": str(policy.param_dtype), "reduce_dtype": str(policy.reduce_dtype),
-               "variable_dtype": str(model.trainable_variables[0].dtype), "loss": history.history["loss"],
-               "optimizer": type(model.optimizer).__name__}, open(sys.argv[1], "w"))
+    json.dump(reports, open(sys.argv[1], "w"))
 '''
+
+
+@pytest.fixture(scope="module")
+def mixed_reports(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("mixed")
+    script = mp.write_script(folder, MIXED, name="mixed.py")
+    out = os.path.join(str(folder), "mixed.json")
+    result = mp.run_python([script, out], timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return mp.read_json(out)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("source", ["mixed_bfloat16", "mixed_float16", "options"])
-def test_the_keras_mixed_policy_or_the_options_gather_in_half_precision_and_reduce_in_float32(tmp_path, source):
-    script = mp.write_script(tmp_path, MIXED, name="mixed.py")
-    out = os.path.join(str(tmp_path), "mixed.json")
-    result = mp.run_python([script, out, source], timeout=180)
-    assert result.returncode == 0, result.stdout + result.stderr
-    report = mp.read_json(out)
+def test_the_keras_mixed_policy_or_the_options_gather_in_half_precision_and_reduce_in_float32(mixed_reports, source):
+    report = mixed_reports[source]
     half = "torch.float16" if source == "mixed_float16" else "torch.bfloat16"
     assert report["param_dtype"] == half and report["reduce_dtype"] == "torch.float32"
     # mixed_float16 compiles with Keras's dynamic loss scaling, over sharded gradients
