@@ -299,14 +299,14 @@ def test_bad_arguments_are_refused_with_what_to_pass():
         tf.distribute.experimental.FSDPStrategy(["/cpu:0", "/cpu:0"])
 
 
-# argv: output folder, then "local" (devices: re-runs itself) or "cluster" (torchrun / TF_CONFIG decides)
+# argv: output folder, then "one" (the 1-process reference) or "cluster" (torchrun / TF_CONFIG decides)
 CLUSTER = r'''
 import json, os, sys
 import numpy as np
 import torchstrategy as tf
 
 out, how = sys.argv[1], sys.argv[2]
-strategy = (tf.distribute.experimental.FSDPStrategy(["/cpu:0", "/cpu:1"]) if how == "local"
+strategy = (tf.distribute.experimental.FSDPStrategy(["/cpu:0"]) if how == "one"
             else tf.distribute.experimental.FSDPStrategy())
 rng = np.random.default_rng(0)
 x, y = rng.standard_normal((64, 5)).astype("float32"), rng.integers(0, 3, 64)
@@ -323,17 +323,17 @@ if strategy.is_chief:
 
 
 @pytest.mark.slow
-def test_fsdp_joins_torchrun_and_tf_config_clusters_with_the_local_numbers(tmp_path):
+def test_fsdp_joins_torchrun_and_tf_config_clusters_with_the_numbers_of_one_process(tmp_path):
     import contextlib
     import json
     import sys
 
     script = mp.write_script(tmp_path, CLUSTER, name="cluster.py")
-    outs = {name: tmp_path / name for name in ("local", "torchrun", "tf_config")}
+    outs = {name: tmp_path / name for name in ("one", "torchrun", "tf_config")}
     for folder in outs.values():
         folder.mkdir()
-    local = mp.run_python([script, str(outs["local"]), "local"], timeout=180)
-    assert local.returncode == 0, local.stdout + local.stderr
+    one = mp.run_python([script, str(outs["one"]), "one"], timeout=180)
+    assert one.returncode == 0, one.stdout + one.stderr
     port = mp.free_port()
     launched = mp.run_torchrun(
         ["--nnodes=1", "--nproc_per_node=2", "--rdzv-backend=c10d", f"--rdzv-endpoint={mp.LOOPBACK}:{port}",
@@ -348,9 +348,9 @@ def test_fsdp_joins_torchrun_and_tf_config_clusters_with_the_local_numbers(tmp_p
             for task in ({"type": "chief", "index": 0}, {"type": "worker", "index": 0})]
         results = [proc.communicate(timeout=240) for proc in procs]
         assert all(proc.returncode == 0 for proc in procs), results
-    reference = mp.read_json(outs["local"] / "w.json")
-    assert reference["replicas"] == 2
+    reference = mp.read_json(outs["one"] / "w.json")
+    assert reference["replicas"] == 1
     for name in ("torchrun", "tf_config"):
         report = mp.read_json(outs[name] / "w.json")
         assert report["replicas"] == 2
-        _assert_weights_equal(report["weights"], reference["weights"], atol=1e-6)
+        _assert_weights_equal(report["weights"], reference["weights"], atol=1e-5)
