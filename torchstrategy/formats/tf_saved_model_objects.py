@@ -112,6 +112,9 @@ class _Builder:
         node, export_dir = self.model.nodes[node_id], self.model.export_dir
         if node.kind == "variable":
             value = self.values[node_id]
+            if isinstance(value, np.ndarray) and value.dtype == object:  # a tf.string variable: its saved bytes
+                self.built[node_id] = value
+                return value
             obj: Any = Variable(value, trainable=node.trainable, name=node.name or None,
                                 dtype=as_dtype(node.dtype) if not isinstance(value, np.ndarray) else None)
         elif node.kind in ("function", "bare_concrete_function"):
