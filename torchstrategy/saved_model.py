@@ -421,8 +421,9 @@ def _write_atomically(export_dir: str, manifest: dict, programs: dict, assets: O
 
 # ----- load ------------------------------------------------------------------------------------
 def contains_saved_model(export_dir: str) -> bool:
-    """True when `export_dir` holds a SavedModel written by torchstrategy."""
-    return os.path.isfile(os.path.join(os.fspath(export_dir), _MANIFEST))
+    """True when `export_dir` holds a SavedModel: written by torchstrategy, or by TF (saved_model.pb/.pbtxt)."""
+    names = (_MANIFEST, SAVED_MODEL_FILENAME_PB, SAVED_MODEL_FILENAME_PBTXT)
+    return any(os.path.isfile(os.path.join(os.fspath(export_dir), name)) for name in names)
 
 
 class _ConcreteFunction:
@@ -542,10 +543,6 @@ def _not_ours(export_dir: str) -> OSError:
     if not os.path.isdir(export_dir):
         return OSError(f"{where}: '{export_dir}' is a file, not a SavedModel directory.")
     entries = sorted(os.listdir(export_dir))
-    if any(name in entries for name in ("saved_model.pb", "saved_model.pbtxt")):
-        return OSError(f"{where}: the directory holds a TensorFlow-written SavedModel (saved_model.pb), which "
-                       f"torchstrategy cannot run. Re-export the model with torchstrategy (tf.saved_model.save "
-                       f"or model.export), or load its weights into a torchstrategy model.")
     held = "it is empty" if not entries else f"it holds {entries[:10]}"
     return OSError(f"{where}: {held}. Pass a directory written by tf.saved_model.save or model.export.")
 
@@ -563,8 +560,9 @@ def _load_program(export_dir: str, name: str) -> Any:
                       "whole export directory again, or export the model again.") from error
 
 
-def load(export_dir: str, tags: Any = None, options: Optional[LoadOptions] = None) -> LoadedSavedModel:
-    """Loads a directory written by `save` or `model.export`; needs none of the original Python classes.
+def load(export_dir: str, tags: Any = None, options: Optional[LoadOptions] = None) -> Any:
+    """Loads a directory written by `save` or `model.export`; needs none of the original Python classes. A
+    TF-written SavedModel loads as its object tree with its variables (its TF graph functions cannot run here).
 
     >>> loaded = tf.saved_model.load("/tmp/served")                               # doctest: +SKIP
     >>> loaded.signatures["serving_default"](inputs=x)["output_0"]                 # doctest: +SKIP
@@ -572,6 +570,11 @@ def load(export_dir: str, tags: Any = None, options: Optional[LoadOptions] = Non
     export_dir = os.fspath(export_dir)
     manifest_path = os.path.join(export_dir, _MANIFEST)
     if not os.path.isfile(manifest_path):
+        if os.path.isdir(export_dir) and any(os.path.isfile(os.path.join(export_dir, name)) for name in
+                                             (SAVED_MODEL_FILENAME_PB, SAVED_MODEL_FILENAME_PBTXT)):
+            from torchstrategy.formats.tf_saved_model_objects import load_tf_saved_model
+
+            return load_tf_saved_model(export_dir, Asset)  # TF-written: variables and specs; graphs do not run
         raise _not_ours(export_dir)
     with open(manifest_path, encoding="utf-8") as handle:
         manifest = json.load(handle)

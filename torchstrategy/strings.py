@@ -15,13 +15,14 @@ from torchstrategy.ragged import RaggedTensor
 from torchstrategy.strings_more import (  # noqa: F401,A004
     bytes_split, format, ngrams, to_hash_bucket, to_hash_bucket_strong, unsorted_segment_join)
 from torchstrategy.strings_unicode import (unicode_decode, unicode_decode_with_offsets, unicode_encode,  # noqa: F401
-                                          unicode_split, unicode_split_with_offsets, unicode_transcode)
+                                          unicode_script, unicode_split, unicode_split_with_offsets,
+                                          unicode_transcode)
 
 __all__ = ["length", "lower", "upper", "split", "join", "regex_replace", "regex_full_match", "to_number",
            "as_string", "substr", "strip", "reduce_join", "to_hash_bucket_fast", "bytes_split", "format", "ngrams",
            "to_hash_bucket", "to_hash_bucket_strong", "unsorted_segment_join", "unicode_decode",
-           "unicode_decode_with_offsets", "unicode_encode", "unicode_split", "unicode_split_with_offsets",
-           "unicode_transcode"]
+           "unicode_decode_with_offsets", "unicode_encode", "unicode_script", "unicode_split",
+           "unicode_split_with_offsets", "unicode_transcode"]
 
 
 def _map(fn: Any, array: np.ndarray) -> np.ndarray:

@@ -1,7 +1,10 @@
 """tf.strings' Unicode ops over the project's string tensors (NumPy object arrays of bytes): decode to int32 code
-points (ragged per string), encode, split into characters and transcode between UTF-8, UTF-16-BE and UTF-32-BE."""
+points (ragged per string), encode, split into characters, transcode between UTF-8, UTF-16-BE and UTF-32-BE, and
+each code point's script (ICU's codes, from the table in unicode_scripts.txt)."""
 from __future__ import annotations
 
+import functools
+import os
 from typing import Any, Optional
 
 import numpy as np
@@ -198,3 +201,48 @@ def unicode_transcode(input: Any, input_encoding: str, output_encoding: str, err
         codes, _ = _decode_one(item, source, errors, replacement_char, replace_control_characters, op)
         out[index] = _encode_codes(codes, target, errors, replacement_char, op)
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def _script_runs() -> tuple:
+    """(first code point of each run, its ICU UScriptCode): the table tools/unicode_script_table.py wrote."""
+    starts, codes = [], []
+    with open(os.path.join(os.path.dirname(__file__), "unicode_scripts.txt"), encoding="ascii") as handle:
+        for line in handle:
+            start, code = line.split()
+            starts.append(int(start, 16))
+            codes.append(int(code))
+    return np.array(starts, np.int64), np.array(codes, np.int32)
+
+
+def _code_points(input: Any) -> np.ndarray:  # noqa: A002
+    op = "tf.strings.unicode_script"
+    if isinstance(input, torch.Tensor):
+        if input.dtype != torch.int32:
+            raise InvalidArgumentError(None, None, f"cannot compute UnicodeScript as input #0(zero-based) was expected "
+                                                   f"to be a int32 tensor but is a {input.dtype} tensor ({op}).")
+        return input.detach().cpu().numpy()
+    array = np.asarray(input)
+    if array.dtype.kind not in "iu" and array.size:
+        raise InvalidArgumentError(None, None, f"cannot compute UnicodeScript as input #0(zero-based) was expected to "
+                                               f"be a int32 tensor but is a {array.dtype} tensor ({op}).")
+    if array.size and (array.min() < -(1 << 31) or array.max() >= 1 << 31):
+        raise ValueError(f"{op}: code points must fit in int32; got values from {array.min()} to {array.max()}.")
+    return array.astype(np.int32)
+
+
+def unicode_script(input: Any, name: Optional[str] = None) -> Any:  # noqa: A002
+    """ICU's UScriptCode of each int32 code point (tf.strings.unicode_script): 25 Latin, 8 Cyrillic, 0 Common, 103
+    Unknown for unassigned code points, -1 outside 0..U+10FFFF; ICU's Unicode 13.0 data, as TF 2.21 has it. A
+    RaggedTensor keeps its row partition.
+
+    >>> unicode_script([72, 0x416, 0x3042]).tolist()
+    [25, 8, 20]
+    """
+    if isinstance(input, RaggedTensor):
+        return input.with_flat_values(unicode_script(input.flat_values))
+    codes = _code_points(input)
+    starts, scripts = _script_runs()
+    valid = (codes >= 0) & (codes <= _MAX_CODE_POINT)
+    found = scripts[np.searchsorted(starts, np.where(valid, codes, 0), side="right") - 1]
+    return torch.from_numpy(np.where(valid, found, -1).astype(np.int32))

@@ -100,8 +100,15 @@ class TFRestorePlan:
     def match_root(self, checkpoint: Any) -> None:
         self.bound[0] = checkpoint
         self.seen.add(id(checkpoint))
+        # Checkpoint(root): TF saves the root object itself as node 0 (tf.train.Checkpoint(model) and a
+        # SavedModel's variables bundle), so its attributes are matched with node 0's children
+        as_root = checkpoint.__dict__.get("_root_given", False) and self.graph.nodes[0].child("root") is None
+        if as_root:
+            self.seen.discard(id(checkpoint))
+            self.match(0, checkpoint._children["root"], "")
+            self.bound[0] = checkpoint
         for name, child in checkpoint._children.items():
-            if name in self.skip:
+            if name in self.skip or (as_root and name == "root"):
                 continue
             child_id = self.graph.nodes[0].child(name)
             if child_id is None:

@@ -133,7 +133,8 @@ class Checkpoint:
     Keyword arguments (and attributes set later) may be models/layers (any `nn.Module`), optimizers,
     tensors and `tf.Variable`s, objects with `state_dict()`/`load_state_dict()`, nested Checkpoints, and
     lists/dicts of these. A compiled Keras model also brings its `model.optimizer`. `root=` is kept
-    under the name 'root'.
+    under the name 'root' in this library's files; restoring a TF-written checkpoint (or a TF SavedModel's
+    `variables/variables`) matches it with the saved graph's root object, as TF does.
 
     Distributed: `save`/`write` capture and write on the chief only, and every rank returns once the
     file is complete; `restore`/`read` read on every rank. Models, optimizers and Variables restore on
@@ -159,6 +160,7 @@ class Checkpoint:
                         setattr(self, name, value)
             else:
                 setattr(self, "root", root)
+                object.__setattr__(self, "_root_given", True)  # TF-written files: `root` is their graph's root
         for name, value in kwargs.items():
             setattr(self, name, value)
 

@@ -99,6 +99,25 @@ def _as_call(fn: Any) -> Callable:
     return lambda *tensors: python(*tensors)
 
 
+def _refuse_tf_written(filepath: str, call_endpoint: str) -> None:
+    """A TF-written SavedModel: Keras's error for an unknown endpoint, else why its graphs cannot run here."""
+    from torchstrategy.formats.tf_saved_model import is_tf_saved_model
+    from torchstrategy.formats.tf_saved_model_objects import weights_route
+
+    if not is_tf_saved_model(filepath):
+        return
+    loaded = saved_model.load(filepath)
+    if isinstance(loaded, saved_model.LoadedSavedModel):
+        return
+    if call_endpoint not in vars(loaded) and call_endpoint not in loaded.signatures:
+        raise ValueError(f"The endpoint '{call_endpoint}' is neither an attribute of the SavedModel at '{filepath}' "
+                         f"nor one of its `signatures`; choose another with `call_endpoint`. Its signatures: "
+                         f"{sorted(loaded.signatures)}.")
+    raise NotImplementedError(f"keras.layers.TFSMLayer cannot run '{filepath}': it is a TensorFlow-written "
+                              f"SavedModel, and its endpoint '{call_endpoint}' is a TF graph, which torchstrategy "
+                              f"does not execute. {weights_route(filepath)}")
+
+
 class TFSMLayer(Layer):
     """An exported directory as an inference-only layer (keras.layers.TFSMLayer).
 
@@ -108,6 +127,7 @@ class TFSMLayer(Layer):
 
     def __init__(self, filepath: str, call_endpoint: str = "serve", call_training_endpoint: Optional[str] = None,
                  trainable: bool = False, name: Optional[str] = None, dtype: Any = None, **kwargs: Any) -> None:
+        _refuse_tf_written(filepath, call_endpoint)
         if trainable:
             raise ValueError("TFSMLayer is inference-only here: the exported weights are constants of the "
                              "program. Use trainable=False, or load the Keras model file to fine-tune.")

@@ -240,6 +240,8 @@ def load_model(filepath: str, custom_objects: Optional[dict] = None, compile: bo
     whichever the file's header shows."""
     from torchstrategy.keras import optimizers
 
+    if os.path.isdir(filepath):
+        raise ValueError(_directory_message(os.fspath(filepath)))
     fmt = formats.of_file(filepath)
     if fmt is formats.KERAS_ZIP:
         return keras_files.model_from_archive(formats.KERAS_ZIP.read(filepath), filepath, custom_objects, compile)
@@ -265,6 +267,21 @@ def load_model(filepath: str, custom_objects: Optional[dict] = None, compile: bo
             model.optimizer.build(model.trainable_variables)
             model.optimizer.load_state_dict(payload["optimizer_state"])
     return model
+
+
+def _directory_message(filepath: str) -> str:
+    """Keras 3's refusal of a SavedModel directory in load_model (same meaning), with the route that works here."""
+    from torchstrategy.formats.tf_saved_model import is_tf_saved_model
+    from torchstrategy.formats.tf_saved_model_objects import weights_route
+
+    refusal = (f"File format not supported: filepath={filepath}. Keras 3 only supports V3 `.keras` files and legacy "
+               f"H5 format files (`.h5` extension); the legacy SavedModel format is not supported by `load_model()` "
+               f"in Keras 3.")
+    if is_tf_saved_model(filepath):
+        return (f"{refusal} This directory is a TensorFlow-written SavedModel: its TF graphs cannot run here, so "
+                f"keras.layers.TFSMLayer cannot serve it either. {weights_route(filepath)}")
+    return (f"{refusal} To reload a SavedModel as an inference-only layer, use `keras.layers.TFSMLayer({filepath}, "
+            f"call_endpoint='serving_default')` (your `call_endpoint` might have a different name).")
 
 
 def load_weights(model: Any, filepath: str, skip_mismatch: bool = False, **kwargs: Any) -> None:

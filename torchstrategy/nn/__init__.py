@@ -2,6 +2,7 @@
 embedding, ranking, sampled losses); this package re-exports their TF names and the loss-scaling helpers from tape."""
 from __future__ import annotations
 
+from torchstrategy._machinery import lazy as _lazy
 from torchstrategy.nn import experimental
 from torchstrategy.nn._activations import (crelu, elu, gelu, leaky_relu, log_softmax, relu, relu6, selu, sigmoid,
                                            silu, softmax, softplus, softsign, swish, tanh)
@@ -32,3 +33,8 @@ from torchstrategy.nn._space import depth_to_space, space_to_batch, space_to_dep
 from torchstrategy.tape import compute_average_loss, scale_regularization_loss
 
 __all__ = [name for name in dir() if not name.startswith("_") and name != "annotations"]
+
+# TF's RNN cell wrappers are Keras layers (TF 2.21 exports its Keras 2 classes here): resolved on first use
+_RNN_CELL_WRAPPERS = {name: f"torchstrategy.keras.layers.rnn_cell_wrappers:{name}"
+                      for name in ("RNNCellDropoutWrapper", "RNNCellResidualWrapper", "RNNCellDeviceWrapper")}
+__getattr__, _ = _lazy.lazy_namespace(__name__, _RNN_CELL_WRAPPERS)
