@@ -242,6 +242,72 @@ def test_the_fused_convolution_in_bfloat16_gives_a_bfloat16_convolutions_numbers
         assert _close(a.double(), b_, rtol=2 ** -8)   # float32 sums: within bfloat16 rounding of float64
 
 
+needs_bf16_dot = pytest.mark.skipif(_cpu_kernels.library() is None or not _cpu_kernels._bf16_dot_supported()
+                                    or _cpu_kernels._kernel_build.cpu_has_amx(),
+                                    reason="the CPU has no AVX512-BF16 (or has AMX, where oneDNN runs bfloat16)")
+
+
+@pytest.fixture
+def widened_bf16(monkeypatch):
+    """Within the test, bfloat16 runs the float32 kernel on widened values, as on a CPU without AVX512-BF16."""
+    def widen():
+        monkeypatch.setattr(_cpu_kernels, "_bf16_dot_supported", lambda: False)
+    return widen
+
+
+@needs_bf16_dot
+@pytest.mark.parametrize("image,kernel_shape,bias", [
+    ((6, 32, 32, 3), (3, 3, 3, 32), True),    # the CIFAR CNN's first layer: 27 taps, 13 pairs + 1 padded
+    ((5, 15, 14, 1), (3, 3, 1, 64), True),    # 9 taps, one input channel, 64 channels (4 vectors)
+    ((4, 12, 12, 1), (5, 5, 1, 16), False),   # no bias, 25 taps: pairs across kernel rows
+    ((3, 9, 10, 2), (2, 3, 2, 48), True),     # 12 taps, 48 channels (vectors of 16)
+    ((2, 7, 7, 4), (4, 4, 4, 32), True),      # 64 taps, the most the kernel takes
+])
+def test_the_bfloat16_dot_product_convolution_gives_a_bfloat16_convolutions_numbers(image, kernel_shape, bias,
+                                                                                      widened_bf16):
+    g = torch.Generator().manual_seed(8)
+    x = torch.rand(image, generator=g).bfloat16()
+    x[0, 3, 4, 0] = float("nan")              # a NaN wins its windows (as torch's 0x7FC0)
+    x[-1, -1, -1, -1] = float("inf")          # the last element: read by the last pair, never past it
+    kernel = (torch.randn(kernel_shape, generator=g) * 0.3).bfloat16()
+    b = (torch.randn(kernel_shape[-1], generator=g) * 0.1).bfloat16() if bias else None
+    out = _cpu_kernels.conv_relu_max_pool_nhwc(x, kernel, b)
+    reference = _torch_conv_pool(x.double(), kernel.double(), None if b is None else b.double())
+    assert out is not None and out.shape == reference.shape and out.dtype == torch.bfloat16
+    assert torch.isnan(out).any() and torch.isinf(out).any() == torch.isinf(reference).any()
+    rounded = reference.bfloat16()
+    # float32 sums of exact products, rounded once: the float64 result's rounding, or 1 bfloat16 step off it
+    # where the float32 sum straddles a rounding boundary
+    assert _close(out.double(), reference, rtol=2 ** -8)
+    finite = torch.isfinite(reference)
+    assert (out[finite] == rounded[finite]).float().mean() > 0.99
+    assert torch.equal(torch.isnan(out), torch.isnan(reference))
+    assert (out[torch.isnan(out)].view(torch.int16) == 0x7FC0).all()
+    widened_bf16()
+    widened = _cpu_kernels.conv_relu_max_pool_nhwc(x, kernel, b)
+    assert _close(out.double(), widened.double(), rtol=2 ** -8)
+
+
+@needs_bf16_dot
+def test_the_bfloat16_dot_product_convolution_trains_as_the_widened_one(widened_bf16):
+    """Codes and gradients: the same as the float32 kernel's on the widened values (the backward is that one)."""
+    g = torch.Generator().manual_seed(9)
+    x = torch.rand(8, 20, 20, 3, generator=g).bfloat16()
+    weights = [(torch.randn(3, 3, 3, 32, generator=g) * 0.3).requires_grad_(),
+               (torch.randn(32, generator=g) * 0.1).requires_grad_()]
+    results = []
+    for widen in (False, True):
+        if widen:
+            widened_bf16()
+        out = _cpu_kernels.conv_relu_max_pool_nhwc(x, *(w.bfloat16() for w in weights))
+        grads = torch.autograd.grad(out, weights, torch.linspace(-1, 1, out.numel()).reshape(out.shape).bfloat16())
+        results.append((out, grads))
+    (out, grads), (wide, wide_grads) = results
+    assert _close(out.double(), wide.double(), rtol=2 ** -8)
+    for a, b_ in zip(grads, wide_grads):
+        assert a.dtype == torch.float32 and _close(a, b_, rtol=2 ** -7)
+
+
 def test_the_fused_convolution_declines_what_it_does_not_cover():
     x, kernel, bias = torch.rand(2, 8, 8, 3), torch.randn(3, 3, 3, 16), torch.zeros(16)
     fused = _cpu_kernels.conv_relu_max_pool_nhwc
