@@ -308,6 +308,32 @@ def test_the_bfloat16_dot_product_convolution_trains_as_the_widened_one(widened_
         assert a.dtype == torch.float32 and _close(a, b_, rtol=2 ** -7)
 
 
+@pytest.mark.slow  # runs the C compiler
+@needs_bf16_dot
+def test_a_build_without_cpu_flags_still_has_the_bfloat16_kernel_by_its_target_attribute(tmp_path):
+    """Built as for any x86-64 (no -march=native, as the fallback flag sets do): the AVX512-BF16 functions
+    carry their own target, so the library builds, and on this CPU gives the native build's bits."""
+    import ctypes
+
+    from torchstrategy._machinery import kernel_build
+
+    target = tmp_path / "plain.so"
+    done = subprocess.run([kernel_build._compiler(), "-O3", "-fopenmp", "-shared", "-fPIC", "-o", str(target),
+                           *map(str, kernel_build.SOURCES)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    plain = ctypes.CDLL(str(target))
+    plain.ts_conv_pool_forward_bf16.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_long] * 7 + [ctypes.c_int]
+    assert plain.ts_conv_pool_bf16_supported() == 1
+    g = torch.Generator().manual_seed(10)
+    x = torch.rand(3, 11, 12, 3, generator=g).bfloat16()
+    kernel, bias = (torch.randn(3, 3, 3, 32, generator=g) * 0.3).bfloat16(), torch.randn(32, generator=g).bfloat16()
+    y, code = torch.empty(3, 4, 5, 32, dtype=torch.bfloat16), torch.empty(3, 4, 5, 32, dtype=torch.int8)
+    assert plain.ts_conv_pool_forward_bf16(x.data_ptr(), kernel.data_ptr(), bias.data_ptr(), y.data_ptr(),
+                                           code.data_ptr(), 3, 11, 12, 3, 3, 3, 32, 1) == 0
+    expected, expected_code = torch.ops.torchstrategy.conv_relu_max_pool_nhwc(x, kernel, bias)
+    assert torch.equal(y, expected) and torch.equal(code, expected_code)
+
+
 def test_the_fused_convolution_declines_what_it_does_not_cover():
     x, kernel, bias = torch.rand(2, 8, 8, 3), torch.randn(3, 3, 3, 16), torch.zeros(16)
     fused = _cpu_kernels.conv_relu_max_pool_nhwc

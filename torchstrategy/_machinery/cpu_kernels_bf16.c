@@ -58,7 +58,9 @@ static void pair_taps(tap_pairs *pairs, const long *offsets, long taps, long *or
   pairs->count = count;
 }
 
-BF16_INLINE __m512 widen_bf16(__m256i v) { return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16)); }
+BF16_INLINE __m512 widen_bf16(__m256i v) {
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(v), 16));
+}
 
 /* float32 -> bfloat16 to nearest even, NaN -> 0x7FC0 (torch's conversion), 16 lanes. */
 BF16_INLINE __m256i round_bf16(__m512 v) {
