@@ -283,29 +283,53 @@ def test_the_bfloat16_dot_product_convolution_gives_a_bfloat16_convolutions_numb
     assert (out[finite] == rounded[finite]).float().mean() > 0.99
     assert torch.equal(torch.isnan(out), torch.isnan(reference))
     assert (out[torch.isnan(out)].view(torch.int16) == 0x7FC0).all()
+    params = [kernel.float().requires_grad_()] + ([] if b is None else [b.float().requires_grad_()])
+    fused = _cpu_kernels.conv_relu_max_pool_nhwc(x, *(p.bfloat16() for p in params), *([None] if b is None else []))
+    grads = torch.autograd.grad(fused, params, torch.ones_like(fused))
+    assert torch.isnan(grads[0]).any()        # the kernel's gradient meets the NaN input, as torch's does
     widened_bf16()
     widened = _cpu_kernels.conv_relu_max_pool_nhwc(x, kernel, b)
     assert _close(out.double(), widened.double(), rtol=2 ** -8)
 
 
 @needs_bf16_dot
-def test_the_bfloat16_dot_product_convolution_trains_as_the_widened_one(widened_bf16):
-    """Codes and gradients: the same as the float32 kernel's on the widened values (the backward is that one)."""
+@pytest.mark.parametrize("image,kernel_shape", [((8, 20, 20, 3), (3, 3, 3, 32)), ((5, 15, 14, 1), (3, 3, 1, 64)),
+                                                ((4, 12, 13, 1), (5, 5, 1, 16)), ((3, 9, 10, 2), (2, 3, 2, 48))])
+def test_the_bfloat16_dot_product_gradients_are_the_widened_kernels_bits(image, kernel_shape, widened_bf16):
+    """Each output channel takes one position of each window, so pairing the window's positions changes no sum:
+    the AVX512-BF16 backward gives the float32 kernel's gradients on the widened values bit for bit (float32
+    from the C function, and bfloat16 after the op's rounding), and both are a float64 reference's within
+    bfloat16 rounding. The codes (forward) agree too where the pooled values do."""
     g = torch.Generator().manual_seed(9)
-    x = torch.rand(8, 20, 20, 3, generator=g).bfloat16()
-    weights = [(torch.randn(3, 3, 3, 32, generator=g) * 0.3).requires_grad_(),
-               (torch.randn(32, generator=g) * 0.1).requires_grad_()]
+    x = torch.rand(image, generator=g).bfloat16()
+    kernel = (torch.randn(kernel_shape, generator=g) * 0.3).bfloat16()
+    out, code = torch.ops.torchstrategy.conv_relu_max_pool_nhwc(x, kernel, None)
+    grad = torch.randn(out.shape, generator=g).bfloat16()
+    lib = _cpu_kernels.library()
+    sums = []
+    for name, args in (("ts_conv_pool_backward_bf16", (x, grad)), ("ts_conv_pool_backward", (x.float(), grad.float()))):
+        grad_kernel, grad_bias = torch.empty(kernel_shape), torch.empty(kernel_shape[-1])
+        assert getattr(lib, name)(args[0].data_ptr(), args[1].data_ptr(), code.data_ptr(), grad_kernel.data_ptr(),
+                                  grad_bias.data_ptr(), *x.shape, *kernel_shape[:2], kernel_shape[-1], 2) == 0
+        sums.append((grad_kernel, grad_bias))
+    assert torch.equal(sums[0][0], sums[1][0]) and torch.equal(sums[0][1], sums[1][1])
+
+    weights = [(torch.randn(kernel_shape, generator=g) * 0.3).requires_grad_(),
+               (torch.randn(kernel_shape[-1], generator=g) * 0.1).requires_grad_()]
+    exact = [w.detach().bfloat16().double().requires_grad_() for w in weights]
+    reference = _torch_conv_pool(x.double(), *exact)
+    truth = torch.autograd.grad(reference, exact, grad.double())
     results = []
     for widen in (False, True):
         if widen:
             widened_bf16()
         out = _cpu_kernels.conv_relu_max_pool_nhwc(x, *(w.bfloat16() for w in weights))
-        grads = torch.autograd.grad(out, weights, torch.linspace(-1, 1, out.numel()).reshape(out.shape).bfloat16())
-        results.append((out, grads))
+        results.append((out, torch.autograd.grad(out, weights, grad)))
     (out, grads), (wide, wide_grads) = results
     assert _close(out.double(), wide.double(), rtol=2 ** -8)
-    for a, b_ in zip(grads, wide_grads):
-        assert a.dtype == torch.float32 and _close(a, b_, rtol=2 ** -7)
+    for a, b_, t in zip(grads, wide_grads, truth):
+        assert a.dtype == torch.float32 and torch.equal(a, b_)
+        assert _close(a.double(), t, rtol=2 ** -8)
 
 
 @pytest.mark.slow  # runs the C compiler

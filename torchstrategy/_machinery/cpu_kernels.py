@@ -287,10 +287,11 @@ def _conv_pool_backward_kernel(x: torch.Tensor, kernel: torch.Tensor, grad: torc
                            code: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """The kernel's and the bias's gradients of conv_relu_max_pool_nhwc (float64 sums of float32 products;
     the kernel's values are not read, only its shape), in the kernel's dtype: bfloat16 ones rounded once."""
-    if kernel.dtype != torch.float32:
+    lib = _kernel_build.library() if x.device.type == "cpu" else None
+    dot = lib is not None and x.dtype == grad.dtype == torch.bfloat16 and _bf16_dot_supported()
+    if kernel.dtype != torch.float32 and not dot:
         grads = _conv_pool_backward_kernel(x.float(), kernel.float(), grad.float(), code)
         return grads[0].to(kernel.dtype), grads[1].to(kernel.dtype)
-    lib = _kernel_build.library() if x.device.type == "cpu" else None
     if lib is None:
         grad_kernel, grad_bias = _conv_pool_grads_from_torch(x, kernel, grad, code, True)
         return grad_kernel.contiguous(), grad_bias
@@ -299,11 +300,12 @@ def _conv_pool_backward_kernel(x: torch.Tensor, kernel: torch.Tensor, grad: torc
     kh, kw, _, out = kernel.shape
     grad_kernel = torch.empty(kernel.shape, dtype=torch.float32)
     grad_bias = torch.empty(out, dtype=torch.float32)
-    failed = lib.ts_conv_pool_backward(x.data_ptr(), grad.data_ptr(), code.data_ptr(), grad_kernel.data_ptr(),
-                                       grad_bias.data_ptr(), n, h, w, channels, kh, kw, out, _context.thread_budget())
+    backward = lib.ts_conv_pool_backward_bf16 if dot else lib.ts_conv_pool_backward
+    failed = backward(x.data_ptr(), grad.data_ptr(), code.data_ptr(), grad_kernel.data_ptr(), grad_bias.data_ptr(),
+                      n, h, w, channels, kh, kw, out, _context.thread_budget())
     if failed:
         raise MemoryError("fused convolution backward: could not allocate its per-thread sums")
-    return grad_kernel, grad_bias
+    return grad_kernel.to(kernel.dtype), grad_bias.to(kernel.dtype)
 
 
 _conv_pool_backward_op = torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc_backward",
@@ -379,7 +381,8 @@ def conv_relu_max_pool_nhwc(x: torch.Tensor, kernel: torch.Tensor,
     bfloat16 (a mixed_bfloat16 model's first layer, x, kernel and bias all bfloat16) on a CPU without AMX:
     a bfloat16 convolution's numbers (exact products, float32 sums, the output rounded to bfloat16 once),
     from pairs of taps on the AVX512-BF16 dot product where the CPU has it, else from the float32 kernel on
-    the widened values. The kernel's and bias's gradients are float32 sums rounded to bfloat16 once. There
+    the widened values. The kernel's and bias's gradients are float32 sums (per image; float64 over images)
+    rounded to bfloat16 once, the same bits from either path. There
     oneDNN's bfloat16 weight gradient for few input channels runs far below the roofline (and sums in
     bfloat16: ~4% off a float64 reference where this is ~0.2%). With AMX, oneDNN's bfloat16 convolution
     plus `max_pool_nhwc` measured faster: None.

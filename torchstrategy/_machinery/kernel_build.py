@@ -185,6 +185,8 @@ def _load() -> Optional[ctypes.CDLL]:
     lib.ts_conv_pool_backward.restype = int_
     lib.ts_conv_pool_forward_bf16.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
     lib.ts_conv_pool_forward_bf16.restype = int_
+    lib.ts_conv_pool_backward_bf16.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
+    lib.ts_conv_pool_backward_bf16.restype = int_
     lib.ts_conv_pool_bf16_supported.restype = int_
     lib.ts_crc32c_extend.argtypes = [ctypes.c_uint32, ptr, ctypes.c_size_t]
     lib.ts_crc32c_extend.restype = ctypes.c_uint32
