@@ -4,12 +4,12 @@ for the memory-bound glue torch's own CPU ops spend most of a small CNN's step o
 Today, over (batch, height, width, channels) tensors: max pooling with windows equal to strides
 (optionally fused with the ReLU before it), and a first convolution (few input channels, an input that
 needs no gradient; float32, or bfloat16 on AVX512-BF16 where the CPU has it) fused with its bias, ReLU
-and 2x2 max pooling. Each is a `torch.library` custom op
-(namespace `torchstrategy`) with a shape-only fake implementation and a registered backward (a second op),
-so torch.compile, torch.export and tf.saved_model see one opaque op. The entry points `max_pool_nhwc` and
-`conv_relu_max_pool_nhwc` decide whether the kernel applies and return None where it does not (no C
-compiler, CUDA/XLA tensors, other dtypes or shapes, functorch transforms, other tensor subclasses);
-callers then use torch's ops. TORCHSTRATEGY_CPU_KERNELS=0 turns the kernels off.
+and 2x2 max pooling. Each is a `torch.library` custom op (namespace `torchstrategy`) with a shape-only
+fake implementation and a registered backward (a second op), so torch.compile, torch.export and
+tf.saved_model see one opaque op. The entry points `max_pool_nhwc` and `conv_relu_max_pool_nhwc` decide
+whether the kernel applies and return None where it does not (no C compiler, CUDA/XLA tensors, other
+dtypes or shapes, functorch transforms, other tensor subclasses); callers then use torch's ops.
+TORCHSTRATEGY_CPU_KERNELS=0 turns the kernels off.
 """
 from __future__ import annotations
 
@@ -382,10 +382,9 @@ def conv_relu_max_pool_nhwc(x: torch.Tensor, kernel: torch.Tensor,
     a bfloat16 convolution's numbers (exact products, float32 sums, the output rounded to bfloat16 once),
     from pairs of taps on the AVX512-BF16 dot product where the CPU has it, else from the float32 kernel on
     the widened values. The kernel's and bias's gradients are float32 sums (per image; float64 over images)
-    rounded to bfloat16 once, the same bits from either path. There
-    oneDNN's bfloat16 weight gradient for few input channels runs far below the roofline (and sums in
-    bfloat16: ~4% off a float64 reference where this is ~0.2%). With AMX, oneDNN's bfloat16 convolution
-    plus `max_pool_nhwc` measured faster: None.
+    rounded to bfloat16 once, the same bits from either path. There oneDNN's bfloat16 weight gradient for
+    few input channels runs far below the roofline (and sums in bfloat16: ~4% off a float64 reference where
+    this is ~0.2%). With AMX, oneDNN's bfloat16 convolution plus `max_pool_nhwc` measured faster: None.
     """
     dtype = x.dtype
     if dtype not in (torch.float32, torch.bfloat16) or (dtype == torch.bfloat16 and _kernel_build.cpu_has_amx()):
