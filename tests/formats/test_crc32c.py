@@ -53,7 +53,7 @@ def test_the_table_fallback_built_without_cpu_flags_gives_the_same_values(tmp_pa
     """The library as a compiler without -march=native builds it (x86-64 baseline: no SSE4.2 CRC instruction)."""
     target = tmp_path / "plain.so"
     done = subprocess.run([kernel_build._compiler(), "-O3", "-fopenmp", "-shared", "-fPIC", "-o", str(target),
-                           str(kernel_build.SOURCE)], capture_output=True, text=True, timeout=120)
+                           *map(str, kernel_build.SOURCES)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     lib = ctypes.CDLL(str(target))
     lib.ts_crc32c_extend.argtypes = [ctypes.c_uint32, ctypes.c_void_p, ctypes.c_size_t]

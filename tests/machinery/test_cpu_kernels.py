@@ -242,6 +242,122 @@ def test_the_fused_convolution_in_bfloat16_gives_a_bfloat16_convolutions_numbers
         assert _close(a.double(), b_, rtol=2 ** -8)   # float32 sums: within bfloat16 rounding of float64
 
 
+needs_bf16_dot = pytest.mark.skipif(_cpu_kernels.library() is None or not _cpu_kernels._bf16_dot_supported()
+                                    or _cpu_kernels._kernel_build.cpu_has_amx(),
+                                    reason="the CPU has no AVX512-BF16 (or has AMX, where oneDNN runs bfloat16)")
+
+
+@pytest.fixture
+def widened_bf16(monkeypatch):
+    """Within the test, bfloat16 runs the float32 kernel on widened values, as on a CPU without AVX512-BF16."""
+    def widen():
+        monkeypatch.setattr(_cpu_kernels, "_bf16_dot_supported", lambda: False)
+    return widen
+
+
+@needs_bf16_dot
+@pytest.mark.parametrize("image,kernel_shape,bias", [
+    ((6, 32, 32, 3), (3, 3, 3, 32), True),    # the CIFAR CNN's first layer: 27 taps, 13 pairs + 1 padded
+    ((5, 15, 14, 1), (3, 3, 1, 64), True),    # 9 taps, one input channel, 64 channels (4 vectors)
+    ((4, 12, 12, 1), (5, 5, 1, 16), False),   # no bias, 25 taps: pairs across kernel rows
+    ((3, 9, 10, 2), (2, 3, 2, 48), True),     # 12 taps, 48 channels (vectors of 16)
+    ((2, 7, 7, 4), (4, 4, 4, 32), True),      # 64 taps, the most the kernel takes
+])
+def test_the_bfloat16_dot_product_convolution_gives_a_bfloat16_convolutions_numbers(image, kernel_shape, bias,
+                                                                                      widened_bf16):
+    g = torch.Generator().manual_seed(8)
+    x = torch.rand(image, generator=g).bfloat16()
+    x[0, 3, 4, 0] = float("nan")              # a NaN wins its windows (as torch's 0x7FC0)
+    x[-1, -1, -1, -1] = float("inf")          # the last element: read by the last pair, never past it
+    kernel = (torch.randn(kernel_shape, generator=g) * 0.3).bfloat16()
+    b = (torch.randn(kernel_shape[-1], generator=g) * 0.1).bfloat16() if bias else None
+    out = _cpu_kernels.conv_relu_max_pool_nhwc(x, kernel, b)
+    reference = _torch_conv_pool(x.double(), kernel.double(), None if b is None else b.double())
+    assert out is not None and out.shape == reference.shape and out.dtype == torch.bfloat16
+    assert torch.isnan(out).any() and torch.isinf(out).any() == torch.isinf(reference).any()
+    rounded = reference.bfloat16()
+    # float32 sums of exact products, rounded once: the float64 result's rounding, or 1 bfloat16 step off it
+    # where the float32 sum straddles a rounding boundary
+    assert _close(out.double(), reference, rtol=2 ** -8)
+    finite = torch.isfinite(reference)
+    assert (out[finite] == rounded[finite]).float().mean() > 0.99
+    assert torch.equal(torch.isnan(out), torch.isnan(reference))
+    assert (out[torch.isnan(out)].view(torch.int16) == 0x7FC0).all()
+    params = [kernel.float().requires_grad_()] + ([] if b is None else [b.float().requires_grad_()])
+    fused = _cpu_kernels.conv_relu_max_pool_nhwc(x, *(p.bfloat16() for p in params), *([None] if b is None else []))
+    grads = torch.autograd.grad(fused, params, torch.ones_like(fused))
+    assert torch.isnan(grads[0]).any()        # the kernel's gradient meets the NaN input, as torch's does
+    widened_bf16()
+    widened = _cpu_kernels.conv_relu_max_pool_nhwc(x, kernel, b)
+    assert _close(out.double(), widened.double(), rtol=2 ** -8)
+
+
+@needs_bf16_dot
+@pytest.mark.parametrize("image,kernel_shape", [((8, 20, 20, 3), (3, 3, 3, 32)), ((5, 15, 14, 1), (3, 3, 1, 64)),
+                                                ((4, 12, 13, 1), (5, 5, 1, 16)), ((3, 9, 10, 2), (2, 3, 2, 48))])
+def test_the_bfloat16_dot_product_gradients_are_the_widened_kernels_bits(image, kernel_shape, widened_bf16):
+    """Each output channel takes one position of each window, so pairing the window's positions changes no sum:
+    the AVX512-BF16 backward gives the float32 kernel's gradients on the widened values bit for bit (float32
+    from the C function, and bfloat16 after the op's rounding), and both are a float64 reference's within
+    bfloat16 rounding. The codes (forward) agree too where the pooled values do."""
+    g = torch.Generator().manual_seed(9)
+    x = torch.rand(image, generator=g).bfloat16()
+    kernel = (torch.randn(kernel_shape, generator=g) * 0.3).bfloat16()
+    out, code = torch.ops.torchstrategy.conv_relu_max_pool_nhwc(x, kernel, None)
+    grad = torch.randn(out.shape, generator=g).bfloat16()
+    lib = _cpu_kernels.library()
+    sums = []
+    for name, args in (("ts_conv_pool_backward_bf16", (x, grad)), ("ts_conv_pool_backward", (x.float(), grad.float()))):
+        grad_kernel, grad_bias = torch.empty(kernel_shape), torch.empty(kernel_shape[-1])
+        assert getattr(lib, name)(args[0].data_ptr(), args[1].data_ptr(), code.data_ptr(), grad_kernel.data_ptr(),
+                                  grad_bias.data_ptr(), *x.shape, *kernel_shape[:2], kernel_shape[-1], 2) == 0
+        sums.append((grad_kernel, grad_bias))
+    assert torch.equal(sums[0][0], sums[1][0]) and torch.equal(sums[0][1], sums[1][1])
+
+    weights = [(torch.randn(kernel_shape, generator=g) * 0.3).requires_grad_(),
+               (torch.randn(kernel_shape[-1], generator=g) * 0.1).requires_grad_()]
+    exact = [w.detach().bfloat16().double().requires_grad_() for w in weights]
+    reference = _torch_conv_pool(x.double(), *exact)
+    truth = torch.autograd.grad(reference, exact, grad.double())
+    results = []
+    for widen in (False, True):
+        if widen:
+            widened_bf16()
+        out = _cpu_kernels.conv_relu_max_pool_nhwc(x, *(w.bfloat16() for w in weights))
+        results.append((out, torch.autograd.grad(out, weights, grad)))
+    (out, grads), (wide, wide_grads) = results
+    assert _close(out.double(), wide.double(), rtol=2 ** -8)
+    for a, b_, t in zip(grads, wide_grads, truth):
+        assert a.dtype == torch.float32 and torch.equal(a, b_)
+        assert _close(a.double(), t, rtol=2 ** -8)
+
+
+@pytest.mark.slow  # runs the C compiler
+@needs_bf16_dot
+def test_a_build_without_cpu_flags_still_has_the_bfloat16_kernel_by_its_target_attribute(tmp_path):
+    """Built as for any x86-64 (no -march=native, as the fallback flag sets do): the AVX512-BF16 functions
+    carry their own target, so the library builds, and on this CPU gives the native build's bits."""
+    import ctypes
+
+    from torchstrategy._machinery import kernel_build
+
+    target = tmp_path / "plain.so"
+    done = subprocess.run([kernel_build._compiler(), "-O3", "-fopenmp", "-shared", "-fPIC", "-o", str(target),
+                           *map(str, kernel_build.SOURCES)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    plain = ctypes.CDLL(str(target))
+    plain.ts_conv_pool_forward_bf16.argtypes = [ctypes.c_void_p] * 5 + [ctypes.c_long] * 7 + [ctypes.c_int]
+    assert plain.ts_conv_pool_bf16_supported() == 1
+    g = torch.Generator().manual_seed(10)
+    x = torch.rand(3, 11, 12, 3, generator=g).bfloat16()
+    kernel, bias = (torch.randn(3, 3, 3, 32, generator=g) * 0.3).bfloat16(), torch.randn(32, generator=g).bfloat16()
+    y, code = torch.empty(3, 4, 5, 32, dtype=torch.bfloat16), torch.empty(3, 4, 5, 32, dtype=torch.int8)
+    assert plain.ts_conv_pool_forward_bf16(x.data_ptr(), kernel.data_ptr(), bias.data_ptr(), y.data_ptr(),
+                                           code.data_ptr(), 3, 11, 12, 3, 3, 3, 32, 1) == 0
+    expected, expected_code = torch.ops.torchstrategy.conv_relu_max_pool_nhwc(x, kernel, bias)
+    assert torch.equal(y, expected) and torch.equal(code, expected_code)
+
+
 def test_the_fused_convolution_declines_what_it_does_not_cover():
     x, kernel, bias = torch.rand(2, 8, 8, 3), torch.randn(3, 3, 3, 16), torch.zeros(16)
     fused = _cpu_kernels.conv_relu_max_pool_nhwc

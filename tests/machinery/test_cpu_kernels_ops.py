@@ -90,13 +90,15 @@ def test_opcheck_max_pool(relu, dtype):
 
 @needs_kernels
 @pytest.mark.parametrize("with_bias", [True, False])
-def test_opcheck_fused_convolution(with_bias):
-    x = torch.rand(2, 9, 10, 3)
-    kernel = torch.randn(3, 3, 3, 32, requires_grad=True)
-    bias = torch.randn(32, requires_grad=True) if with_bias else None
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_opcheck_fused_convolution(with_bias, dtype):
+    x = torch.rand(2, 9, 10, 3).to(dtype)
+    kernel = torch.randn(3, 3, 3, 32).to(dtype).requires_grad_()
+    bias = torch.randn(32).to(dtype).requires_grad_() if with_bias else None
     torch.library.opcheck(OPS.conv_relu_max_pool_nhwc.default, (x, kernel, bias))
     y, code = OPS.conv_relu_max_pool_nhwc(x, kernel.detach(), None if bias is None else bias.detach())
-    grad = torch.randn(y.shape)
+    assert y.dtype == dtype
+    grad = torch.randn(y.shape).to(dtype)
     torch.library.opcheck(OPS.conv_relu_max_pool_nhwc_backward.default, (x, kernel.detach(), grad, code))
 
 

@@ -129,8 +129,9 @@ static inline vi16 splat_i(int32_t v) { return (vi16){v, v, v, v, v, v, v, v, v,
 static inline vf16 load16(const float *p) { vf16 v; __builtin_memcpy(&v, p, sizeof v); return v; }
 static inline vf16 select16(vi16 mask, vf16 a, vf16 b) { return (vf16)(((vi16)a & mask) | ((vi16)b & ~mask)); }
 
-/* offsets[t] of tap t = (ky * kw + kx) * in + c from a pixel's first input element, in (h, w, c) memory */
-static void tap_offsets(long *offsets, long width, long in, long kh, long kw) {
+/* offsets[t] of tap t = (ky * kw + kx) * in + c from a pixel's first input element, in (h, w, c) memory (also
+   used by cpu_kernels_bf16.c) */
+void ts_conv_tap_offsets(long *offsets, long width, long in, long kh, long kw) {
   long t = 0;
   for (long ky = 0; ky < kh; ++ky)
     for (long kx = 0; kx < kw; ++kx)
@@ -185,7 +186,7 @@ void ts_conv_pool_forward(const float *restrict x, const float *restrict kernel,
   const long oh = (h - kh + 1) / 2, ow = (w - kw + 1) / 2, taps = kh * kw * in;
   const long step = out % 64 == 0 ? 64 : out % 32 == 0 ? 32 : 16;
   long offsets[MAX_TAPS];
-  tap_offsets(offsets, w, in, kh, kw);
+  ts_conv_tap_offsets(offsets, w, in, kh, kw);
   _Pragma("omp parallel for num_threads(threads) schedule(static)")
   for (long row = 0; row < n * oh; ++row) {
     const long b = row / oh, i = row % oh;
@@ -262,7 +263,7 @@ int ts_conv_pool_backward(const float *restrict x, const float *restrict grad_ou
   const long step = out % 32 == 0 ? 32 : 16, teams = threads > 0 ? threads : 1, sums = taps * out + out;
   const long tap_chunk = step == 32 ? TAP_CHUNK_2 : TAP_CHUNK_1;
   long offsets[MAX_TAPS + TAP_CHUNK_MAX];
-  tap_offsets(offsets, w, in, kh, kw);
+  ts_conv_tap_offsets(offsets, w, in, kh, kw);
   for (long t = taps; t < taps + TAP_CHUNK_MAX; ++t) offsets[t] = 0;  /* padding taps read a real element */
   double *totals = calloc((size_t)(sums * teams), sizeof(double));
   if (!totals) return 1;

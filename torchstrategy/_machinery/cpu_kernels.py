@@ -3,12 +3,13 @@ for the memory-bound glue torch's own CPU ops spend most of a small CNN's step o
 
 Today, over (batch, height, width, channels) tensors: max pooling with windows equal to strides
 (optionally fused with the ReLU before it), and a first convolution (few input channels, an input that
-needs no gradient) fused with its bias, ReLU and 2x2 max pooling. Each is a `torch.library` custom op
-(namespace `torchstrategy`) with a shape-only fake implementation and a registered backward (a second op),
-so torch.compile, torch.export and tf.saved_model see one opaque op. The entry points `max_pool_nhwc` and
-`conv_relu_max_pool_nhwc` decide whether the kernel applies and return None where it does not (no C
-compiler, CUDA/XLA tensors, other dtypes or shapes, functorch transforms, other tensor subclasses);
-callers then use torch's ops. TORCHSTRATEGY_CPU_KERNELS=0 turns the kernels off.
+needs no gradient; float32, or bfloat16 on AVX512-BF16 where the CPU has it) fused with its bias, ReLU
+and 2x2 max pooling. Each is a `torch.library` custom op (namespace `torchstrategy`) with a shape-only
+fake implementation and a registered backward (a second op), so torch.compile, torch.export and
+tf.saved_model see one opaque op. The entry points `max_pool_nhwc` and `conv_relu_max_pool_nhwc` decide
+whether the kernel applies and return None where it does not (no C compiler, CUDA/XLA tensors, other
+dtypes or shapes, functorch transforms, other tensor subclasses); callers then use torch's ops.
+TORCHSTRATEGY_CPU_KERNELS=0 turns the kernels off.
 """
 from __future__ import annotations
 
@@ -230,23 +231,46 @@ def _call(op: Any, kernel: Any, *args: Any) -> Any:
 
 
 # ----- the fused first convolution ---------------------------------------------------------------
+def _bf16_dot_supported() -> bool:
+    """Whether the library has the AVX512-BF16 convolution and this CPU runs it (else bfloat16 is widened)."""
+    lib = _kernel_build.library()
+    return lib is not None and bool(lib.ts_conv_pool_bf16_supported())
+
+
+def _widened(tensor: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
+    return None if tensor is None else tensor.float()
+
+
 def _conv_pool_kernel(x: torch.Tensor, kernel: torch.Tensor,
                   bias: Optional[torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
-    """(relu(max_pool_2x2(conv2d(x, kernel) + bias)), code) in float32, the kernel in Keras's (kh, kw, in, out)
-    layout; code as max_pool_nhwc's. Without the C library or off the CPU, the same from torch's ops."""
+    """(relu(max_pool_2x2(conv2d(x, kernel) + bias)), code) in x's dtype (float32 sums, bfloat16 rounded once),
+    the kernel in Keras's (kh, kw, in, out) layout; code as max_pool_nhwc's. Without the C library or off the
+    CPU, the same from torch's ops."""
     x, kernel = x.contiguous(), kernel.contiguous()
     bias = None if bias is None else bias.contiguous()
     lib = _kernel_build.library() if x.device.type == "cpu" else None
     if lib is None:
-        conv = F.conv2d(x.movedim(-1, 1), kernel.permute(3, 2, 0, 1), bias).movedim(1, -1)
-        return _max_pool_from_torch(conv.contiguous(), 2, 2, True)
+        conv = F.conv2d(x.float().movedim(-1, 1), kernel.float().permute(3, 2, 0, 1), _widened(bias)).movedim(1, -1)
+        y, code = _max_pool_from_torch(conv.contiguous(), 2, 2, True)
+        return y.to(x.dtype), code
     n, h, w, channels = x.shape
     kh, kw, _, out = kernel.shape
     shape = (n, (h - kh + 1) // 2, (w - kw + 1) // 2, out)
-    y = torch.empty(shape, dtype=torch.float32)
+    y = torch.empty(shape, dtype=x.dtype)
     code = torch.empty(shape, dtype=torch.int8)
-    lib.ts_conv_pool_forward(x.data_ptr(), kernel.data_ptr(), _ptr(bias), y.data_ptr(), code.data_ptr(),
-                             n, h, w, channels, kh, kw, out, _context.thread_budget())
+    args = (n, h, w, channels, kh, kw, out, _context.thread_budget())
+    if x.dtype == torch.bfloat16 and _bf16_dot_supported():
+        failed = lib.ts_conv_pool_forward_bf16(x.data_ptr(), kernel.data_ptr(), _ptr(bias), y.data_ptr(),
+                                               code.data_ptr(), *args)
+        if failed:
+            raise MemoryError("fused bfloat16 convolution: could not allocate its packed kernel")
+    elif x.dtype == torch.bfloat16:  # no AVX512-BF16: the float32 kernel on the widened values (exact)
+        wide, x32, kernel32, bias32 = torch.empty(shape, dtype=torch.float32), x.float(), kernel.float(), _widened(bias)
+        lib.ts_conv_pool_forward(x32.data_ptr(), kernel32.data_ptr(), _ptr(bias32), wide.data_ptr(), code.data_ptr(),
+                                 *args)
+        y.copy_(wide)
+    else:
+        lib.ts_conv_pool_forward(x.data_ptr(), kernel.data_ptr(), _ptr(bias), y.data_ptr(), code.data_ptr(), *args)
     return y, code
 
 
@@ -265,9 +289,13 @@ def _conv_pool_fake(x: torch.Tensor, kernel: torch.Tensor,
 
 def _conv_pool_backward_kernel(x: torch.Tensor, kernel: torch.Tensor, grad: torch.Tensor,
                            code: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The kernel's and the bias's gradients of conv_relu_max_pool_nhwc (float64 sums; the kernel's values
-    are not read, only its shape)."""
+    """The kernel's and the bias's gradients of conv_relu_max_pool_nhwc (float64 sums of float32 products;
+    the kernel's values are not read, only its shape), in the kernel's dtype: bfloat16 ones rounded once."""
     lib = _kernel_build.library() if x.device.type == "cpu" else None
+    dot = lib is not None and x.dtype == grad.dtype == torch.bfloat16 and _bf16_dot_supported()
+    if kernel.dtype != torch.float32 and not dot:
+        grads = _conv_pool_backward_kernel(x.float(), kernel.float(), grad.float(), code)
+        return grads[0].to(kernel.dtype), grads[1].to(kernel.dtype)
     if lib is None:
         grad_kernel, grad_bias = _conv_pool_grads_from_torch(x, kernel, grad, code, True)
         return grad_kernel.contiguous(), grad_bias
@@ -276,11 +304,12 @@ def _conv_pool_backward_kernel(x: torch.Tensor, kernel: torch.Tensor, grad: torc
     kh, kw, _, out = kernel.shape
     grad_kernel = torch.empty(kernel.shape, dtype=torch.float32)
     grad_bias = torch.empty(out, dtype=torch.float32)
-    failed = lib.ts_conv_pool_backward(x.data_ptr(), grad.data_ptr(), code.data_ptr(), grad_kernel.data_ptr(),
-                                       grad_bias.data_ptr(), n, h, w, channels, kh, kw, out, _context.thread_budget())
+    backward = lib.ts_conv_pool_backward_bf16 if dot else lib.ts_conv_pool_backward
+    failed = backward(x.data_ptr(), grad.data_ptr(), code.data_ptr(), grad_kernel.data_ptr(), grad_bias.data_ptr(),
+                      n, h, w, channels, kh, kw, out, _context.thread_budget())
     if failed:
         raise MemoryError("fused convolution backward: could not allocate its per-thread sums")
-    return grad_kernel, grad_bias
+    return grad_kernel.to(kernel.dtype), grad_bias.to(kernel.dtype)
 
 
 _conv_pool_backward_op = torch.library.custom_op("torchstrategy::conv_relu_max_pool_nhwc_backward",
@@ -290,7 +319,7 @@ _conv_pool_backward_op = torch.library.custom_op("torchstrategy::conv_relu_max_p
 @_conv_pool_backward_op.register_fake
 def _conv_pool_backward_fake(x: torch.Tensor, kernel: torch.Tensor, grad: torch.Tensor,
                              code: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    return grad.new_empty(kernel.shape), grad.new_empty((kernel.shape[3],))
+    return kernel.new_empty(kernel.shape), kernel.new_empty((kernel.shape[3],))
 
 
 def _conv_pool_grads_from_torch(x: torch.Tensor, kernel: torch.Tensor, grad: torch.Tensor, code: torch.Tensor,
@@ -313,9 +342,12 @@ def _conv_pool_setup(ctx: Any, inputs: tuple, output: tuple) -> None:
 
 def _conv_pool_backward(ctx: Any, grad: torch.Tensor, _grad_code: Any) -> tuple:
     x, kernel, code = ctx.saved_tensors
-    if torch.is_grad_enabled() or grad.dtype != torch.float32 or not _takes(grad):
-        # create_graph=True: the same gradients from torch ops
-        grad_kernel, grad_bias = _conv_pool_grads_from_torch(x, kernel, grad, code, ctx.has_bias)
+    if torch.is_grad_enabled() or grad.dtype != x.dtype or not _takes(grad):
+        # create_graph=True: the same gradients from torch ops (in float32, as the kernel sums)
+        grad_kernel, grad_bias = _conv_pool_grads_from_torch(x.float(), kernel.float(), grad.float(), code,
+                                                             ctx.has_bias)
+        grad_kernel = grad_kernel.to(kernel.dtype)
+        grad_bias = None if grad_bias is None else grad_bias.to(kernel.dtype)
     else:
         grad_kernel, grad_bias = _call(_conv_pool_backward_op, _conv_pool_backward_kernel, x, kernel, grad, code)
     return None, grad_kernel, grad_bias if ctx.has_bias else None
@@ -342,7 +374,7 @@ class _ConvReluPoolNHWC(torch.autograd.Function):
 
 def conv_relu_max_pool_nhwc(x: torch.Tensor, kernel: torch.Tensor,
                             bias: Optional[torch.Tensor]) -> Optional[torch.Tensor]:
-    """`relu(max_pool2d(conv2d(x) + bias, 2))` for a float32 stride-1 'valid' convolution over a (batch,
+    """`relu(max_pool2d(conv2d(x) + bias, 2))` for a float32 or bfloat16 stride-1 'valid' convolution over a (batch,
     height, width, channels) input that needs no gradient, with a (kh, kw, in, out) kernel, from the fused
     C kernel; None where it does not apply. The convolution's output is never stored: forward and backward
     recompute it per pooling window in registers, where torch's path writes and reads it 3-4 times.
@@ -350,26 +382,25 @@ def conv_relu_max_pool_nhwc(x: torch.Tensor, kernel: torch.Tensor,
     The sums run in another order than oneDNN's, so the outputs agree to float32 rounding (and a window
     whose two largest values tie to within that rounding may pick the other one).
 
-    bfloat16 (a mixed_bfloat16 model's first layer) on a CPU without AMX: the same kernel on the bfloat16
-    values widened to float32 (exactly), its output rounded to bfloat16 once: a bfloat16 convolution's
-    numbers (float32 sums, one rounding), and the kernel's gradient rounded to bfloat16 by the cast's
-    backward, as the weight read in bfloat16 gets it. There oneDNN's bfloat16 weight gradient for few
-    input channels runs far below the roofline (and sums in bfloat16: ~4% off a float64 reference where
+    bfloat16 (a mixed_bfloat16 model's first layer, x, kernel and bias all bfloat16) on a CPU without AMX:
+    a bfloat16 convolution's numbers (exact products, float32 sums, the output rounded to bfloat16 once),
+    from pairs of taps on the AVX512-BF16 dot product where the CPU has it, else from the float32 kernel on
+    the widened values. The kernel's and bias's gradients are float32 sums (per image; float64 over images)
+    rounded to bfloat16 once, the same bits from either path. There oneDNN's bfloat16 weight gradient for
+    few input channels runs far below the roofline (and sums in bfloat16: ~4% off a float64 reference where
     this is ~0.2%). With AMX, oneDNN's bfloat16 convolution plus `max_pool_nhwc` measured faster: None.
     """
-    if x.dtype == torch.bfloat16 and kernel.dtype == torch.bfloat16 and (bias is None or bias.dtype == x.dtype):
-        if _kernel_build.cpu_has_amx() or x.requires_grad or not _takes(x):
-            return None
-        wide = conv_relu_max_pool_nhwc(x.float(), kernel.float(), None if bias is None else bias.float())
-        return None if wide is None else wide.to(torch.bfloat16)
-    if (not _takes(x) or x.dtype != torch.float32 or x.dim() != 4 or x.requires_grad or kernel.dim() != 4
-            or kernel.dtype != torch.float32 or not _takes_weight(kernel)):
+    dtype = x.dtype
+    if dtype not in (torch.float32, torch.bfloat16) or (dtype == torch.bfloat16 and _kernel_build.cpu_has_amx()):
+        return None
+    if (not _takes(x) or x.dim() != 4 or x.requires_grad or kernel.dim() != 4 or kernel.dtype != dtype
+            or not _takes_weight(kernel)):
         return None
     kh, kw, channels, out = kernel.shape
     if (x.shape[3] != channels or kh * kw * channels > _MAX_CONV_TAPS or out % _CONV_CHANNEL_MULTIPLE
             or x.shape[1] < kh + 1 or x.shape[2] < kw + 1 or x.shape[0] == 0):
         return None
-    if bias is not None and (bias.dtype != torch.float32 or bias.shape != (out,) or not _takes_weight(bias)):
+    if bias is not None and (bias.dtype != dtype or bias.shape != (out,) or not _takes_weight(bias)):
         return None
     if not _kernels_apply():
         return None

@@ -1,4 +1,4 @@
-"""Getting the C kernels of cpu_kernels.c as a loaded library: compiled once per machine into the cache
+"""Getting the C kernels of cpu_kernels.c (and cpu_kernels_bf16.c) as one loaded library: compiled once per machine into the cache
 directory (one build per job: the processes take a file lock for it), then loaded with ctypes."""
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ from typing import Optional
 
 _log = logging.getLogger("torchstrategy._machinery.cpu_kernels")
 SOURCE = Path(__file__).with_name("cpu_kernels.c")
+#: every C file the library is built from (one key over all of them)
+SOURCES = (SOURCE, SOURCE.with_name("cpu_kernels_bf16.c"))
 #: -march=native builds for the machine at hand (the cache key holds its CPU flags); -fopenmp links libgomp,
 #: which the loader resolves to the copy torch already has loaded. Tried in order: a compiler without
 #: -march=native or OpenMP support still gives a (slower, then single-threaded) library.
@@ -105,7 +107,7 @@ def _build(compiler: str, target: Path) -> bool:
         fd, temp = tempfile.mkstemp(dir=target.parent, prefix=".build-", suffix=".so")
         os.close(fd)
         try:
-            done = subprocess.run([compiler, *flags, "-shared", "-fPIC", "-o", temp, str(SOURCE)],
+            done = subprocess.run([compiler, *flags, "-shared", "-fPIC", "-o", temp, *map(str, SOURCES)],
                                   capture_output=True, text=True, timeout=120)
             if done.returncode == 0:
                 record = f"{temp}.sha256"
@@ -161,12 +163,13 @@ def _load() -> Optional[ctypes.CDLL]:
     if compiler is None:
         _warn_no_compiler()
         return None
-    key = hashlib.sha256(b"\0".join([SOURCE.read_bytes(), compiler.encode(), repr(_FLAG_SETS).encode(),
+    key = hashlib.sha256(b"\0".join([*(source.read_bytes() for source in SOURCES), compiler.encode(), repr(_FLAG_SETS).encode(),
                                      platform.machine().encode(), _cpu_flags().encode()])).hexdigest()[:16]
     target = Path(environment.cache_dir()) / "kernels" / f"cpu_kernels-{key}.so"
     try:
         if not _intact(target) and not _build_once(compiler, target):
-            _log.warning("cpu kernels: %s could not compile %s; using torch's own ops", compiler, SOURCE)
+            _log.warning("cpu kernels: %s could not compile %s; using torch's own ops", compiler,
+                         " ".join(map(str, SOURCES)))
             return None
         lib = ctypes.CDLL(str(target))
     except OSError as error:
@@ -180,6 +183,11 @@ def _load() -> Optional[ctypes.CDLL]:
     lib.ts_conv_pool_forward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
     lib.ts_conv_pool_backward.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
     lib.ts_conv_pool_backward.restype = int_
+    lib.ts_conv_pool_forward_bf16.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
+    lib.ts_conv_pool_forward_bf16.restype = int_
+    lib.ts_conv_pool_backward_bf16.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
+    lib.ts_conv_pool_backward_bf16.restype = int_
+    lib.ts_conv_pool_bf16_supported.restype = int_
     lib.ts_crc32c_extend.argtypes = [ctypes.c_uint32, ptr, ctypes.c_size_t]
     lib.ts_crc32c_extend.restype = ctypes.c_uint32
     lib.ts_crc32c_hardware.restype = int_

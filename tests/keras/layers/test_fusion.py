@@ -191,3 +191,33 @@ def test_fit_with_the_kernels_trains_to_torchs_weights():
     assert np.allclose(losses, plain_losses, rtol=1e-5)
     for a, b in zip(fused, plain):
         assert np.allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.skipif(_cpu_kernels.library() is None or not _cpu_kernels._bf16_dot_supported()
+                    or _cpu_kernels._kernel_build.cpu_has_amx(), reason="no AVX512-BF16 (or AMX, where oneDNN runs)")
+def test_mixed_bfloat16_fit_with_the_dot_product_kernel_trains_as_the_widened_one(monkeypatch):
+    """The AVX512-BF16 first convolution against the float32 kernel on widened values (a CPU without the
+    instructions): same bfloat16 convolution numbers, so the same losses and weights after 8 Adam steps."""
+    import torchstrategy as tf
+
+    rng = np.random.default_rng(7)
+    x = rng.random((64, 18, 18, 3), dtype=np.float32)
+    y = rng.integers(0, 4, (64,))
+    runs = []
+    tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        for widened in (False, True):
+            if widened:
+                monkeypatch.setattr(_cpu_kernels, "_bf16_dot_supported", lambda: False)
+            tf.random.set_seed(8)
+            model = _cifar_like_cnn(tf)
+            model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+            assert "_ConvReluPoolNHWCBackward" in _grad_fn_names(model(x[:2], training=True))
+            history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+            runs.append((history.history["loss"], model.get_weights()))
+    finally:
+        tf.keras.mixed_precision.set_global_policy("float32")
+    (losses, weights), (wide_losses, wide_weights) = runs
+    assert np.allclose(losses, wide_losses, rtol=1e-5)
+    for a, b in zip(weights, wide_weights):
+        assert np.allclose(a, b, rtol=1e-4, atol=1e-6)
