@@ -114,7 +114,7 @@ def call_symbolic(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> Any:
         shape = next(shape_of)
         if not isinstance(value, torch.Tensor):
             return value
-        tensor = KerasTensor(shape, value.dtype, node, next(counter))
+        tensor = KerasTensor(shape, value.dtype, node=node, index=next(counter))
         mask = getattr(value, "_keras_mask", None)
         tensor.mask_rank = mask.dim() if isinstance(mask, torch.Tensor) else None
         return tensor

@@ -46,7 +46,12 @@ class _VariableAPI:
         return torch.Tensor.detach(self).cpu().numpy().copy()  # type: ignore[arg-type]
 
     def _assigned(self, value: Any, op: str) -> torch.Tensor:
+        from torchstrategy import _context
         from torchstrategy.variables import assignable  # tf.Variable's rule: same shape, cast to this dtype
+
+        scope = _context.keras_scope("stateless")
+        if scope is not None:  # inside a keras.StatelessScope the write lands in the scope's copy
+            scope._adopt(self)
 
         return assignable(value, self, op, self.path)  # type: ignore[arg-type]
 
