@@ -615,3 +615,16 @@ def keras_scope(kind: str) -> Any:
     """The innermost entered scope of `kind` on this thread, or None outside any."""
     stack = _keras_scopes.stacks[kind]
     return stack[-1] if stack else None
+
+
+# ----- keras.distribution.initialize: the job it declared (process-wide; the cluster resolvers read it) ----------
+_declared_resolver: list = [None]
+
+
+def declared_cluster_resolver() -> Any:
+    """The cluster resolver `keras.distribution.initialize` declared for this process, or None."""
+    return _declared_resolver[0]
+
+
+def declare_cluster_resolver(resolver: Any) -> None:
+    _declared_resolver[0] = resolver
