@@ -220,3 +220,16 @@ def Input(shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[
     layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse, ragged=ragged,
                        batch_shape=batch_shape, input_tensor=tensor, optional=optional, name=name)
     return layer.output
+
+
+def root_as_input(tensor: KerasTensor) -> KerasTensor:
+    """Gives a KerasTensor made directly (`keras.KerasTensor(shape)`, no history yet) an InputLayer of its shape
+    and dtype, so a graph can start at it; a tensor with history is returned as it is."""
+    if tensor.node is not None:
+        return tensor
+    dtype = "string" if isinstance(tensor.dtype, _StringDType) else str(tensor.dtype).replace("torch.", "")
+    layer = InputLayer(batch_shape=tensor.shape, dtype=dtype, name=tensor.name)
+    node = layer.__dict__["_inbound_nodes"][0]
+    node.outputs = tensor
+    tensor.node, tensor.index = node, 0
+    return tensor
