@@ -222,3 +222,23 @@ def test_keras_operation_subclass_runs_eagerly_and_in_a_functional_graph():
     assert model.layers[-1].name != op.name  # an Operation is a graph step, not one of model.layers
     with pytest.raises(NotImplementedError, match="must implement call"):
         keras.Operation()(torch.ones(1))
+
+
+def test_loss_scale_optimizer_stateless_apply_unscales_and_skips_non_finite_steps():
+    # Keras 3: stateless_apply takes gradients of the scaled loss, divides them by the scale it is given, and on a
+    # non-finite gradient leaves the weights, halves the scale and zeroes the step counter
+    model = _model()
+    optimizer = keras.optimizers.LossScaleOptimizer(keras.optimizers.SGD(0.1), initial_scale=4.0)
+    optimizer.build(model.trainable_variables)
+    trainable, optimizer_vars = _values(model.trainable_variables), _values(optimizer.variables)
+    scale_at = [i for i, v in enumerate(optimizer.variables) if v is optimizer._scale][0]
+    optimizer_vars[scale_at] = torch.tensor(8.0)
+    grads = [torch.full_like(t, 8.0) for t in trainable]
+    new_trainable, new_vars = optimizer.stateless_apply(optimizer_vars, grads, trainable)
+    for new, old in zip(new_trainable, trainable):
+        torch.testing.assert_close(new, old - 0.1 * 8.0 / 8.0)
+    assert float(new_vars[scale_at]) == 8.0 and float(optimizer._scale) == 4.0
+    skipped, after_inf = optimizer.stateless_apply(optimizer_vars, [g * float("inf") for g in grads], trainable)
+    assert all(torch.equal(new, old) for new, old in zip(skipped, trainable))
+    assert float(after_inf[scale_at]) == 4.0
+    assert int(optimizer.inner_optimizer.iterations) == 0 and np.array_equal(model.get_weights()[0], np.asarray(INIT[0], "float32"))
