@@ -242,3 +242,36 @@ def test_loss_scale_optimizer_stateless_apply_unscales_and_skips_non_finite_step
     assert all(torch.equal(new, old) for new, old in zip(skipped, trainable))
     assert float(after_inf[scale_at]) == 4.0
     assert int(optimizer.inner_optimizer.iterations) == 0 and np.array_equal(model.get_weights()[0], np.asarray(INIT[0], "float32"))
+
+
+def test_stateless_scope_puts_every_variable_back_after_an_error_and_nests():
+    layer = keras.layers.Dense(1, kernel_initializer="ones", bias_initializer="zeros")
+    layer.build((None, 1))
+    kernel, bias = layer.kernel, layer.bias
+    with pytest.raises(RuntimeError, match="boom"):
+        with keras.StatelessScope(state_mapping=[(kernel, torch.full((1, 1), 5.0))]):
+            bias.assign([2.0])
+            raise RuntimeError("boom")
+    assert float(kernel.detach()) == 1.0 and float(bias.detach()) == 0.0
+    with keras.StatelessScope(state_mapping=[(kernel, torch.full((1, 1), 2.0))]) as outer:
+        with keras.StatelessScope(state_mapping=[(kernel, torch.full((1, 1), 3.0))]) as inner:
+            assert float(np.asarray(layer(torch.ones(1, 1))).item()) == 3.0
+            kernel.assign([[4.0]])
+        assert float(np.asarray(layer(torch.ones(1, 1))).item()) == 2.0  # the inner scope's write stayed in it
+    assert float(inner.get_current_value(kernel)) == 4.0 and float(outer.get_current_value(kernel)) == 2.0
+    assert float(kernel.detach()) == 1.0
+
+
+def test_a_written_substitute_reads_as_the_written_value():
+    layer = keras.layers.Dense(1, kernel_initializer="ones", use_bias=False)
+    layer.build((None, 1))
+    layer.kernel_path = layer.kernel.path
+    value = torch.full((1, 1), 3.0, requires_grad=True)
+    with keras.StatelessScope(state_mapping=[(layer.kernel, value)]) as scope:
+        out = layer(torch.ones(1, 1))
+        assert torch.autograd.grad(out.sum(), value)[0].item() == 1.0  # reads reach the mapped value
+        assert scope.get_current_value(layer.kernel) is value and layer.kernel.path == layer.kernel_path
+        layer.kernel.assign([[7.0]])
+        assert float(np.asarray(layer(torch.ones(1, 1))).item()) == 7.0
+    assert float(scope.get_current_value(layer.kernel)) == 7.0 and float(layer.kernel.detach()) == 1.0
+    assert float(value.detach()) == 3.0

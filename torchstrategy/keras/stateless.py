@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from torchstrategy import _context
+from torchstrategy.keras.variables import MappedValue, mapped_value
 
 
 def _as_value(variable: torch.Tensor, value: Any) -> torch.Tensor:
@@ -26,6 +27,11 @@ def _as_value(variable: torch.Tensor, value: Any) -> torch.Tensor:
 
 def _described(variable: torch.Tensor) -> str:
     return f"'{getattr(variable, 'path', None) or 'variable'}' of shape {tuple(variable.shape)}"
+
+
+def _variable_of(value: Any) -> Any:
+    """The weight behind what a layer read inside a scope (a MappedValue), or `value` itself."""
+    return value.__dict__["_keras_of"] if isinstance(value, MappedValue) else value
 
 
 class StatelessScope:
@@ -51,7 +57,8 @@ class StatelessScope:
                                  f"be Variable instances. Received instead: {variable!r}")
             self._mapping.append((variable, _as_value(variable, value)))
         self._held: dict[int, tuple[torch.Tensor, torch.Tensor]] = {}  # id -> (variable, its own data)
-        self._substitutes: dict[int, torch.Tensor] = {}  # id -> value layers read instead (keeps gradients)
+        self._substitutes: dict[int, torch.Tensor] = {}  # id -> what layers read instead (gradients reach the value)
+        self._given: dict[int, torch.Tensor] = {}  # id -> the mapped value behind a substitute
         self._final: dict[int, torch.Tensor] = {}  # id -> value at exit
         self._active = False
 
@@ -64,7 +71,8 @@ class StatelessScope:
         try:
             for variable, value in self._mapping:
                 if isinstance(variable, nn.Parameter) and value.requires_grad:
-                    self._substitutes[id(variable)] = value
+                    self._substitutes[id(variable)] = mapped_value(variable, value)
+                    self._given[id(variable)] = value
                 self._hold(variable, value.detach().clone())
         except BaseException:
             self.__exit__(None, None, None)
@@ -74,9 +82,9 @@ class StatelessScope:
     def __exit__(self, *exc: Any) -> None:
         _context.pop_keras_scope("stateless")
         for key, (variable, own) in self._held.items():
-            self._final[key] = self._substitutes.get(key, torch.Tensor.detach(variable))
+            self._final[key] = self._given[key] if key in self._substitutes else torch.Tensor.detach(variable)
             variable.data = own
-        self._held, self._substitutes, self._active = {}, {}, False
+        self._held, self._substitutes, self._given, self._active = {}, {}, {}, False
 
     def _hold(self, variable: torch.Tensor, data: torch.Tensor) -> None:
         """Gives `variable` the scope's private `data` until exit (its own data is put back then)."""
@@ -101,6 +109,7 @@ class StatelessScope:
     def add_update(self, update: Sequence) -> None:
         """Records `(variable, value)`: the variable's value in this scope becomes `value`."""
         variable, value = update
+        variable = _variable_of(variable)
         value = _as_value(variable, value)
         if self._active:
             self._adopt(variable)
@@ -111,11 +120,11 @@ class StatelessScope:
 
     def get_current_value(self, variable: Any) -> Optional[torch.Tensor]:
         """The variable's value in this scope (mapped, or written inside), or None if the scope never saw it."""
-        key = id(variable)
+        key = id(_variable_of(variable))
         if not self._active:
             return self._final.get(key)
         if key in self._substitutes:
-            return self._substitutes[key]
+            return self._given[key]
         return torch.Tensor.detach(variable) if key in self._held else None
 
 

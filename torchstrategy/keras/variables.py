@@ -127,6 +127,38 @@ class NonTrainableVariable(_VariableAPI, torch.Tensor):
         return self._described()
 
 
+class MappedValue(_VariableAPI, torch.Tensor):
+    """What a layer reads, inside a keras.StatelessScope, for a weight mapped to a value that needs gradients: an
+    alias of that value (gradients reach it) that answers the weight's Keras API; writes go to the weight, that
+    is to the scope's copy of it."""
+
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @property
+    def trainable(self) -> bool:
+        return self.__dict__["_keras_of"].trainable
+
+    def assign(self, value: Any) -> torch.Tensor:
+        return self.__dict__["_keras_of"].assign(value)
+
+    def assign_add(self, value: Any) -> torch.Tensor:
+        return self.__dict__["_keras_of"].assign_add(value)
+
+    def assign_sub(self, value: Any) -> torch.Tensor:
+        return self.__dict__["_keras_of"].assign_sub(value)
+
+    def __repr__(self) -> str:
+        return self._described()
+
+
+def mapped_value(variable: torch.Tensor, value: torch.Tensor) -> MappedValue:
+    """`value` as `variable` reads inside a StatelessScope (see MappedValue)."""
+    mapped = value.as_subclass(MappedValue)
+    mapped.__dict__.update(_keras_of=variable, _keras_name=variable.__dict__.get("_keras_name", "variable"),
+                           _keras_path=variable.__dict__.get("_keras_path", "variable"))
+    return mapped
+
+
 def make_weight(value: torch.Tensor, trainable: bool, requires_grad: bool, name: str, path: str) -> torch.Tensor:
     """The tensor `add_weight` stores: a TrainableVariable (Parameter) or a NonTrainableVariable (buffer)."""
     weight: Any = TrainableVariable(value, requires_grad) if trainable else NonTrainableVariable(value)
