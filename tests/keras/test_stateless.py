@@ -202,7 +202,17 @@ def test_symbolic_scope_and_keras_tensor_constructor():
     tensor = keras.KerasTensor((None, 3), dtype="float16", name="t")
     assert tensor.shape == (None, 3) and tensor.dtype == torch.float16 and tensor.name == "t"
     assert tensor.sparse is False and tensor.ragged is False
+    seen = []
+
+    class Probe(keras.layers.Layer):
+        def call(self, x):
+            seen.append(stateless.in_symbolic_scope())
+            return x
+
     inputs = keras.Input((3,))
+    Probe()(inputs)
+    Probe()(torch.ones(1, 3))
+    assert seen[0] is True and seen[-1] is False  # traced on KerasTensors inside a SymbolicScope, then eagerly
     outputs = keras.layers.Dense(2).symbolic_call(inputs)
     assert isinstance(outputs, keras.KerasTensor) and outputs.shape == (None, 2)
     assert issubclass(keras.layers.Dense, keras.Layer) and keras.Operation.__name__ == "Operation"
