@@ -281,7 +281,9 @@ def test_a_written_substitute_reads_as_the_written_value():
         out = layer(torch.ones(1, 1))
         assert torch.autograd.grad(out.sum(), value)[0].item() == 1.0  # reads reach the mapped value
         assert scope.get_current_value(layer.kernel) is value and layer.kernel.path == layer.kernel_path
-        layer.kernel.assign([[7.0]])
+        mapped = layer.kernel  # what the layer reads: the mapped value, with the weight's API
+        mapped.assign([[7.0]])
         assert float(np.asarray(layer(torch.ones(1, 1))).item()) == 7.0
+        assert float(scope.get_current_value(mapped)) == 7.0  # inside too
     assert float(scope.get_current_value(layer.kernel)) == 7.0 and float(layer.kernel.detach()) == 1.0
     assert float(value.detach()) == 3.0

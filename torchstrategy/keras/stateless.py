@@ -120,7 +120,8 @@ class StatelessScope:
 
     def get_current_value(self, variable: Any) -> Optional[torch.Tensor]:
         """The variable's value in this scope (mapped, or written inside), or None if the scope never saw it."""
-        key = id(_variable_of(variable))
+        variable = _variable_of(variable)
+        key = id(variable)
         if not self._active:
             return self._final.get(key)
         if key in self._substitutes:
