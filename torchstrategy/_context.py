@@ -591,3 +591,40 @@ def enter_name_scope(full_name: str) -> Iterator[str]:
         yield full_name
     finally:
         _state.name_scopes.pop()
+
+
+# ----- keras.StatelessScope / keras.SymbolicScope (per thread, as Keras's global state) ------------------------
+class _KerasScopes(threading.local):
+    def __init__(self) -> None:
+        self.stacks: dict = {"stateless": [], "symbolic": []}
+
+
+_keras_scopes = _KerasScopes()
+
+
+def push_keras_scope(kind: str, scope: Any) -> None:
+    """Enters `scope` ('stateless' or 'symbolic') on this thread; `pop_keras_scope` leaves it."""
+    _keras_scopes.stacks[kind].append(scope)
+
+
+def pop_keras_scope(kind: str) -> None:
+    _keras_scopes.stacks[kind].pop()
+
+
+def keras_scope(kind: str) -> Any:
+    """The innermost entered scope of `kind` on this thread, or None outside any."""
+    stack = _keras_scopes.stacks[kind]
+    return stack[-1] if stack else None
+
+
+# ----- keras.distribution.initialize: the job it declared (process-wide; the cluster resolvers read it) ----------
+_declared_resolver: list = [None]
+
+
+def declared_cluster_resolver() -> Any:
+    """The cluster resolver `keras.distribution.initialize` declared for this process, or None."""
+    return _declared_resolver[0]
+
+
+def declare_cluster_resolver(resolver: Any) -> None:
+    _declared_resolver[0] = resolver

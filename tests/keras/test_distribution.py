@@ -247,3 +247,67 @@ def test_get_device_count_counts_what_list_devices_lists():
     assert distribution.get_device_count() == len(distribution.list_devices())
     with pytest.raises(ValueError, match="device_type"):
         distribution.get_device_count("tpu")
+
+
+# ----- keras.distribution.initialize ---------------------------------------------------------------
+INITIALIZE = r'''
+import json, sys
+import torch
+import torch.distributed as torch_dist
+import torchstrategy as tf
+
+rank, port, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+if rank == 0:  # process 0 by arguments, process 1 by KERAS_DISTRIBUTION_* variables (Keras 3 reads both)
+    tf.keras.distribution.initialize(job_addresses=f"127.0.0.1:{port}", num_processes=2, process_id=0)
+else:
+    tf.keras.distribution.initialize()
+total = torch.tensor([float(rank + 1)])
+torch_dist.all_reduce(total)
+strategy = tf.distribute.MultiWorkerMirroredStrategy()  # finds the group initialize made
+summed = strategy.reduce("SUM", strategy.run(lambda: torch.tensor(float(rank) + 0.5)), axis=None)
+json.dump({"world": torch_dist.get_world_size(), "rank": torch_dist.get_rank(), "all_reduce": float(total),
+           "replicas": strategy.num_replicas_in_sync, "strategy_sum": float(summed),
+           "devices": tf.keras.distribution.list_devices("cpu")}, open(out, "w"))
+'''
+
+
+@pytest.mark.slow
+def test_initialize_joins_two_processes_by_arguments_or_keras_variables(tmp_path):
+    script = mp.write_script(tmp_path, INITIALIZE)
+    port = mp.free_port()
+    variables = {"KERAS_DISTRIBUTION_JOB_ADDRESSES": f"127.0.0.1:{port}", "KERAS_DISTRIBUTION_NUM_PROCESSES": "2",
+                 "KERAS_DISTRIBUTION_PROCESS_ID": "1"}
+    processes = [mp.start_python([script, str(rank), str(port), str(tmp_path / f"r{rank}.json")],
+                                 env=mp.clean_env(**(variables if rank else {}))) for rank in (0, 1)]
+    try:
+        for process in processes:
+            _, stderr = process.communicate(timeout=120)
+            assert process.returncode == 0, stderr[-3000:]
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                mp.kill_process_group(process)
+    reports = [mp.read_json(tmp_path / f"r{rank}.json") for rank in (0, 1)]
+    reference = sum(float(rank + 1) for rank in (0, 1))  # what one process adding both ranks' values gets
+    for rank, report in enumerate(reports):
+        assert (report["world"], report["rank"], report["replicas"]) == (2, rank, 2)
+        assert report["all_reduce"] == reference and report["strategy_sum"] == 0.5 + 1.5
+        assert report["devices"] == ["cpu:0", "cpu:1"]
+
+
+def test_initialize_alone_does_nothing_and_bad_arguments_are_named():
+    import torch.distributed as torch_dist
+
+    dist.initialize()  # a lone process (clean test environment): no group to join
+    assert not torch_dist.is_initialized()
+    with pytest.raises(ValueError, match="process_id is needed"):
+        dist.initialize(job_addresses="127.0.0.1:1234", num_processes=2)
+    with pytest.raises(ValueError, match="3 job addresses for num_processes=2"):
+        dist.initialize(job_addresses="a:1,b:2,c:3", num_processes=2, process_id=0)
+    with pytest.raises(ValueError, match="process_id=2 is outside 0..1"):
+        dist.initialize(job_addresses="127.0.0.1:1234", num_processes=2, process_id=2)
+    with pytest.raises(ValueError, match="not 'host:port'"):
+        dist.initialize(job_addresses="127.0.0.1", num_processes=2, process_id=0)
+    from torchstrategy import cluster
+
+    assert cluster.detect() is None  # a refused call declares no job

@@ -2,7 +2,8 @@
 torchrun, TF_CONFIG, SLURM or the local TPU. The only package that reads os.environ."""
 from torchstrategy.cluster.base import ClusterResolver
 from torchstrategy.cluster.resolvers import (SimpleClusterResolver, TFConfigClusterResolver,
-                                             TorchElasticClusterResolver, TorchrunClusterResolver, detect,
+                                             TorchElasticClusterResolver, TorchrunClusterResolver, declare_job,
+                                             detect,
                                              process_spec)
 from torchstrategy.cluster.slurm import SlurmClusterResolver, expand_hostlist, expand_tasks_per_node
 from torchstrategy.cluster.spec import ClusterSpec, ProcessSpec
@@ -10,6 +11,6 @@ from torchstrategy.cluster.tpu import TPUClusterResolver
 
 __all__ = [
     "ClusterResolver", "ClusterSpec", "ProcessSpec", "SimpleClusterResolver", "SlurmClusterResolver",
-    "TFConfigClusterResolver", "TPUClusterResolver", "TorchElasticClusterResolver", "TorchrunClusterResolver", "detect",
+    "TFConfigClusterResolver", "TPUClusterResolver", "TorchElasticClusterResolver", "TorchrunClusterResolver", "declare_job", "detect",
     "expand_hostlist", "expand_tasks_per_node", "process_spec",
 ]

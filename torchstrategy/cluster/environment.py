@@ -131,3 +131,22 @@ def ps_startup_timeout() -> float:
         raise ValueError(f"{PS_STARTUP_TIMEOUT_VARIABLE}={value!r}: give a positive number of seconds (default "
                          f"{DEFAULT_PS_STARTUP_TIMEOUT:g}).")
     return seconds
+
+
+#: keras.distribution.initialize's settings, when its arguments leave them out (Keras 3 reads the same names).
+KERAS_DISTRIBUTION_VARIABLES = ("KERAS_DISTRIBUTION_JOB_ADDRESSES", "KERAS_DISTRIBUTION_NUM_PROCESSES",
+                                "KERAS_DISTRIBUTION_PROCESS_ID")
+
+
+def keras_distribution_settings() -> tuple[Optional[str], Optional[int], Optional[int]]:
+    """(job addresses, number of processes, process id) from the KERAS_DISTRIBUTION_* variables (None when unset);
+    a count or id that is not an integer is an error naming the variable."""
+    addresses = os.environ.get(KERAS_DISTRIBUTION_VARIABLES[0], "").strip() or None
+    numbers = []
+    for name in KERAS_DISTRIBUTION_VARIABLES[1:]:
+        text = os.environ.get(name, "").strip()
+        try:
+            numbers.append(int(text) if text else None)
+        except ValueError:
+            raise ValueError(f"{name}={text!r} is not an integer; set it to a whole number or unset it.") from None
+    return addresses, numbers[0], numbers[1]

@@ -6,7 +6,8 @@ import json
 import math
 from typing import Optional
 
-from torchstrategy.cluster.base import (ClusterResolver, env_int, env_value, format_master_url,
+from torchstrategy import _context
+from torchstrategy.cluster.base import (ClusterResolver, env_int, env_value, format_master_url, split_address,
                                         trainer_count, trainer_process_spec)
 from torchstrategy.cluster.slurm import SlurmClusterResolver, slurm_num_tasks
 from torchstrategy.cluster.spec import ClusterSpec, ProcessSpec
@@ -281,6 +282,7 @@ def detect() -> Optional[ClusterResolver]:
     """The resolver for the job this process was started in, or None for a plain local process.
 
     Order (first match wins):
+      0. the job `keras.distribution.initialize` declared (`declare_job`).
       1. torchrun / torchstrategy's launcher: RANK and WORLD_SIZE are set. If TF_CONFIG is set
          too, its chief + worker count must equal WORLD_SIZE (else ValueError).
       2. TF_CONFIG is set and not blank.
@@ -289,6 +291,9 @@ def detect() -> Optional[ClusterResolver]:
          sbatch script but outside `srun`, SLURM sets these for the batch step too; start
          training with `srun` (or unset SLURM_PROCID) there.
     """
+    declared = _context.declared_cluster_resolver()
+    if declared is not None:  # keras.distribution.initialize's job wins: the process group was made for it
+        return declared
     if env_value("RANK") is not None and env_value("WORLD_SIZE") is not None:
         resolver = TorchElasticClusterResolver()
         _check_tf_config_agrees(resolver.process_spec())
@@ -317,3 +322,30 @@ def _check_tf_config_agrees(spec: ProcessSpec) -> None:
         raise ValueError(f"Mismatched world sizes: WORLD_SIZE={spec.world_size} (torchrun environment) but "
                          f"TF_CONFIG lists {trainers} chief/worker task(s). Unset TF_CONFIG when launching "
                          "with torchrun, or make the two agree.")
+
+
+def declare_job(job_addresses: Optional[str], num_processes: Optional[int], process_id: Optional[int]) -> ClusterResolver:
+    """Declares this process's job as `keras.distribution.initialize` describes it ('host:port' addresses, comma
+    separated, the first the coordinator; the number of processes; this one's id) and returns its resolver, which
+    `detect()` gives from now on. One address for several processes means they share its host."""
+    addresses = [a.strip() for a in str(job_addresses or "").split(",") if a.strip()]
+    if not addresses:
+        raise ValueError("keras.distribution.initialize needs job_addresses ('host:port' of process 0, or of every "
+                         "process, comma separated) or KERAS_DISTRIBUTION_JOB_ADDRESSES.")
+    count = len(addresses) if num_processes is None else int(num_processes)
+    if count < 1 or len(addresses) not in (1, count):
+        raise ValueError(f"keras.distribution.initialize: {len(addresses)} job addresses for num_processes={count}; "
+                         "give the coordinator's address alone, or one address per process.")
+    if process_id is None and count > 1:
+        raise ValueError(f"keras.distribution.initialize: process_id is needed for a job of {count} processes "
+                         "(0 for the coordinator); pass it or set KERAS_DISTRIBUTION_PROCESS_ID.")
+    rank = int(process_id or 0)
+    if not 0 <= rank < count:
+        raise ValueError(f"keras.distribution.initialize: process_id={rank} is outside 0..{count - 1}.")
+    for address in addresses:
+        split_address(address, "keras.distribution.initialize job_addresses")
+    workers = addresses if len(addresses) == count else [addresses[0]] * count
+    resolver = SimpleClusterResolver(ClusterSpec({"worker": workers}), task_type="worker", task_id=rank)
+    resolver.process_spec()  # checks the addresses now, before any process waits on them
+    _context.declare_cluster_resolver(resolver)
+    return resolver

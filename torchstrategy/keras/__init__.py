@@ -54,5 +54,10 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "legacy": "torchstrategy.keras.legacy",
     "name_scope": "torchstrategy.keras.scopes:name_scope",
     "device": "torchstrategy.keras.scopes:device",
+    "KerasTensor": "torchstrategy.keras.layers.input_layer:KerasTensor",
+    "Operation": "torchstrategy.keras.operation:Operation",
+    "Function": "torchstrategy.keras.function:Function",
+    "StatelessScope": "torchstrategy.keras.stateless:StatelessScope",
+    "SymbolicScope": "torchstrategy.keras.stateless:SymbolicScope",
     "FloatDTypePolicy": "torchstrategy.keras.dtype_policies:FloatDTypePolicy",
 })

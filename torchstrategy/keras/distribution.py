@@ -35,6 +35,43 @@ def list_devices(device_type: Optional[str] = None) -> list[str]:
     return [f"cpu:{i}" for i in range(spec.world_size if spec.launched else 1)]
 
 
+def initialize(job_addresses: Optional[str] = None, num_processes: Optional[int] = None,
+               process_id: Optional[int] = None) -> None:
+    """Joins this process to its multi-process job before any computation (Keras 3): `job_addresses` ('host:port'
+    of process 0, or of every process, comma separated), `num_processes` and this `process_id`, each taken from
+    KERAS_DISTRIBUTION_JOB_ADDRESSES / _NUM_PROCESSES / _PROCESS_ID when not given. With none of them, the job the
+    environment describes (torchrun, TF_CONFIG, SLURM) is joined; a lone process has nothing to join.
+    On torch this makes the process group (gloo, nccl on CUDA) that strategies made afterwards use."""
+    from datetime import timedelta
+
+    import torch.distributed as dist
+
+    from torchstrategy import cluster
+    from torchstrategy.cluster.environment import keras_distribution_settings
+
+    env_addresses, env_count, env_id = keras_distribution_settings()
+    job_addresses = env_addresses if job_addresses is None else job_addresses
+    num_processes = env_count if num_processes is None else num_processes
+    process_id = env_id if process_id is None else process_id
+    if job_addresses is None and num_processes is None and process_id is None:
+        spec = cluster.process_spec()
+    else:
+        spec = cluster.declare_job(job_addresses, num_processes, process_id).process_spec()
+    if dist.is_available() and dist.is_initialized():
+        if (dist.get_world_size(), dist.get_rank()) != (spec.world_size, spec.rank):
+            raise RuntimeError(f"keras.distribution.initialize: a process group of {dist.get_world_size()} processes "
+                               f"(rank {dist.get_rank()}) already exists; this call describes rank {spec.rank} of "
+                               f"{spec.world_size}. Call initialize once, before any strategy is made.")
+        return
+    if spec.world_size == 1:
+        return
+    backend = "nccl" if torch.cuda.is_available() else "gloo"
+    if backend == "nccl":
+        torch.cuda.set_device(spec.local_rank % torch.cuda.device_count())
+    dist.init_process_group(backend, init_method=f"tcp://{spec.master_addr}:{spec.master_port}", rank=spec.rank,
+                            world_size=spec.world_size, timeout=timedelta(seconds=300))
+
+
 def get_device_count(device_type: Optional[str] = None) -> int:
     """How many devices of one type the job has (GPUs when there are any, else CPUs; never a mix), counted as
     list_devices(device_type) lists them."""

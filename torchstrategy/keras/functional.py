@@ -105,7 +105,10 @@ def _infer(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> tuple[Any, l
 def call_symbolic(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> Any:
     """Records `layer(inputs)` as a node and returns symbolic outputs of the inferred shapes."""
     kwargs = {k: v for k, v in kwargs.items() if k != "training" or v is not None}
-    concrete, shapes = _infer(layer, inputs, args, kwargs)
+    from torchstrategy.keras.stateless import SymbolicScope
+
+    with SymbolicScope():  # the layer runs on stand-ins: Keras's symbolic stage
+        concrete, shapes = _infer(layer, inputs, args, kwargs)
     node = Node(layer, inputs, args, kwargs)
     layer.__dict__.setdefault("_inbound_nodes", []).append(node)  # layer.input / layer.output read the first
     counter = iter(range(1 << 30))
@@ -114,7 +117,7 @@ def call_symbolic(layer: Layer, inputs: Any, args: tuple, kwargs: dict) -> Any:
         shape = next(shape_of)
         if not isinstance(value, torch.Tensor):
             return value
-        tensor = KerasTensor(shape, value.dtype, node, next(counter))
+        tensor = KerasTensor(shape, value.dtype, node=node, index=next(counter))
         mask = getattr(value, "_keras_mask", None)
         tensor.mask_rank = mask.dim() if isinstance(mask, torch.Tensor) else None
         return tensor

@@ -10,7 +10,7 @@ import torch
 from torchstrategy.keras import keras_config, operation
 from torchstrategy.keras.layers.base import Layer
 from torchstrategy.keras.layers.input_layer import InputLayer, KerasTensor
-from torchstrategy.keras.operation import Operation
+from torchstrategy.keras.operation import OpStep
 from torchstrategy.nest import flatten as flatten_structure, map_structure
 
 
@@ -59,7 +59,7 @@ def layer_entry(layer: Any) -> dict:
     """A layer or model as Keras serializes it (with `build_config` when its input shape is known)."""
     from torchstrategy.keras import models
 
-    if isinstance(layer, Operation):  # keras.ops on KerasTensors (`x != 0`, `ops.sum(x, axis=1)`)
+    if isinstance(layer, OpStep):  # keras.ops on KerasTensors (`x != 0`, `ops.sum(x, axis=1)`)
         return {"module": layer.module, "class_name": layer.class_name, "config": layer.get_config(),
                 "registered_name": layer.class_name}
     if isinstance(layer, InputLayer):

@@ -92,6 +92,21 @@ class Model(Layer):
         return self._compiled.all_metrics() if self._compiled else []
 
     @property
+    def metrics_variables(self) -> list:
+        """The state variables of every metric in `metrics`, metric by metric (Keras 3)."""
+        return [variable for metric in self.metrics for variable in metric.variables]
+
+    def stateless_compute_loss(self, trainable_variables: Any, non_trainable_variables: Any, metrics_variables: Any,
+                               x: Any = None, y: Any = None, y_pred: Any = None, sample_weight: Any = None,
+                               training: bool = True) -> tuple:
+        """`compute_loss` with the variables given as values, changing none of them: `(loss, (trainable,
+        non_trainable, metrics_variables))` with the values after the call (keras/stateless.py)."""
+        from torchstrategy.keras import stateless
+
+        return stateless.model_compute_loss(self, trainable_variables, non_trainable_variables, metrics_variables,
+                                            x, y, y_pred, sample_weight, training)
+
+    @property
     def metrics_names(self) -> list[str]:
         return [m.name for m in self.metrics]
 

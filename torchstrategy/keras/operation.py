@@ -77,21 +77,40 @@ def _config_value(value: Any) -> Any:
 
 
 class Operation(Layer):
-    """One keras.ops function as a graph step (Keras's Operation): no weights, listed in a model's graph
-    but not in `model.layers`. Each op has its own class (`operation_class`), named as Keras's ('Sum',
-    'GetItem'), whose constructor takes the config: `type(op).from_config(op.get_config())` copies an op."""
+    """Keras 3's `keras.Operation`: a weightless step of a functional graph, listed in a model's graph but not in
+    `model.layers`. Subclass it and write `call`; on KerasTensors a call records a node (`symbolic_call`)."""
 
     _keras_operation = True
     _float_policy_only = False
+
+    def __init__(self, name: Optional[str] = None) -> None:
+        super().__init__(name=name or _context.unique_name(_snake_case(type(self).__name__)), autocast=False)
+        self.built = True  # nothing to build: a summary shows 0 parameters, not 'unbuilt'
+
+    def __call__(self, *args: Any, training: Any = None, **kwargs: Any) -> Any:
+        if has_symbolic(args) or has_symbolic(kwargs.values()):
+            return self.symbolic_call(*args, **kwargs)
+        return self.call(*args, **kwargs)
+
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{type(self).__name__} must implement call(), as a keras.Operation subclass.")
+
+    def get_config(self) -> dict:
+        return {"name": self.name}
+
+
+class OpStep(Operation):
+    """One keras.ops function as a graph step. Each op has its own class (`operation_class`), named as Keras's
+    ('Sum', 'GetItem'), whose constructor takes the config: `type(op).from_config(op.get_config())` copies an op."""
+
     function_name = ""  # the keras.ops function (set on each op's class)
     entry: dict = {}  # how Keras records it (keras_op_classes.json)
 
     def __init__(self, name: Optional[str] = None, **config: Any) -> None:
-        super().__init__(name=name or _context.unique_name(_snake_case(self.entry["class_name"])), autocast=False)
+        super().__init__(name=name or _context.unique_name(_snake_case(self.entry["class_name"])))
         self._function = _public_function(self.function_name)
         self._signature = inspect.signature(self._function)
         self.op_config = config
-        self.built = True  # nothing to build: a summary shows 0 parameters, not 'unbuilt'
 
     def __reduce_ex__(self, protocol: int) -> Any:  # the class is made at run time: pickle says how to make it
         return _bare_operation, (self.function_name, self.entry), self.__dict__
@@ -103,13 +122,6 @@ class Operation(Layer):
     @property
     def module(self) -> str:
         return self.entry["module"]
-
-    def __call__(self, *args: Any, training: Any = None, **kwargs: Any) -> Any:
-        if has_symbolic(args) or has_symbolic(kwargs.values()):
-            from torchstrategy.keras import functional
-
-            return functional.call_symbolic(self, args[0] if args else None, tuple(args[1:]), kwargs)
-        return self.call(*args, **kwargs)
 
     def call(self, *args: Any, **kwargs: Any) -> Any:
         """Runs the function on the node's arguments plus the op's config."""
@@ -200,7 +212,7 @@ def apply(name: str, function: Callable, args: tuple, kwargs: dict) -> Any:
 
 
 # ----- reading Keras's configs --------------------------------------------------------------------------------
-def from_keras_entry(class_name: str, module: str, config: Optional[dict]) -> Operation:
+def from_keras_entry(class_name: str, module: str, config: Optional[dict]) -> OpStep:
     """The Operation of a Keras graph entry whose module is `keras.src.ops.*`."""
     config = dict(config or {})
     op_name = config.pop("name", None)
@@ -232,7 +244,7 @@ def upgrade_legacy_entry(entry: dict) -> dict:
 @functools.lru_cache(maxsize=None)
 def _operation_class(function_name: str, entry_json: str) -> type:
     entry = json.loads(entry_json)
-    return type(entry["class_name"], (Operation,), {"function_name": function_name, "entry": entry,
+    return type(entry["class_name"], (OpStep,), {"function_name": function_name, "entry": entry,
                                                      "__module__": __name__, "__doc__": f"keras.ops.{function_name} "
                                                      "as a graph step."})
 
@@ -245,7 +257,7 @@ def operation_class(function_name: str, entry: Optional[dict] = None) -> type:
     return _operation_class(function_name, json.dumps(entry, sort_keys=True))
 
 
-def _bare_operation(function_name: str, entry: dict) -> Operation:
+def _bare_operation(function_name: str, entry: dict) -> OpStep:
     """An op of the class `operation_class` makes, before pickle puts its state back."""
     cls = operation_class(function_name, entry)
     return cls.__new__(cls)

@@ -46,7 +46,12 @@ class _VariableAPI:
         return torch.Tensor.detach(self).cpu().numpy().copy()  # type: ignore[arg-type]
 
     def _assigned(self, value: Any, op: str) -> torch.Tensor:
+        from torchstrategy import _context
         from torchstrategy.variables import assignable  # tf.Variable's rule: same shape, cast to this dtype
+
+        scope = _context.keras_scope("stateless")
+        if scope is not None:  # inside a keras.StatelessScope the write lands in the scope's copy
+            scope._adopt(self)
 
         return assignable(value, self, op, self.path)  # type: ignore[arg-type]
 
@@ -120,6 +125,38 @@ class NonTrainableVariable(_VariableAPI, torch.Tensor):
 
     def __repr__(self) -> str:
         return self._described()
+
+
+class MappedValue(_VariableAPI, torch.Tensor):
+    """What a layer reads, inside a keras.StatelessScope, for a weight mapped to a value that needs gradients: an
+    alias of that value (gradients reach it) that answers the weight's Keras API; writes go to the weight, that
+    is to the scope's copy of it."""
+
+    __torch_function__ = torch._C._disabled_torch_function_impl
+
+    @property
+    def trainable(self) -> bool:
+        return self.__dict__["_keras_of"].trainable
+
+    def assign(self, value: Any) -> torch.Tensor:
+        return self.__dict__["_keras_of"].assign(value)
+
+    def assign_add(self, value: Any) -> torch.Tensor:
+        return self.__dict__["_keras_of"].assign_add(value)
+
+    def assign_sub(self, value: Any) -> torch.Tensor:
+        return self.__dict__["_keras_of"].assign_sub(value)
+
+    def __repr__(self) -> str:
+        return self._described()
+
+
+def mapped_value(variable: torch.Tensor, value: torch.Tensor) -> MappedValue:
+    """`value` as `variable` reads inside a StatelessScope (see MappedValue)."""
+    mapped = value.as_subclass(MappedValue)
+    mapped.__dict__.update(_keras_of=variable, _keras_name=variable.__dict__.get("_keras_name", "variable"),
+                           _keras_path=variable.__dict__.get("_keras_path", "variable"))
+    return mapped
 
 
 def make_weight(value: torch.Tensor, trainable: bool, requires_grad: bool, name: str, path: str) -> torch.Tensor:

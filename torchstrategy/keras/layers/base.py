@@ -173,6 +173,9 @@ class Layer(nn.Module):
         # Keras reads float weights in the compute dtype inside a mixed-policy call (AutoCastVariable);
         # torch looks Parameters up here, so the cast happens on read and gradients reach the original.
         value = super().__getattr__(name)
+        scope = _context.keras_scope("stateless")
+        if scope is not None:  # a weight mapped to a value that needs gradients reads as that value
+            value = scope._read(value)
         if _context.autocast_dtype() is not None and isinstance(value, nn.Parameter) \
                 and name not in self.__dict__.get("_no_autocast", ()):
             return precision.cast_on_read(value)
@@ -371,6 +374,9 @@ class Layer(nn.Module):
                 raise ValueError("`add_loss()` can only be called from inside `build()` or `call()`, on a tensor "
                                  f"input. Received invalid value: {value!r}")
         self.__dict__.setdefault("_losses", []).extend(values)
+        scope = _context.keras_scope("stateless")
+        if scope is not None and scope.collect_losses:
+            scope.losses.extend(values)
 
     def _clear_losses(self) -> None:
         for layer in self._flatten_layers():
@@ -390,6 +396,20 @@ class Layer(nn.Module):
                 # a sharded weight's penalty is a DTensor: its whole value (a sum over the shards) joins the loss
                 out.append(penalty.full_tensor() if hasattr(penalty, "full_tensor") else penalty)
         return out
+
+    def stateless_call(self, trainable_variables: Sequence[Any], non_trainable_variables: Sequence[Any], *args: Any,
+                       return_losses: bool = False, **kwargs: Any) -> tuple:
+        """Calls the layer on `args` with its weights given as values (Keras order), changing none of them:
+        `(outputs, new non_trainable values)`, plus the losses when `return_losses` (keras/stateless.py)."""
+        from torchstrategy.keras import stateless
+
+        return stateless.layer_call(self, trainable_variables, non_trainable_variables, args, return_losses, kwargs)
+
+    def symbolic_call(self, *args: Any, **kwargs: Any) -> Any:
+        """Records a call on KerasTensors as a graph node and returns its output KerasTensors."""
+        from torchstrategy.keras.functional import call_symbolic
+
+        return call_symbolic(self, args[0] if args else None, tuple(args[1:]), kwargs)
 
     # ----- building and calling ------------------------------------------------------------
     def build(self, input_shape: Any) -> None:
@@ -555,9 +575,6 @@ class _NotConnected(AttributeError):
 
 def _iter_layers(items: Iterable[Any]) -> list[Layer]:
     return [item for item in items if isinstance(item, Layer)]
-
-
-
 
 
 def _legacy_weight_args(args: tuple, shape: Any, initializer: Any, dtype: Any, name: Any) -> tuple:

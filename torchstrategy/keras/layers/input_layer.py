@@ -31,12 +31,22 @@ class KerasTensor:
 
     _keras_symbolic = True
 
-    def __init__(self, shape: Sequence[Optional[int]], dtype: torch.dtype, node: Optional["Node"] = None,
-                 index: int = 0, name: Optional[str] = None) -> None:
-        self.shape = tuple(shape)
-        self.dtype = dtype
-        self.node = node
-        self.index = index
+    def __init__(self, shape: Sequence[Optional[int]], dtype: Any = "float32", sparse: bool = False,
+                 ragged: bool = False, record_history: bool = True, name: Optional[str] = None,
+                 **kwargs: Any) -> None:
+        """Keras 3's constructor; the graph passes the `node` that made the tensor and its `index` by keyword."""
+        unknown = set(kwargs) - {"node", "index"}
+        if unknown:
+            raise TypeError(f"KerasTensor() got unexpected keyword arguments {sorted(unknown)}.")
+        if sparse or ragged:
+            raise NotImplementedError("KerasTensor(sparse=True / ragged=True) is not supported by torchstrategy: "
+                                      "functional graphs here carry dense tensors.")
+        self.shape = tuple(None if d is None else int(d) for d in shape)
+        self.dtype = dtype if isinstance(dtype, (torch.dtype, _StringDType)) else (
+            STRING if dtype in ("string", "str") else backend.to_torch_dtype(dtype))
+        self.sparse, self.ragged, self.record_history = False, False, bool(record_history)
+        self.node: Optional[Node] = kwargs.get("node")
+        self.index: int = kwargs.get("index", 0)
         self.name = name
         self.mask_rank: Optional[int] = None  # the rank of the mask the value carries (Keras: its `_keras_mask`)
 
@@ -173,7 +183,7 @@ class InputLayer(Layer):
                          **kwargs)
         self.built = True
         output = KerasTensor(tuple(batch_input_shape), STRING if self._strings else backend.to_torch_dtype(self.dtype),
-                             Node(self, None), name=self.name)
+                             node=Node(self, None), name=self.name)
         output.node.outputs = output
         self.__dict__["_inbound_nodes"] = [output.node]  # `self.output` (Layer) reads it
 
@@ -210,3 +220,16 @@ def Input(shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[
     layer = InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, sparse=sparse, ragged=ragged,
                        batch_shape=batch_shape, input_tensor=tensor, optional=optional, name=name)
     return layer.output
+
+
+def root_as_input(tensor: KerasTensor) -> KerasTensor:
+    """Gives a KerasTensor made directly (`keras.KerasTensor(shape)`, no history yet) an InputLayer of its shape
+    and dtype, so a graph can start at it; a tensor with history is returned as it is."""
+    if tensor.node is not None:
+        return tensor
+    dtype = "string" if isinstance(tensor.dtype, _StringDType) else str(tensor.dtype).replace("torch.", "")
+    layer = InputLayer(batch_shape=tensor.shape, dtype=dtype, name=tensor.name)
+    node = layer.__dict__["_inbound_nodes"][0]
+    node.outputs = tensor
+    tensor.node, tensor.index = node, 0
+    return tensor

@@ -242,6 +242,25 @@ class Metric:
     def result(self) -> torch.Tensor:
         raise NotImplementedError(f"{type(self).__name__} must implement result().")
 
+    def stateless_update_state(self, metric_variables: Sequence[Any], *args: Any, **kwargs: Any) -> list:
+        """`update_state` on the states given as values (`variables` order); returns the new values and leaves
+        the metric's own states as they were."""
+        from torchstrategy.keras import stateless
+
+        return stateless.metric_update(self, metric_variables, args, kwargs)
+
+    def stateless_result(self, metric_variables: Sequence[Any]) -> Any:
+        """The result the metric gives when its states hold `metric_variables`."""
+        from torchstrategy.keras import stateless
+
+        return stateless.metric_result(self, metric_variables)
+
+    def stateless_reset_state(self) -> list:
+        """The state values a reset gives, in `variables` order (the metric's own states are left as they are)."""
+        from torchstrategy.keras import stateless
+
+        return stateless.metric_reset(self)
+
     def __call__(self, *args: Any, **kwargs: Any) -> torch.Tensor:
         """Updates with one batch, then returns the running result (as Keras does)."""
         self.update_state(*args, **kwargs)

@@ -276,6 +276,14 @@ class Optimizer(torch.optim.Optimizer):
         """Keras 3's `apply(grads, trainable_variables=None)`: one gradient per variable, in order."""
         return self._apply_across_replicas(grads, trainable_variables)
 
+    def stateless_apply(self, optimizer_variables: Sequence[Any], grads: Sequence[Any],
+                        trainable_variables: Sequence[Any]) -> tuple[list, list]:
+        """`apply` on values instead of variables, changing none of them: `(new trainable values, new values of
+        `variables`)`, each list in the order given (keras/stateless.py)."""
+        from torchstrategy.keras import stateless
+
+        return stateless.optimizer_apply(self, optimizer_variables, grads, trainable_variables)
+
     def _apply_across_replicas(self, grads: Sequence[Any], trainable_variables: Optional[Sequence[Any]] = None,
                                skip_gradients_aggregation: bool = False) -> torch.Tensor:
         grads = list(grads)

@@ -237,6 +237,16 @@ class LossScaleOptimizer(Optimizer):
         grads = [g.detach().clone() if isinstance(g, torch.Tensor) else g for g in grads]
         return super().apply(grads, trainable_variables)
 
+    def stateless_apply(self, optimizer_variables: Sequence[Any], grads: Sequence[Any],
+                        trainable_variables: Sequence[Any]) -> tuple[list, list]:
+        """Keras 3's stateless update: `grads` are of the scaled loss (`scale_loss`), so they are always divided
+        by the scale held in `optimizer_variables`; a non-finite step only updates the scale."""
+        self._unscale_pending = True
+        try:
+            return super().stateless_apply(optimizer_variables, grads, trainable_variables)
+        finally:
+            self._unscale_pending = False
+
     def minimize(self, loss: Any, var_list: Any, tape: Any = None) -> torch.Tensor:
         """Scales the loss, differentiates it, and applies the (unscaled) gradients."""
         variables = list(var_list() if callable(var_list) else var_list)
