@@ -115,3 +115,19 @@ def test_fit_with_a_multi_optimizer_trains_both_groups():
     assert history.history["loss"][-1] < history.history["loss"][0]
     assert int(net.optimizer.iterations) == int(sgd.iterations) == int(adam.iterations) == 6
     assert len(adam.state) == 2 and len(sgd.state) == 2  # each updated only its own variables
+
+
+def test_set_weights_restores_iterations_and_slots():
+    net = model()
+    sgd, adam = O.SGD(0.1, momentum=0.5), O.Adam(0.01)
+    multi = O.MultiOptimizer(O.OptimizerMap(sgd, {"encoder.*": adam}))
+    with pytest.raises(ValueError, match="not yet been built"):
+        multi.set_weights([])
+    run(multi, net)
+    saved = [v.detach().clone() for v in multi.variables]
+    other = O.MultiOptimizer(O.OptimizerMap(O.SGD(0.1, momentum=0.5), {"encoder.*": O.Adam(0.01)}))
+    other.build(net.trainable_variables)
+    other.set_weights(saved)
+    assert all(torch.equal(a, b) for a, b in zip(other.variables, saved)) and int(other.iterations) == 2
+    with pytest.raises(ValueError, match="set_weights got 1 values"):
+        other.set_weights(saved[:1])

@@ -201,6 +201,24 @@ class MultiOptimizer(Optimizer):
             out.extend(optimizer.variables)
         return out
 
+    def set_weights(self, weights: list) -> None:
+        """Assigns `weights` to `variables` in order (iterations, then each sub-optimizer's variables)."""
+        if not self.built:
+            raise ValueError("You are calling `set_weights()` on an optimizer that has not yet been built. Please "
+                             "call `optimizer.build(trainable_variables)` to create the optimizer weights before "
+                             "calling `set_weights()`.")
+        variables = self.variables
+        if len(weights) != len(variables):
+            raise ValueError(f"MultiOptimizer '{self.name}' has {len(variables)} variables (iterations, then each "
+                             f"sub-optimizer's), but set_weights got {len(weights)} values.")
+        with torch.no_grad():
+            for index, (variable, value) in enumerate(zip(variables, weights)):
+                value = torch.as_tensor(value)
+                if tuple(value.shape) != tuple(variable.shape):
+                    raise ValueError(f"MultiOptimizer '{self.name}': variable #{index} has shape "
+                                     f"{tuple(variable.shape)}, but set_weights got shape {tuple(value.shape)}.")
+                variable.copy_(value.to(variable.dtype))
+
     def get_config(self) -> dict:
         return {"optimizer_map": _serialize(self._optimizer_map), "loss_scale_factor": self.loss_scale_factor,
                 "name": self.name}
