@@ -105,15 +105,44 @@ def test_quantize_errors_match_keras(key):
     assert str(error.value) == message
 
 
-@pytest.mark.parametrize("mode", ["int4", "float8"])
-def test_modes_not_provided_raise_naming_what_to_use(mode):
+def test_modes_not_provided_raise_naming_what_to_use():
     with pytest.raises(NotImplementedError, match="Use quantize\\('int8'\\)"):
-        dense().quantize(mode)
+        dense().quantize("float8")
+    with pytest.raises(NotImplementedError, match="int4 is provided for Dense only"):
+        einsum().quantize("int4")
     inputs = keras.Input((4,))
     model = keras.Model(inputs, keras.layers.Dense(2)(inputs))
-    with pytest.raises(NotImplementedError, match=mode):
-        model.quantize(mode)
+    with pytest.raises(NotImplementedError, match="float8"):
+        model.quantize("float8")
     assert model.layers[1].quantization_mode is None  # nothing changed before the error
+
+
+def test_int4_dense_weights_policy_and_outputs_match_keras(tmp_path):
+    want = REF["quantized"]["dense_int4"]
+    layer = dense()
+    layer.quantize("int4")
+    assert layer.dtype_policy.name == want["dtype_policy"] and type(layer.dtype_policy).__name__ == want["policy_class"]
+    assert layer.get_config()["dtype"] == want["config_dtype"]
+    for weight, expected in zip(layer.weights, want["weights"]):
+        assert str(weight.dtype).replace("torch.", "") == expected["dtype"] and list(weight.shape) == expected["shape"]
+        np.testing.assert_array_equal(weight.detach().numpy(), np.asarray(expected["value"], expected["dtype"]))
+    np.testing.assert_allclose(layer(torch.tensor(X)).numpy(), np.asarray(want["output"]), rtol=1e-6, atol=1e-6)
+    inputs = keras.Input((4,))
+    model = keras.Model(inputs, layer(inputs))
+    model.save(str(tmp_path / "int4.keras"))
+    again = keras.models.load_model(str(tmp_path / "int4.keras"))
+    np.testing.assert_array_equal(again.predict(X, verbose=0), model.predict(X, verbose=0))
+
+
+def test_int4_per_channel_dense_is_close_to_its_float_layer():
+    layer = keras.layers.Dense(6)
+    x = torch.randn(3, 8, generator=torch.Generator().manual_seed(1))
+    float_out = layer(x)
+    layer.quantize(config=keras.quantizers.Int4QuantizationConfig(block_size=-1))
+    assert layer.dtype_policy.name == "int4/-1_from_float32" and list(layer.kernel_scale.shape) == [6]
+    assert not hasattr(layer, "kernel_zero")
+    error = float(torch.max(torch.abs(layer(x) - float_out)))
+    assert 0 < error < 0.25 * float(torch.max(torch.abs(float_out)))
 
 
 def test_model_quantize_gptq_and_awq_say_calibration_is_missing():

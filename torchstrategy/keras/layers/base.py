@@ -153,13 +153,16 @@ class Layer(nn.Module):
         raise quantized.not_implemented(self, "quantized_build")
 
     def quantized_call(self, *args: Any, **kwargs: Any) -> Any:
-        """`call` of a quantized layer: its `_int8_call` for int8 (the only mode provided)."""
-        if self.quantization_mode == "int8":
-            return self._int8_call(*args, **kwargs)
+        """`call` of a quantized layer: its `_int8_call` or `_int4_call` (the modes provided)."""
+        if self.quantization_mode in ("int8", "int4"):
+            return (self._int8_call if self.quantization_mode == "int8" else self._int4_call)(*args, **kwargs)
         raise quantized.unsupported_mode(self, self.quantization_mode)
 
     def _int8_call(self, *args: Any, **kwargs: Any) -> Any:
         raise quantized.not_implemented(self, "_int8_call")
+
+    def _int4_call(self, *args: Any, **kwargs: Any) -> Any:
+        raise quantized.unsupported_mode(self, "int4")
 
     @property
     def dtype(self) -> str:

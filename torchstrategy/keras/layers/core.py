@@ -132,19 +132,25 @@ class Dense(Layer):
     @property
     def variable_serialization_spec(self) -> dict:
         """The variables Keras stores, in its order, for each quantization mode provided."""
-        return {None: ["kernel", "bias"], "int8": ["kernel", "bias", "kernel_scale"]}
+        return {None: ["kernel", "bias"], "int8": ["kernel", "bias", "kernel_scale"],
+                "int4": ["kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"]}
 
     def quantized_build(self, kernel_shape: Any, mode: str, config: Any = None) -> None:
+        if mode == "int4":
+            return quantized.build_int4_dense(self, kernel_shape, config or self.quantization_config)
         if mode != "int8":
             raise quantized.unsupported_mode(self, mode)
         quantized.build_int8(self, "kernel", kernel_shape, "kernel_scale", (self.units,))
 
     def quantize(self, mode: Optional[str] = None, type_check: bool = True, config: Any = None) -> None:
-        """Keras's int8 quantization: per-output-channel abs-max int8 kernel and `kernel_scale`; inputs are
-        quantized per row on each call. int4/float8/GPTQ/AWQ raise NotImplementedError."""
+        """Keras's int8 quantization (per-output-channel abs-max int8 kernel and `kernel_scale`; inputs are
+        quantized per row on each call) and int4 (packed kernel, per block of 128 input rows by default, with
+        zero points). float8/GPTQ/AWQ raise NotImplementedError."""
         mode, config = quantized.resolve(self, mode, config)
         if type_check and type(self) is not Dense:
             raise quantized.not_implemented(self, "quantize")
+        if mode == "int4":
+            return quantized.quantize_dense_int4(self, config)
         if mode != "int8":
             raise quantized.unsupported_mode(self, mode)
         plan = quantized.EinsumPlan("...a,ab->...b", 2)
@@ -153,6 +159,10 @@ class Dense(Layer):
     def _int8_call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
         plan = quantized.EinsumPlan("...a,ab->...b", inputs.dim())
         x = quantized.int8_product(self, inputs, plan, self.kernel, self.kernel_scale)
+        return self.activation(x + self.bias if self.bias is not None else x)
+
+    def _int4_call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
+        x = quantized.dense_int4_product(self, inputs)
         return self.activation(x + self.bias if self.bias is not None else x)
 
     def get_config(self) -> dict:

@@ -29,9 +29,10 @@ def unsupported_mode(layer: Any, mode: str) -> NotImplementedError:
             "(a dataset and tokenizer run through the model block by block), which torchstrategy does not "
             "implement. Use quantize('int8') here, or quantize with GPTQ/AWQ under Keras and load the result there.")
     if mode in ("int4", "float8"):
+        where = " (int4 is provided for Dense only)" if mode == "int4" else ""
         return NotImplementedError(
-            f"{type(layer).__name__} '{layer.name}': quantize('{mode}') is not implemented by torchstrategy (its "
-            f"{mode} kernels and their stored variables are missing). Use quantize('int8').")
+            f"{type(layer).__name__} '{layer.name}': quantize('{mode}') is not implemented by torchstrategy{where}: "
+            f"its {mode} kernels and their stored variables are missing. Use quantize('int8').")
     return _mode_error(mode)
 
 
@@ -57,10 +58,10 @@ def resolve(layer: Any, mode: Optional[str], config: Any) -> tuple[str, Any]:
     if layer.__dict__.get("_is_quantized", False):
         raise ValueError(f"Layer '{layer.name}' is already quantized with dtype_policy='{layer.dtype_policy.name}'. "
                          f"Received: mode={mode}")
-    if mode == "int8" and config is None:  # Keras: the mode's default config (its activation quantizer)
-        from torchstrategy.keras.quantizers import Int8QuantizationConfig
+    if mode in ("int8", "int4") and config is None:  # Keras: the mode's default config
+        from torchstrategy.keras.quantizers import Int4QuantizationConfig, Int8QuantizationConfig
 
-        config = Int8QuantizationConfig()
+        config = Int8QuantizationConfig() if mode == "int8" else Int4QuantizationConfig()
     if mode == "int8" and layer.compute_dtype == "float16":
         raise ValueError(f"Quantization mode='{mode}' doesn't work well with compute_dtype='float16'. Consider "
                          "loading model/layer with another dtype policy such as 'mixed_bfloat16' or "
@@ -81,9 +82,9 @@ def read_config(layer_class: str, value: Any) -> Any:
     if not isinstance(config, quantizers.QuantizationConfig):
         raise TypeError(f"{layer_class}(quantization_config=...) must be a keras.quantizers.QuantizationConfig "
                         f"(such as Int8QuantizationConfig()) or its serialized dict. Received: {value!r}")
-    if config.mode != "int8":
+    if config.mode != "int8" and not (config.mode == "int4" and layer_class == "Dense"):
         raise NotImplementedError(f"{layer_class}(quantization_config=...) of mode '{config.mode}' is not supported "
-                                  "by torchstrategy: only int8 quantization is provided.")
+                                  "by torchstrategy: int8 is provided (and int4 for Dense).")
     return config
 
 
@@ -278,7 +279,7 @@ def quantize_model(model: Any, mode: Optional[str], config: Any, filters: Any, k
     if resolved in ("gptq", "awq") and config is None:
         kind = "GPTQConfig" if resolved == "gptq" else "AWQConfig"
         raise ValueError(f"For {resolved.upper()}, you must pass a `{kind}` object in the `config` argument.")
-    if resolved in ("gptq", "awq", "int4", "float8"):
+    if resolved in ("gptq", "awq", "float8"):
         raise unsupported_mode(model, resolved)
     for layer in model._flatten_layers():
         if layer is model or not _selected(layer, filters) or len(layer._flatten_layers()) != 1:
@@ -287,3 +288,74 @@ def quantize_model(model: Any, mode: Optional[str], config: Any, filters: Any, k
             layer.quantize(mode, type_check=type_check, config=config)
         except NotImplementedError as error:
             warnings.warn(str(error), stacklevel=3)
+
+
+# ----- Dense int4 --------------------------------------------------------------------------------------------
+def int4_block_size(layer: Any, config: Any) -> Optional[int]:
+    """The int4 block size: the config's, else the layer's Int4DTypePolicy's (-1 means per channel: None)."""
+    from torchstrategy.keras.quantizers import Int4QuantizationConfig
+
+    if isinstance(config, Int4QuantizationConfig):
+        size = config.block_size
+    else:
+        size = getattr(layer.dtype_policy, "block_size", None)
+    return None if size is None or size == -1 else int(size)
+
+
+def build_int4_dense(layer: Any, kernel_shape: Sequence[int], config: Any) -> None:
+    """Keras's int4 Dense variables: the kernel packed two values a byte along the units axis, its scale (per
+    unit, or per block of `block_size` input rows and unit with a zero point and each row's group `g_idx`)."""
+    input_dim, units = int(kernel_shape[0]), int(kernel_shape[1])
+    if "kernel" in layer._parameters or "kernel" in layer._buffers:
+        _drop_weight(layer, "kernel")
+    block = int4_block_size(layer, config)
+    layer.add_weight("kernel", shape=(input_dim, (units + 1) // 2), initializer="zeros", dtype="int8",
+                     trainable=False)
+    scale_shape = (units,) if block is None else (-(-input_dim // block), units)
+    layer.add_weight("kernel_scale", shape=scale_shape, initializer="ones", trainable=False)
+    if block is not None:
+        layer.add_weight("kernel_zero", shape=scale_shape, initializer="zeros", dtype="int8", trainable=False)
+        layer.add_weight("g_idx", shape=(input_dim,), initializer="zeros", dtype="float32", trainable=False)
+        _assign(layer, "g_idx", torch.div(torch.arange(input_dim), block, rounding_mode="floor").float())
+    layer._int4_block_size, layer._orig_output_dim = block, units
+    layer._is_quantized = True
+    layer.inputs_quantizer = config.activation_quantizer if config is not None else None
+    if layer.dtype_policy.quantization_mode is None:
+        layer._dtype_policy = dtype_policies.get(f"int4/{block or -1}_from_{layer.dtype_policy.name}")
+
+
+def quantize_dense_int4(layer: Any, config: Any) -> None:
+    """Replaces Dense's float kernel by Keras's int4 form (sub-channel with zero points unless the block
+    size is -1)."""
+    from torchstrategy.keras.quantizers import AbsMaxQuantizer, abs_max_quantize_grouped_with_zero_point, pack_int4
+
+    kernel = layer.kernel.detach()
+    block = int4_block_size(layer, config)
+    zero = None
+    if block is None:
+        values, scale = AbsMaxQuantizer(axis=0, value_range=(-8, 7), output_dtype="int8")(kernel, to_numpy=True)
+        scale = scale.reshape(-1)
+    else:
+        values, scale, zero = abs_max_quantize_grouped_with_zero_point(kernel, block_size=block, to_numpy=True)
+    packed = pack_int4(values, axis=-1)[0]
+    layer.quantization_config = config
+    build_int4_dense(layer, kernel.shape, config)
+    _assign(layer, "kernel", packed)
+    _assign(layer, "kernel_scale", scale)
+    if zero is not None:
+        _assign(layer, "kernel_zero", zero)
+
+
+def dense_int4_product(layer: Any, inputs: torch.Tensor) -> torch.Tensor:
+    """Keras's int4 Dense product: per channel as the int8 one on the unpacked kernel; per block, the inputs
+    times the dequantized kernel `(q - zero[g]) * scale[g]` (the inputs' gradient through it)."""
+    from torchstrategy.keras.quantizers import unpack_int4
+
+    unpacked = unpack_int4(layer.kernel, layer._orig_output_dim, axis=-1)
+    if layer._int4_block_size is None:
+        plan = EinsumPlan("...a,ab->...b", inputs.dim())
+        return int8_product(layer, inputs, plan, unpacked, layer.kernel_scale)
+    groups = layer.g_idx.to(torch.int64)
+    scale, zero = layer.kernel_scale[groups], layer.kernel_zero[groups].to(layer.kernel_scale.dtype)
+    float_kernel = ((unpacked.to(scale.dtype) - zero) * scale).to(layer._compute_torch_dtype)
+    return torch.matmul(inputs.to(layer._compute_torch_dtype), float_kernel)
