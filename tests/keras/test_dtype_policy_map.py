@@ -80,3 +80,13 @@ def test_a_layer_given_a_policy_map_uses_its_entry_for_the_layer_name():
     assert dense.get_config()["dtype"] == dp.serialize(policies)
     other = layers.Dense(3, dtype=policies, name="other")
     assert other.compute_dtype == "float32"
+
+
+def test_an_empty_map_stays_the_layers_policy_and_a_mapped_layer_quantizes_its_own_entry():
+    policies = dp.DTypePolicyMap("float32")
+    dense = layers.Dense(3, dtype=policies, name="q")
+    assert dense.dtype_policy is policies
+    dense.build((None, 4))
+    dense.quantize("int8")
+    assert dense.quantization_mode == "int8" and dense.kernel.dtype == torch.int8
+    assert dense(torch.ones(2, 4)).shape == (2, 3)

@@ -120,7 +120,8 @@ class Layer(nn.Module):
     def dtype_policy(self) -> precision.DTypePolicy:
         """The layer's policy (`dtype=` at construction, else the global policy then); a DTypePolicyMap given
         as `dtype` is returned as given, the layer using its entry for the layer's name."""
-        return self.__dict__.get("_dtype_policy_map") or self._dtype_policy
+        policy_map = self.__dict__.get("_dtype_policy_map")
+        return policy_map if policy_map is not None else self._dtype_policy
 
     @dtype_policy.setter
     def dtype_policy(self, value: Any) -> None:

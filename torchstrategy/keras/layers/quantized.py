@@ -112,8 +112,8 @@ def build_int8(layer: Any, kernel_attr: str, kernel_shape: Sequence[int], scale_
     layer.add_weight(scale_attr, shape=tuple(scale_shape), initializer="ones", trainable=False)
     layer._is_quantized = True
     layer.inputs_quantizer = _inputs_quantizer(layer.__dict__.get("quantization_config"))
-    if layer.dtype_policy.quantization_mode is None:
-        layer._dtype_policy = dtype_policies.get(f"int8_from_{layer.dtype_policy.name}")
+    if layer._dtype_policy.quantization_mode is None:  # the layer's own policy (its entry of a policy map)
+        layer._dtype_policy = dtype_policies.get(f"int8_from_{layer._dtype_policy.name}")
 
 
 def _weight_quantizer(config: Any, axis: Any) -> Any:
@@ -298,7 +298,7 @@ def int4_block_size(layer: Any, config: Any) -> Optional[int]:
     if isinstance(config, Int4QuantizationConfig):
         size = config.block_size
     else:
-        size = getattr(layer.dtype_policy, "block_size", None)
+        size = getattr(layer._dtype_policy, "block_size", None)
     return None if size is None or size == -1 else int(size)
 
 
@@ -320,8 +320,8 @@ def build_int4_dense(layer: Any, kernel_shape: Sequence[int], config: Any) -> No
     layer._int4_block_size, layer._orig_output_dim = block, units
     layer._is_quantized = True
     layer.inputs_quantizer = config.activation_quantizer if config is not None else None
-    if layer.dtype_policy.quantization_mode is None:
-        layer._dtype_policy = dtype_policies.get(f"int4/{block or -1}_from_{layer.dtype_policy.name}")
+    if layer._dtype_policy.quantization_mode is None:
+        layer._dtype_policy = dtype_policies.get(f"int4/{block or -1}_from_{layer._dtype_policy.name}")
 
 
 def quantize_dense_int4(layer: Any, config: Any) -> None:
