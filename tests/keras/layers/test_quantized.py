@@ -108,7 +108,7 @@ def test_quantize_errors_match_keras(key):
 def test_modes_not_provided_raise_naming_what_to_use():
     with pytest.raises(NotImplementedError, match="Use quantize\\('int8'\\)"):
         dense().quantize("float8")
-    with pytest.raises(NotImplementedError, match="int4 is provided for Dense only"):
+    with pytest.raises(NotImplementedError, match="int4 is provided for Dense and Embedding"):
         einsum().quantize("int4")
     inputs = keras.Input((4,))
     model = keras.Model(inputs, keras.layers.Dense(2)(inputs))
@@ -117,21 +117,33 @@ def test_modes_not_provided_raise_naming_what_to_use():
     assert model.layers[1].quantization_mode is None  # nothing changed before the error
 
 
-def test_int4_dense_weights_policy_and_outputs_match_keras(tmp_path):
-    want = REF["quantized"]["dense_int4"]
-    layer = dense()
+@pytest.mark.parametrize("key", ["dense", "embedding"])
+def test_int4_weights_policy_and_outputs_match_keras(key, tmp_path):
+    make, inputs = CASES[key]
+    want = REF["quantized"][f"{key}_int4"]
+    layer = make()
     layer.quantize("int4")
     assert layer.dtype_policy.name == want["dtype_policy"] and type(layer.dtype_policy).__name__ == want["policy_class"]
     assert layer.get_config()["dtype"] == want["config_dtype"]
     for weight, expected in zip(layer.weights, want["weights"]):
         assert str(weight.dtype).replace("torch.", "") == expected["dtype"] and list(weight.shape) == expected["shape"]
         np.testing.assert_array_equal(weight.detach().numpy(), np.asarray(expected["value"], expected["dtype"]))
-    np.testing.assert_allclose(layer(torch.tensor(X)).numpy(), np.asarray(want["output"]), rtol=1e-6, atol=1e-6)
-    inputs = keras.Input((4,))
-    model = keras.Model(inputs, layer(inputs))
+    np.testing.assert_allclose(layer(inputs()).numpy(), np.asarray(want["output"]), rtol=1e-6, atol=1e-6)
+    symbolic = keras.Input((4,)) if key == "dense" else keras.Input((3,), dtype="int32")
+    model = keras.Model(symbolic, layer(symbolic))
     model.save(str(tmp_path / "int4.keras"))
     again = keras.models.load_model(str(tmp_path / "int4.keras"))
-    np.testing.assert_array_equal(again.predict(X, verbose=0), model.predict(X, verbose=0))
+    np.testing.assert_array_equal(again.predict(inputs().numpy(), verbose=0), model.predict(inputs().numpy(),
+                                                                                          verbose=0))
+
+
+def test_int4_per_row_embedding_is_close_to_its_float_layer():
+    layer = keras.layers.Embedding(5, 6)
+    ids = torch.tensor([[0, 4, 2]])
+    float_out = layer(ids)
+    layer.quantize(config=keras.quantizers.Int4QuantizationConfig(block_size=-1))
+    assert list(layer.embeddings_scale.shape) == [5] and layer.dtype_policy.name == "int4/-1_from_float32"
+    assert float(torch.max(torch.abs(layer(ids) - float_out))) < 0.25 * float(torch.max(torch.abs(float_out)))
 
 
 def test_int4_per_channel_dense_is_close_to_its_float_layer():

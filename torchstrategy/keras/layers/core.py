@@ -427,18 +427,24 @@ class Embedding(Layer):
     @property
     def variable_serialization_spec(self) -> dict:
         """The variables Keras stores, in its order, for each quantization mode provided."""
-        return {None: ["embeddings"], "int8": ["embeddings", "embeddings_scale"]}
+        return {None: ["embeddings"], "int8": ["embeddings", "embeddings_scale"],
+                "int4": ["embeddings", "embeddings_scale", "embeddings_zero", "g_idx"]}
 
     def quantized_build(self, embeddings_shape: Any, mode: str, config: Any = None) -> None:
+        if mode == "int4":
+            return quantized.build_int4_embedding(self, embeddings_shape, config or self.quantization_config)
         if mode != "int8":
             raise quantized.unsupported_mode(self, mode)
         quantized.build_int8(self, "embeddings", embeddings_shape, "embeddings_scale", (embeddings_shape[0],))
 
     def quantize(self, mode: Optional[str] = None, type_check: bool = True, config: Any = None) -> None:
-        """Keras's int8 quantization: int8 rows with one abs-max scale per row."""
+        """Keras's int8 quantization (int8 rows with one abs-max scale per row) and int4 (packed rows, scale and
+        zero point per block of 128 columns by default)."""
         mode, config = quantized.resolve(self, mode, config)
         if type_check and type(self) is not Embedding:
             raise quantized.not_implemented(self, "quantize")
+        if mode == "int4":
+            return quantized.quantize_embedding_int4(self, config)
         if mode != "int8":
             raise quantized.unsupported_mode(self, mode)
         quantized.quantize_embedding(self, config)
@@ -446,6 +452,10 @@ class Embedding(Layer):
     def _int8_call(self, inputs: torch.Tensor) -> torch.Tensor:
         ids = inputs.to(torch.int64) if inputs.is_floating_point() or inputs.dtype != torch.int64 else inputs
         return quantized.embedding_int8_lookup(self, ids)
+
+    def _int4_call(self, inputs: torch.Tensor) -> torch.Tensor:
+        ids = inputs.to(torch.int64) if inputs.is_floating_point() or inputs.dtype != torch.int64 else inputs
+        return quantized.embedding_int4_lookup(self, ids)
 
     def compute_mask(self, inputs: torch.Tensor, mask: Any = None) -> Optional[torch.Tensor]:
         """`inputs != 0` when `mask_zero=True` (index 0 is padding), else None."""

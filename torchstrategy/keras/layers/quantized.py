@@ -29,7 +29,7 @@ def unsupported_mode(layer: Any, mode: str) -> NotImplementedError:
             "(a dataset and tokenizer run through the model block by block), which torchstrategy does not "
             "implement. Use quantize('int8') here, or quantize with GPTQ/AWQ under Keras and load the result there.")
     if mode in ("int4", "float8"):
-        where = " (int4 is provided for Dense only)" if mode == "int4" else ""
+        where = " (int4 is provided for Dense and Embedding)" if mode == "int4" else ""
         return NotImplementedError(
             f"{type(layer).__name__} '{layer.name}': quantize('{mode}') is not implemented by torchstrategy{where}: "
             f"its {mode} kernels and their stored variables are missing. Use quantize('int8').")
@@ -82,9 +82,9 @@ def read_config(layer_class: str, value: Any) -> Any:
     if not isinstance(config, quantizers.QuantizationConfig):
         raise TypeError(f"{layer_class}(quantization_config=...) must be a keras.quantizers.QuantizationConfig "
                         f"(such as Int8QuantizationConfig()) or its serialized dict. Received: {value!r}")
-    if config.mode != "int8" and not (config.mode == "int4" and layer_class == "Dense"):
+    if config.mode != "int8" and not (config.mode == "int4" and layer_class in ("Dense", "Embedding")):
         raise NotImplementedError(f"{layer_class}(quantization_config=...) of mode '{config.mode}' is not supported "
-                                  "by torchstrategy: int8 is provided (and int4 for Dense).")
+                                  "by torchstrategy: int8 is provided (and int4 for Dense and Embedding).")
     return config
 
 
@@ -359,3 +359,59 @@ def dense_int4_product(layer: Any, inputs: torch.Tensor) -> torch.Tensor:
     scale, zero = layer.kernel_scale[groups], layer.kernel_zero[groups].to(layer.kernel_scale.dtype)
     float_kernel = ((unpacked.to(scale.dtype) - zero) * scale).to(layer._compute_torch_dtype)
     return torch.matmul(inputs.to(layer._compute_torch_dtype), float_kernel)
+
+
+# ----- Embedding int4 ----------------------------------------------------------------------------------------
+def build_int4_embedding(layer: Any, shape: Sequence[int], config: Any) -> None:
+    """Keras's int4 Embedding variables: rows packed two values a byte, a scale per row (or per row and block
+    of `block_size` columns, with a zero point and each column's group `g_idx`)."""
+    input_dim, output_dim = int(shape[0]), int(shape[1])
+    if "embeddings" in layer._parameters or "embeddings" in layer._buffers:
+        _drop_weight(layer, "embeddings")
+    block = int4_block_size(layer, config)
+    layer.add_weight("embeddings", shape=(input_dim, (output_dim + 1) // 2), initializer="zeros", dtype="int8",
+                     trainable=False)
+    scale_shape = (input_dim,) if block is None else (input_dim, -(-output_dim // block))
+    layer.add_weight("embeddings_scale", shape=scale_shape, initializer="ones", trainable=False)
+    if block is not None:
+        layer.add_weight("embeddings_zero", shape=scale_shape, initializer="zeros", dtype="int8", trainable=False)
+        layer.add_weight("g_idx", shape=(output_dim,), initializer="zeros", dtype="float32", trainable=False)
+        _assign(layer, "g_idx", torch.div(torch.arange(output_dim), block, rounding_mode="floor").float())
+    layer._int4_block_size, layer._orig_output_dim = block, output_dim
+    layer._is_quantized = True
+    if layer._dtype_policy.quantization_mode is None:
+        layer._dtype_policy = dtype_policies.get(f"int4/{block or -1}_from_{layer._dtype_policy.name}")
+
+
+def quantize_embedding_int4(layer: Any, config: Any) -> None:
+    """Replaces the table by Keras's int4 form: per row (block size -1) or per row and block of columns."""
+    from torchstrategy.keras.quantizers import AbsMaxQuantizer, abs_max_quantize_grouped_with_zero_point, pack_int4
+
+    table = layer.embeddings.detach()
+    block = int4_block_size(layer, config)
+    zero = None
+    if block is None:
+        values, scale = AbsMaxQuantizer(axis=-1, value_range=(-8, 7), output_dtype="int8")(table, to_numpy=True)
+        scale = scale.reshape(-1)
+    else:  # Keras groups the columns: the transposed table, grouped along its rows
+        values, scale, zero = abs_max_quantize_grouped_with_zero_point(table.t(), block_size=block, to_numpy=True)
+        values, scale, zero = values.t(), scale.t(), zero.t()
+    layer.quantization_config = config
+    build_int4_embedding(layer, table.shape, config)
+    _assign(layer, "embeddings", pack_int4(values.contiguous(), axis=-1)[0])
+    _assign(layer, "embeddings_scale", scale)
+    if zero is not None:
+        _assign(layer, "embeddings_zero", zero)
+
+
+def embedding_int4_lookup(layer: Any, ids: torch.Tensor) -> torch.Tensor:
+    """Keras's int4 Embedding call: the looked-up rows unpacked and dequantized in the compute dtype."""
+    from torchstrategy.keras.quantizers import unpack_int4
+
+    rows = unpack_int4(layer.embeddings, layer._orig_output_dim, axis=-1)[ids].to(layer._compute_torch_dtype)
+    scale = layer.embeddings_scale[ids]
+    if layer._int4_block_size is None:
+        return rows / scale.unsqueeze(-1).to(rows.dtype)
+    groups = layer.g_idx.to(torch.int64)
+    zero = layer.embeddings_zero[ids].to(scale.dtype)
+    return ((rows - zero[..., groups]) * scale[..., groups]).to(rows.dtype)
