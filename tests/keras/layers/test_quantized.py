@@ -236,3 +236,16 @@ def test_a_quantized_model_trains_its_biases_through_fit():
     assert torch.equal(model.get_layer("head").kernel, kernel)
     assert not torch.equal(model.get_layer("head").bias.detach(), bias)
     assert model.predict(X, verbose=0).shape == (3, 3)
+
+
+def test_quantization_config_argument_is_read_and_other_modes_refused():
+    config = keras.quantizers.Int8QuantizationConfig()
+    layer = keras.layers.Dense(2, quantization_config=config)
+    assert layer.quantization_config is config and layer.get_config()["quantization_config"]["class_name"] == \
+        "Int8QuantizationConfig"
+    with pytest.raises(NotImplementedError, match="float8"):
+        keras.layers.Dense(2, quantization_config=keras.quantizers.Float8QuantizationConfig())
+    with pytest.raises(TypeError, match="QuantizationConfig"):
+        keras.layers.EinsumDense("ab,bc->ac", 2, quantization_config=3)
+    with pytest.raises(NotImplementedError, match="lora_rank"):
+        keras.layers.Dense(2, lora_rank=4)

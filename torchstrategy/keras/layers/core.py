@@ -43,13 +43,12 @@ def _normalize_padding(padding: str, allowed: Sequence[str] = ("valid", "same"))
     return value
 
 
-def _refuse_lora_and_quantization(layer: str, lora_rank: Any, lora_alpha: Any, quantization_config: Any) -> None:
-    """Keras 3's LoRA and quantization arguments: accepted, refused when set (not implemented here)."""
-    for arg, value in (("lora_rank", lora_rank), ("lora_alpha", lora_alpha),
-                       ("quantization_config", quantization_config)):
+def _refuse_lora(layer: str, lora_rank: Any, lora_alpha: Any) -> None:
+    """Keras 3's LoRA arguments: accepted, refused when set (LoRA is not implemented here)."""
+    for arg, value in (("lora_rank", lora_rank), ("lora_alpha", lora_alpha)):
         if value is not None:
-            raise NotImplementedError(f"{layer}({arg}=...) is not supported by torchstrategy (Keras 3's LoRA and "
-                                      "quantization are not implemented); leave it None.")
+            raise NotImplementedError(f"{layer}({arg}=...) is not supported by torchstrategy (Keras 3's LoRA is not "
+                                      "implemented); leave it None.")
 
 
 def _record_activity(layer: Layer, outputs: torch.Tensor) -> None:
@@ -90,7 +89,7 @@ class Dense(Layer):
         lora_rank: Optional[int] = None, lora_alpha: Optional[float] = None, quantization_config: Any = None,
         **kwargs: Any,
     ) -> None:
-        _refuse_lora_and_quantization("Dense", lora_rank, lora_alpha, None)
+        _refuse_lora("Dense", lora_rank, lora_alpha)
         super().__init__(**kwargs)
         self.quantization_config = quantized.read_config("Dense", quantization_config)
         self.supports_masking = True  # passes its input's mask on, as Keras
@@ -376,7 +375,7 @@ class Embedding(Layer):
         weights: Any = None, lora_rank: Optional[int] = None, lora_alpha: Optional[float] = None,
         quantization_config: Any = None, **kwargs: Any,
     ) -> None:
-        _refuse_lora_and_quantization("Embedding", lora_rank, lora_alpha, None)
+        _refuse_lora("Embedding", lora_rank, lora_alpha)
         config = quantized.read_config("Embedding", quantization_config)
         activity_regularizer = kwargs.pop("activity_regularizer", None)  # Keras 3 takes both through kwargs
         input_length = kwargs.pop("input_length", None)

@@ -1,5 +1,5 @@
-"""Keras 3.15's `quantize()` for Dense, EinsumDense and Embedding in int8: per-channel abs-max kernels with a
-float scale, inputs quantized per row on the fly, Keras's checks, weight names and stored order."""
+"""Keras 3.15's `quantize()`: int8 for Dense, EinsumDense and Embedding (abs-max kernels with a float scale,
+inputs quantized on the fly) and int4 for Dense and Embedding; Keras's checks, weight names and stored order."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
