@@ -108,8 +108,6 @@ def test_quantize_errors_match_keras(key):
 def test_modes_not_provided_raise_naming_what_to_use():
     with pytest.raises(NotImplementedError, match="Use quantize\\('int8'\\)"):
         dense().quantize("float8")
-    with pytest.raises(NotImplementedError, match="int4 is provided for Dense and Embedding"):
-        einsum().quantize("int4")
     inputs = keras.Input((4,))
     model = keras.Model(inputs, keras.layers.Dense(2)(inputs))
     with pytest.raises(NotImplementedError, match="float8"):
@@ -117,7 +115,7 @@ def test_modes_not_provided_raise_naming_what_to_use():
     assert model.layers[1].quantization_mode is None  # nothing changed before the error
 
 
-@pytest.mark.parametrize("key", ["dense", "embedding"])
+@pytest.mark.parametrize("key", ["dense", "einsum", "embedding"])
 def test_int4_weights_policy_and_outputs_match_keras(key, tmp_path):
     make, inputs = CASES[key]
     want = REF["quantized"][f"{key}_int4"]
@@ -129,7 +127,7 @@ def test_int4_weights_policy_and_outputs_match_keras(key, tmp_path):
         assert str(weight.dtype).replace("torch.", "") == expected["dtype"] and list(weight.shape) == expected["shape"]
         np.testing.assert_array_equal(weight.detach().numpy(), np.asarray(expected["value"], expected["dtype"]))
     np.testing.assert_allclose(layer(inputs()).numpy(), np.asarray(want["output"]), rtol=1e-6, atol=1e-6)
-    symbolic = keras.Input((4,)) if key == "dense" else keras.Input((3,), dtype="int32")
+    symbolic = keras.Input((3,), dtype="int32") if key == "embedding" else keras.Input((4,))
     model = keras.Model(symbolic, layer(symbolic))
     model.save(str(tmp_path / "int4.keras"))
     again = keras.models.load_model(str(tmp_path / "int4.keras"))
@@ -249,3 +247,15 @@ def test_quantization_config_argument_is_read_and_other_modes_refused():
         keras.layers.EinsumDense("ab,bc->ac", 2, quantization_config=3)
     with pytest.raises(NotImplementedError, match="lora_rank"):
         keras.layers.Dense(2, lora_rank=4)
+
+
+def test_int4_per_channel_einsum_is_close_to_its_float_layer_and_passes_gradients():
+    layer = keras.layers.EinsumDense("abc,cd->abd", output_shape=(None, 6), bias_axes="d")
+    x = torch.randn(2, 3, 8, generator=torch.Generator().manual_seed(2), requires_grad=True)
+    float_out = layer(x)
+    layer.quantize(config=keras.quantizers.Int4QuantizationConfig(block_size=-1))
+    assert list(layer.kernel.shape) == [8, 3] and list(layer.kernel_scale.shape) == [6]
+    out = layer(x)
+    assert float(torch.max(torch.abs(out - float_out))) < 0.25 * float(torch.max(torch.abs(float_out)))
+    out.sum().backward()
+    assert x.grad is not None and x.grad.shape == x.shape

@@ -126,12 +126,16 @@ class EinsumDense(Layer):
     @property
     def variable_serialization_spec(self) -> dict:
         """The variables Keras stores, in its order, for each quantization mode provided."""
-        return {None: ["kernel", "bias"], "int8": ["kernel", "bias", "kernel_scale"]}
+        return {None: ["kernel", "bias"], "int8": ["kernel", "bias", "kernel_scale"],
+                "int4": ["kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"]}
 
     def _int8_plan(self) -> "quantized.EinsumPlan":
         return quantized.EinsumPlan(self.equation, self.input_spec.ndim)
 
     def quantized_build(self, kernel_shape: Any, mode: str, config: Any = None) -> None:
+        if mode == "int4":
+            config = config or self.quantization_config
+            return quantized.build_int4_einsum(self, self._int8_plan(), kernel_shape, config)
         if mode != "int8":
             raise quantized.unsupported_mode(self, mode)
         scale_shape = self._int8_plan().kernel_scale_shape(list(kernel_shape))
@@ -143,12 +147,20 @@ class EinsumDense(Layer):
         mode, config = quantized.resolve(self, mode, config)
         if type_check and type(self) is not EinsumDense:
             raise quantized.not_implemented(self, "quantize")
+        if mode == "int4":
+            return quantized.quantize_einsum_int4(self, self._int8_plan(), config)
         if mode != "int8":
             raise quantized.unsupported_mode(self, mode)
         quantized.quantize_kernel(self, "kernel", "kernel_scale", self._int8_plan(), config)
 
     def _int8_call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
         x = quantized.int8_product(self, inputs, self._int8_plan(), self.kernel, self.kernel_scale)
+        if self.bias is not None:
+            x = x + self.bias
+        return self.activation(x) if self.activation is not None else x
+
+    def _int4_call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
+        x = quantized.einsum_int4_product(self, inputs, self._int8_plan())
         if self.bias is not None:
             x = x + self.bias
         return self.activation(x) if self.activation is not None else x

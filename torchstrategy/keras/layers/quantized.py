@@ -1,9 +1,10 @@
 """Keras 3.15's `quantize()`: int8 for Dense, EinsumDense and Embedding (abs-max kernels with a float scale,
-inputs quantized on the fly) and int4 for Dense and Embedding; Keras's checks, weight names and stored order."""
+inputs quantized on the fly) and int4 (packed, per block with zero points); Keras's checks, names and order."""
 from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+import numpy as np
 import torch
 
 from torchstrategy.keras import dtype_policies
@@ -29,7 +30,7 @@ def unsupported_mode(layer: Any, mode: str) -> NotImplementedError:
             "(a dataset and tokenizer run through the model block by block), which torchstrategy does not "
             "implement. Use quantize('int8') here, or quantize with GPTQ/AWQ under Keras and load the result there.")
     if mode in ("int4", "float8"):
-        where = " (int4 is provided for Dense and Embedding)" if mode == "int4" else ""
+        where = ""
         return NotImplementedError(
             f"{type(layer).__name__} '{layer.name}': quantize('{mode}') is not implemented by torchstrategy{where}: "
             f"its {mode} kernels and their stored variables are missing. Use quantize('int8').")
@@ -82,9 +83,9 @@ def read_config(layer_class: str, value: Any) -> Any:
     if not isinstance(config, quantizers.QuantizationConfig):
         raise TypeError(f"{layer_class}(quantization_config=...) must be a keras.quantizers.QuantizationConfig "
                         f"(such as Int8QuantizationConfig()) or its serialized dict. Received: {value!r}")
-    if config.mode != "int8" and not (config.mode == "int4" and layer_class in ("Dense", "Embedding")):
+    if config.mode not in ("int8", "int4"):
         raise NotImplementedError(f"{layer_class}(quantization_config=...) of mode '{config.mode}' is not supported "
-                                  "by torchstrategy: int8 is provided (and int4 for Dense and Embedding).")
+                                  "by torchstrategy: int8 and int4 are provided.")
     return config
 
 
@@ -415,3 +416,62 @@ def embedding_int4_lookup(layer: Any, ids: torch.Tensor) -> torch.Tensor:
     groups = layer.g_idx.to(torch.int64)
     zero = layer.embeddings_zero[ids].to(scale.dtype)
     return ((rows - zero[..., groups]) * scale[..., groups]).to(rows.dtype)
+
+
+# ----- EinsumDense int4: Keras flattens the kernel to (contracted rows, other columns) --------------------------
+def _einsum_rows_columns(plan: EinsumPlan, kernel_shape: Sequence[int]) -> tuple[int, int]:
+    rows = int(np.prod([d for i, d in enumerate(kernel_shape) if i in plan.kernel_axes]))
+    return rows, int(np.prod(kernel_shape)) // max(rows, 1)
+
+
+def build_int4_einsum(layer: Any, plan: EinsumPlan, kernel_shape: Sequence[int], config: Any) -> None:
+    """Keras's int4 EinsumDense variables: the kernel as (rows, columns) packed along the columns, with Dense's
+    int4 scale, zero point and g_idx laid over that matrix."""
+    rows, columns = _einsum_rows_columns(plan, kernel_shape)
+    build_int4_dense(layer, (rows, columns), config)
+    layer._int4_kernel_shape = tuple(int(d) for d in kernel_shape)
+
+
+def quantize_einsum_int4(layer: Any, plan: EinsumPlan, config: Any) -> None:
+    """Replaces the float kernel by Keras's int4 form of its (rows, columns) reshape."""
+    from torchstrategy.keras.quantizers import abs_max_quantize, abs_max_quantize_grouped_with_zero_point, pack_int4
+
+    kernel = layer.kernel.detach()
+    flat = kernel.reshape(_einsum_rows_columns(plan, kernel.shape))
+    block = int4_block_size(layer, config)
+    zero = None
+    if block is None:
+        values, scale = abs_max_quantize(flat, axis=0, value_range=(-8, 7), dtype="int8", to_numpy=True)
+        scale = scale.reshape(-1)
+    else:
+        values, scale, zero = abs_max_quantize_grouped_with_zero_point(flat, block_size=block, to_numpy=True)
+    layer.quantization_config = config
+    build_int4_einsum(layer, plan, kernel.shape, config)
+    _assign(layer, "kernel", pack_int4(values, axis=-1)[0])
+    _assign(layer, "kernel_scale", scale)
+    if zero is not None:
+        _assign(layer, "kernel_zero", zero)
+
+
+def einsum_int4_product(layer: Any, inputs: torch.Tensor, plan: EinsumPlan) -> torch.Tensor:
+    """`einsum(inputs, dequantized kernel)` (the inputs' gradient through it); with an inputs quantizer, the
+    quantized inputs and a division by their scale, as Keras's int4 EinsumDense."""
+    from torchstrategy.keras.quantizers import unpack_int4
+
+    unpacked = unpack_int4(layer.kernel, layer._orig_output_dim, axis=-1)
+    dtype = layer._compute_torch_dtype
+    if layer._int4_block_size is None:
+        float_kernel = unpacked.to(dtype) / layer.kernel_scale.to(dtype)
+    else:
+        groups = layer.g_idx.to(torch.int64)
+        scale = layer.kernel_scale[groups]
+        float_kernel = ((unpacked.to(scale.dtype) - layer.kernel_zero[groups].to(scale.dtype)) * scale).to(dtype)
+    float_kernel = float_kernel.reshape(layer._int4_kernel_shape)
+    inputs = inputs.to(dtype)
+    quantizer = layer.__dict__.get("inputs_quantizer")
+    if not quantizer:
+        return torch.einsum(plan.equation, inputs, float_kernel)
+    quantized_inputs, input_scale = quantizer(inputs.detach(), axis=plan.input_axes)
+    value = torch.einsum(plan.equation, quantized_inputs.to(dtype), float_kernel) / plan.align("input", input_scale)
+    exact = torch.einsum(plan.equation, inputs, float_kernel)  # the gradient Keras gives: through the float kernel
+    return exact + (value - exact).detach()
