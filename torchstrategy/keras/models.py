@@ -308,8 +308,8 @@ class Model(Layer):
         return None
 
     def quantize(self, mode: Optional[str] = None, config: Any = None, filters: Any = None, **kwargs: Any) -> None:
-        """Quantizes every (filtered) layer's weights: 'int8' for Dense, EinsumDense and Embedding, as in Keras
-        3.15; layers that cannot be quantized warn. int4, float8, GPTQ and AWQ raise NotImplementedError."""
+        """Quantizes every (filtered) layer's weights: 'int8' or 'int4' for Dense, EinsumDense and Embedding, as
+        in Keras 3.15; layers that cannot be quantized warn. float8, GPTQ and AWQ raise NotImplementedError."""
         from torchstrategy.keras.layers import quantized
 
         quantized.quantize_model(self, mode, config, filters, kwargs)

@@ -142,8 +142,9 @@ class EinsumDense(Layer):
         quantized.build_int8(self, "kernel", kernel_shape, "kernel_scale", scale_shape)
 
     def quantize(self, mode: Optional[str] = None, type_check: bool = True, config: Any = None) -> None:
-        """Keras's int8 quantization: abs-max int8 kernel over the contracted axes, `kernel_scale` laid out
-        like the output; inputs are quantized over their contracted axes on each call."""
+        """Keras's int8 quantization (abs-max int8 kernel over the contracted axes, `kernel_scale` laid out like
+        the output; inputs quantized over their contracted axes on each call) and int4 (the kernel flattened to
+        (contracted rows, columns) and packed, per block of rows with zero points)."""
         mode, config = quantized.resolve(self, mode, config)
         if type_check and type(self) is not EinsumDense:
             raise quantized.not_implemented(self, "quantize")
