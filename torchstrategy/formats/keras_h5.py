@@ -3,7 +3,7 @@ saved object, `<path>/vars` holding its variables as datasets "0", "1", ... with
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Union
+from typing import Any, BinaryIO, Optional, Union
 
 import numpy as np
 
@@ -16,6 +16,7 @@ class VarGroup:
 
     name: str
     values: list = field(default_factory=list)
+    keys: Optional[list] = None  # the datasets' names when not "0", "1", ... (a file edited by KerasFileEditor)
 
 
 def _h5py() -> Any:
@@ -61,8 +62,9 @@ def write_tree(target: Union[str, BinaryIO], tree: dict) -> None:
         for path, group in tree.items():
             vars_group = handle.require_group(f"{path}/vars" if path else "vars")
             vars_group.attrs["name"] = group.name
-            for index, value in enumerate(group.values):
-                vars_group.create_dataset(str(index), data=np.asarray(value))
+            names = group.keys if group.keys is not None else [str(i) for i in range(len(group.values))]
+            for name, value in zip(names, group.values):
+                vars_group.create_dataset(name, data=np.asarray(value))
 
 
 def _read(path: str) -> dict:

@@ -1,5 +1,6 @@
 """`keras.dtype_policies`, the one home of dtype policies: the dtype a layer computes in and the dtype its
-variables are stored in (float32, mixed_float16, mixed_bfloat16, ...), the global policy, and casting scopes."""
+variables are stored in (float32, mixed_float16, mixed_bfloat16, int8_from_float32, ...), the global policy and
+casting scopes. The quantized policies live in quantized_policies.py and the path map in dtype_policy_map.py."""
 from __future__ import annotations
 
 import functools
@@ -9,6 +10,20 @@ import torch
 
 from torchstrategy import _context, dtypes
 from torchstrategy.keras import backend
+
+QUANTIZATION_MODES = ("int8", "float8", "int4", "gptq", "awq")  # Keras 3.15's, in its order
+_LAZY = {name: "quantized_policies" for name in ("QuantizedDTypePolicy", "QuantizedFloat8DTypePolicy",
+                                                 "Int4DTypePolicy", "GPTQDTypePolicy", "AWQDTypePolicy")}
+_LAZY["DTypePolicyMap"] = "dtype_policy_map"
+
+
+def __getattr__(name: str) -> Any:
+    """The quantized policies and DTypePolicyMap, imported on first use (their modules import this one)."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"torchstrategy.keras.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 # Mixed policies: (compute dtype, variable dtype). Every other policy is one dtype for both.
 _MIXED = {
@@ -82,8 +97,8 @@ class DTypePolicy:
         return dtype_name(self._variable)
 
     @property
-    def quantization_mode(self) -> None:
-        """Keras's quantization mode: none (quantized policies are not provided)."""
+    def quantization_mode(self) -> Optional[str]:
+        """Keras's quantization mode ('int8', 'int4', ...); None for a float policy."""
         return None
 
     @property
@@ -128,13 +143,14 @@ class DTypePolicy:
         return cls(**config)
 
     def __eq__(self, other: Any) -> bool:
-        return isinstance(other, DTypePolicy) and other._name == self._name
+        # Keras: equal only to a policy of the very same class (a quantized policy never equals a float one)
+        return type(other) is type(self) and other._name == self._name
 
     def __hash__(self) -> int:
         return hash(self._name)
 
     def __repr__(self) -> str:
-        return f'<DTypePolicy "{self._name}">'
+        return f'<{type(self).__name__} "{self._name}">'
 
 
 FloatDTypePolicy = DTypePolicy  # Keras 3 names the float policies' class so; one class serves both here
@@ -148,28 +164,50 @@ def parse_policy(value: Any) -> DTypePolicy:
     return DTypePolicy(_parse_name(value)[0])
 
 
+def _is_quantized_name(identifier: Any) -> bool:
+    """A quantized policy's name ('int8_from_float32', 'int4/128_from_bfloat16'): a quantization mode first.
+    A bare 'int8' stays the integer dtype (an Input's dtype), where Keras's `get` would refuse it."""
+    return isinstance(identifier, str) and identifier.startswith(QUANTIZATION_MODES) and identifier != "int8"
+
+
 def get(identifier: Any) -> DTypePolicy:
-    """A policy from a policy, a policy or dtype name, a torch/NumPy dtype, or a serialized policy
-    ({'class_name': 'DTypePolicy', 'config': {'name': ...}}); None gives the global policy."""
+    """A policy from a policy, a policy or dtype name ('mixed_float16', 'int8_from_float32'), a torch/NumPy
+    dtype, or a serialized policy ({'class_name': 'QuantizedDTypePolicy', 'config': {...}}); None gives the
+    global policy."""
     if identifier is None:
         return global_policy()
     if isinstance(identifier, DTypePolicy):
         return identifier
-    if isinstance(identifier, dict) and isinstance(identifier.get("config"), dict) \
-            and "name" in identifier["config"]:
-        return DTypePolicy(identifier["config"]["name"])
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if _is_quantized_name(identifier):
+        from torchstrategy.keras import quantized_policies
+
+        return quantized_policies.from_name(identifier)
     return parse_policy(identifier)
 
 
 def serialize(dtype_policy: DTypePolicy) -> dict:
-    """The policy as Keras serializes it: {'module': 'keras', 'class_name': 'DTypePolicy', 'config': ...}."""
-    return {"module": "keras", "class_name": "DTypePolicy", "config": dtype_policy.get_config(),
-            "registered_name": None}
+    """The policy as Keras serializes it: {'module': 'keras', 'class_name': 'DTypePolicy', 'config': ...}
+    (module 'keras.dtype_policies' for the quantized policies and DTypePolicyMap)."""
+    plain = type(dtype_policy) is DTypePolicy
+    return {"module": "keras" if plain else "keras.dtype_policies", "class_name": type(dtype_policy).__name__,
+            "config": dtype_policy.get_config(), "registered_name": None}
 
 
 def deserialize(config: dict, custom_objects: Optional[dict] = None) -> DTypePolicy:
-    """The policy `serialize` described."""
-    return get(config)
+    """The policy `serialize` described (any class of keras.dtype_policies)."""
+    if not isinstance(config, dict) or not isinstance(config.get("config"), dict):
+        raise ValueError("Cannot interpret `dtype` argument. Expected a serialized policy such as "
+                         f"{{'class_name': 'DTypePolicy', 'config': {{'name': 'float32'}}}}. Received: {config!r}")
+    class_name = config.get("class_name", "DTypePolicy")
+    if class_name in ("DTypePolicy", "FloatDTypePolicy", "Policy"):
+        return DTypePolicy(config["config"].get("name"))
+    if class_name not in _LAZY:
+        raise ValueError(f"Unknown dtype policy class {class_name!r}. Expected one of "
+                         f"{['DTypePolicy', 'FloatDTypePolicy', *_LAZY]}.")
+    return __getattr__(class_name).from_config(dict(config["config"]), **(
+        {"custom_objects": custom_objects} if class_name == "DTypePolicyMap" else {}))
 
 
 def global_policy() -> DTypePolicy:
@@ -192,7 +230,7 @@ def set_global_policy(policy: Union[None, str, DTypePolicy]) -> None:
         _context.set_global_dtype_policy(None)
         return
     if isinstance(policy, str):
-        policy = DTypePolicy(policy)
+        policy = get(policy) if _is_quantized_name(policy) else DTypePolicy(policy)
     elif not isinstance(policy, DTypePolicy):
         raise ValueError("Invalid `policy` argument. Expected the string name of a policy (such as "
                          f"'mixed_float16') or a `DTypePolicy` instance. Received: policy={policy!r} "

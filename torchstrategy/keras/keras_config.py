@@ -24,8 +24,11 @@ def dtype_policy_config(name: str) -> dict:
 
 
 def policy_name(value: Any) -> Any:
-    """A dtype entry of a config (a DTypePolicy dict, or a plain name) as the name our layers take."""
+    """A dtype entry of a config (a DTypePolicy dict, or a plain name) as the name our layers take; a quantized
+    policy or DTypePolicyMap stays a serialized dict (our layers read it through `dtype_policies.get`)."""
     if isinstance(value, dict) and "config" in value:
+        if value.get("class_name", "DTypePolicy") not in ("DTypePolicy", "FloatDTypePolicy", "Policy"):
+            return value
         return value["config"].get("name")
     return value
 

@@ -317,6 +317,18 @@ class Model(Layer):
         summary.print_summary(self, line_length=line_length, positions=positions, print_fn=print_fn,
                               expand_nested=expand_nested, show_trainable=show_trainable, layer_range=layer_range)
 
+    def get_quantization_layer_structure(self, mode: Optional[str] = None) -> Optional[dict]:
+        """Keras's hook for GPTQ/AWQ ({'pre_block_layers': [...], 'sequential_blocks': [...]}); None by default."""
+        del mode
+        return None
+
+    def quantize(self, mode: Optional[str] = None, config: Any = None, filters: Any = None, **kwargs: Any) -> None:
+        """Quantizes every (filtered) layer's weights: 'int8' or 'int4' for Dense, EinsumDense and Embedding, as
+        in Keras 3.15; layers that cannot be quantized warn. float8, GPTQ and AWQ raise NotImplementedError."""
+        from torchstrategy.keras.layers import quantized
+
+        quantized.quantize_model(self, mode, config, filters, kwargs)
+
     def get_config(self) -> dict:
         return {"name": self.name, "trainable": self.trainable}
 

@@ -11,6 +11,7 @@ import torch
 from torchstrategy import formats
 from torchstrategy.checkpoint import load_state, save_state, write_atomically
 from torchstrategy.keras import graph_config, keras_files, legacy_files
+from torchstrategy.keras.file_editor import KerasFileEditor  # noqa: F401  (keras.saving.KerasFileEditor)
 from torchstrategy.keras.object_registration import (  # noqa: F401  (keras.saving's registration API)
     CustomObjectScope, custom_object_scope, get_custom_objects, get_registered_name, get_registered_object,
     register_keras_serializable,

@@ -28,6 +28,11 @@ def _name_key(name: str) -> str:
 
 def own_variables(layer: Layer) -> list[torch.Tensor]:
     """A layer's own variables in Keras's order: those created trainable, then the others, each in creation order."""
+    if isinstance(layer, Layer) and layer.quantization_mode is not None:
+        # a quantized layer's variables in Keras's stored order (variable_serialization_spec), e.g. Dense's
+        # int8 kernel, bias, kernel_scale, where the trainable-first order would put the bias first
+        names = layer.variable_serialization_spec[layer.quantization_mode]
+        return [value for value in (getattr(layer, name, None) for name in names) if value is not None]
     order = getattr(layer, "_weight_order", [])
     return [getattr(layer, a) for a, t in order if t] + [getattr(layer, a) for a, t in order if not t]
 

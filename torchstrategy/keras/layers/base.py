@@ -16,7 +16,8 @@ from torchstrategy._machinery.eager import eager_outputs
 from torchstrategy.keras import dtype_policies as precision
 from torchstrategy.nest import flatten, map_structure
 from torchstrategy.keras import backend
-from torchstrategy.keras.layers import masking_flow
+from torchstrategy.keras.layers import masking_flow, quantized
+from torchstrategy.keras.layers.weight_args import legacy_weight_args
 
 
 def _snake_case(name: str) -> str:
@@ -117,18 +118,52 @@ class Layer(nn.Module):
 
     @property
     def dtype_policy(self) -> precision.DTypePolicy:
-        """The layer's policy (`dtype=` at construction, else the global policy then)."""
-        return self._dtype_policy
+        """The layer's policy (`dtype=` at construction, else the global policy then); a DTypePolicyMap given
+        as `dtype` is returned as given, the layer using its entry for the layer's name."""
+        policy_map = self.__dict__.get("_dtype_policy_map")
+        return policy_map if policy_map is not None else self._dtype_policy
 
     @dtype_policy.setter
     def dtype_policy(self, value: Any) -> None:
         policy = precision.get(value)
+        if isinstance(policy, precision.DTypePolicyMap):
+            self._dtype_policy_map, policy = policy, policy[self.name]
         if self._float_policy_only and not policy.is_floating:
             raise ValueError(
                 f"Layer '{self.name}' ({type(self).__name__}) computes in floating point, so its dtype must be a "
                 f"float policy, but got dtype={value!r}. Pass one of {list(precision.POLICY_NAMES)}; integer "
                 "inputs need no dtype here (declare them with Input(dtype='int32') if you like).")
         self._dtype_policy = policy
+        # Keras: setting a quantized policy on a built layer quantizes it
+        if policy.quantization_mode is not None and self.__dict__.get("built") \
+                and not self.__dict__.get("_is_quantized"):
+            self.quantize(policy.quantization_mode)
+
+    @property
+    def quantization_mode(self) -> Optional[str]:
+        """The layer's quantization mode ('int8', ...), None when it is not quantized."""
+        return self._dtype_policy.quantization_mode
+
+    def quantize(self, mode: Optional[str] = None, type_check: bool = True, config: Any = None) -> None:
+        """Quantizes the layer's weights in `mode`; layers that support it (Dense, EinsumDense, Embedding)
+        override this, others raise NotImplementedError as in Keras."""
+        raise quantized.not_implemented(self, "quantize")
+
+    def quantized_build(self, input_shape: Any, mode: str) -> None:
+        """Creates the quantized variables of `mode` (overridden by the layers that quantize)."""
+        raise quantized.not_implemented(self, "quantized_build")
+
+    def quantized_call(self, *args: Any, **kwargs: Any) -> Any:
+        """`call` of a quantized layer: its `_int8_call` or `_int4_call` (the modes provided)."""
+        if self.quantization_mode in ("int8", "int4"):
+            return (self._int8_call if self.quantization_mode == "int8" else self._int4_call)(*args, **kwargs)
+        raise quantized.unsupported_mode(self, self.quantization_mode)
+
+    def _int8_call(self, *args: Any, **kwargs: Any) -> Any:
+        raise quantized.not_implemented(self, "_int8_call")
+
+    def _int4_call(self, *args: Any, **kwargs: Any) -> Any:
+        raise quantized.unsupported_mode(self, "int4")
 
     @property
     def dtype(self) -> str:
@@ -203,7 +238,7 @@ class Layer(nn.Module):
         callable) is kept as the weight's `constraint` attribute and applied by the optimizer after each update.
         Positional arguments are Keras 3's (shape, initializer, dtype); a leading string is also taken as the
         Keras 2 style (name, shape, initializer, ...), which Keras 3 rejects."""
-        shape, initializer, dtype, name = _legacy_weight_args(args, shape, initializer, dtype, name)
+        shape, initializer, dtype, name = legacy_weight_args(args, shape, initializer, dtype, name)
         if aggregation not in (None, "none", "mean", "sum", "only_first_replica"):
             raise ValueError(f"add_weight(aggregation={aggregation!r}): expected one of None, 'none', 'mean', "
                              "'sum', 'only_first_replica'.")
@@ -522,11 +557,12 @@ class Layer(nn.Module):
 
     def forward(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         # The dtype scope is entered here, inside nn.Module.__call__, so recomputation (remat) re-enters it;
-        # a float32 layer outside any mixed call (the common case) skips it.
+        # a float32 layer outside any mixed call (the common case) skips it. A quantized layer runs quantized_call.
+        call = self.call if self._dtype_policy.quantization_mode is None else self.quantized_call
         if self._dtype_policy.is_mixed or _context.autocast_dtype() is not None:
             with precision.compute_context(self._dtype_policy, self.autocast):
-                return self.call(inputs, *args, **kwargs)
-        return self.call(inputs, *args, **kwargs)
+                return call(inputs, *args, **kwargs)
+        return call(inputs, *args, **kwargs)
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         """Output shape found by running the layer on a zero input of one row (of the batch size, when
@@ -543,7 +579,9 @@ class Layer(nn.Module):
     # ----- config --------------------------------------------------------------------------
     def get_config(self) -> dict:
         """Constructor arguments that rebuild this layer (Keras's get_config)."""
-        config: dict = {"name": self.name, "trainable": self._trainable, "dtype": self._dtype_policy.name}
+        policy = self.dtype_policy
+        dtype = policy.name if type(policy) is precision.DTypePolicy else precision.serialize(policy)
+        config: dict = {"name": self.name, "trainable": self._trainable, "dtype": dtype}
         if self.__dict__.get("activity_regularizer") is not None:
             from torchstrategy.keras import regularizers
 
@@ -575,23 +613,3 @@ class _NotConnected(AttributeError):
 
 def _iter_layers(items: Iterable[Any]) -> list[Layer]:
     return [item for item in items if isinstance(item, Layer)]
-
-
-def _legacy_weight_args(args: tuple, shape: Any, initializer: Any, dtype: Any, name: Any) -> tuple:
-    """add_weight's positional arguments: Keras 3's (shape, initializer, dtype), or Keras 2's (name, shape, ...)."""
-    if not args:
-        return shape, initializer, dtype, name
-    if isinstance(args[0], str):
-        if len(args) > 3:
-            raise TypeError("add_weight(name, shape, initializer) takes at most 3 positional arguments; pass the rest "
-                            "by keyword.")
-        values = dict(zip(("name", "shape", "initializer"), args))
-        return (values.get("shape", shape), values.get("initializer", initializer), dtype, values["name"])
-    if len(args) > 3:
-        raise TypeError(f"add_weight() takes at most 3 positional arguments (shape, initializer, dtype) but "
-                        f"{len(args)} were given.")
-    values = dict(zip(("shape", "initializer", "dtype"), args))
-    for key in values:
-        if {"shape": shape, "initializer": initializer, "dtype": dtype}[key] is not None:
-            raise ValueError(f"add_weight(): `{key}` was passed both positionally and as a keyword argument.")
-    return values.get("shape", shape), values.get("initializer", initializer), values.get("dtype", dtype), name

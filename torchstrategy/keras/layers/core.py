@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from torchstrategy.keras import activations, initializers, regularizers
+from torchstrategy.keras.layers import quantized
 from torchstrategy.keras.layers.base import InputSpec, Layer, _shape_str
 
 
@@ -42,13 +43,12 @@ def _normalize_padding(padding: str, allowed: Sequence[str] = ("valid", "same"))
     return value
 
 
-def _refuse_lora_and_quantization(layer: str, lora_rank: Any, lora_alpha: Any, quantization_config: Any) -> None:
-    """Keras 3's LoRA and quantization arguments: accepted, refused when set (not implemented here)."""
-    for arg, value in (("lora_rank", lora_rank), ("lora_alpha", lora_alpha),
-                       ("quantization_config", quantization_config)):
+def _refuse_lora(layer: str, lora_rank: Any, lora_alpha: Any) -> None:
+    """Keras 3's LoRA arguments: accepted, refused when set (LoRA is not implemented here)."""
+    for arg, value in (("lora_rank", lora_rank), ("lora_alpha", lora_alpha)):
         if value is not None:
-            raise NotImplementedError(f"{layer}({arg}=...) is not supported by torchstrategy (Keras 3's LoRA and "
-                                      "quantization are not implemented); leave it None.")
+            raise NotImplementedError(f"{layer}({arg}=...) is not supported by torchstrategy (Keras 3's LoRA is not "
+                                      "implemented); leave it None.")
 
 
 def _record_activity(layer: Layer, outputs: torch.Tensor) -> None:
@@ -89,8 +89,9 @@ class Dense(Layer):
         lora_rank: Optional[int] = None, lora_alpha: Optional[float] = None, quantization_config: Any = None,
         **kwargs: Any,
     ) -> None:
-        _refuse_lora_and_quantization("Dense", lora_rank, lora_alpha, quantization_config)
+        _refuse_lora("Dense", lora_rank, lora_alpha)
         super().__init__(**kwargs)
+        self.quantization_config = quantized.read_config("Dense", quantization_config)
         self.supports_masking = True  # passes its input's mask on, as Keras
         if not isinstance(units, int) or isinstance(units, bool) or units <= 0:
             raise ValueError(f"Dense: `units` must be a positive integer, got {units!r}.")
@@ -107,13 +108,16 @@ class Dense(Layer):
 
     def build(self, input_shape: Any) -> None:
         last = _require_defined(self, input_shape, -1, "last (features)")
-        self.kernel = self.add_weight("kernel", shape=(last, self.units), initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
+        if self.quantization_mode is None:  # a quantized layer (loaded from its config) gets its int8 kernel below
+            self.kernel = self.add_weight("kernel", shape=(last, self.units), initializer=self.kernel_initializer,
+                                          regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
         if self.use_bias:
             self.bias = self.add_weight("bias", shape=(self.units,), initializer=self.bias_initializer,
                                         regularizer=self.bias_regularizer, constraint=self.bias_constraint)
         else:
             self.bias = None
+        if self.quantization_mode is not None:
+            self.quantized_build((last, self.units), self.quantization_mode)
         self.input_spec = InputSpec(min_ndim=2, axes={-1: last})
         self.built = True
 
@@ -122,6 +126,43 @@ class Dense(Layer):
         outputs = self.activation(F.linear(inputs, self.kernel.t(), self.bias))
         _record_activity(self, outputs)
         return outputs
+
+    # ----- quantization (Keras 3.15: int8 here) -----
+    @property
+    def variable_serialization_spec(self) -> dict:
+        """The variables Keras stores, in its order, for each quantization mode provided."""
+        return {None: ["kernel", "bias"], "int8": ["kernel", "bias", "kernel_scale"],
+                "int4": ["kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"]}
+
+    def quantized_build(self, kernel_shape: Any, mode: str, config: Any = None) -> None:
+        if mode == "int4":
+            return quantized.build_int4_dense(self, kernel_shape, config or self.quantization_config)
+        if mode != "int8":
+            raise quantized.unsupported_mode(self, mode)
+        quantized.build_int8(self, "kernel", kernel_shape, "kernel_scale", (self.units,))
+
+    def quantize(self, mode: Optional[str] = None, type_check: bool = True, config: Any = None) -> None:
+        """Keras's int8 quantization (per-output-channel abs-max int8 kernel and `kernel_scale`; inputs are
+        quantized per row on each call) and int4 (packed kernel, per block of 128 input rows by default, with
+        zero points). float8/GPTQ/AWQ raise NotImplementedError."""
+        mode, config = quantized.resolve(self, mode, config)
+        if type_check and type(self) is not Dense:
+            raise quantized.not_implemented(self, "quantize")
+        if mode == "int4":
+            return quantized.quantize_dense_int4(self, config)
+        if mode != "int8":
+            raise quantized.unsupported_mode(self, mode)
+        plan = quantized.EinsumPlan("...a,ab->...b", 2)
+        quantized.quantize_kernel(self, "kernel", "kernel_scale", plan, config, scale_shape=(self.units,))
+
+    def _int8_call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
+        plan = quantized.EinsumPlan("...a,ab->...b", inputs.dim())
+        x = quantized.int8_product(self, inputs, plan, self.kernel, self.kernel_scale)
+        return self.activation(x + self.bias if self.bias is not None else x)
+
+    def _int4_call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
+        x = quantized.dense_int4_product(self, inputs)
+        return self.activation(x + self.bias if self.bias is not None else x)
 
     def get_config(self) -> dict:
         return {
@@ -132,6 +173,7 @@ class Dense(Layer):
             "bias_regularizer": regularizers.serialize(self.bias_regularizer),
             "activity_regularizer": regularizers.serialize(self.activity_regularizer),
             "kernel_constraint": self.kernel_constraint, "bias_constraint": self.bias_constraint,
+            **({"quantization_config": quantized.serialized_config(self)} if self.quantization_config else {}),
         }
 
 
@@ -333,12 +375,14 @@ class Embedding(Layer):
         weights: Any = None, lora_rank: Optional[int] = None, lora_alpha: Optional[float] = None,
         quantization_config: Any = None, **kwargs: Any,
     ) -> None:
-        _refuse_lora_and_quantization("Embedding", lora_rank, lora_alpha, quantization_config)
+        _refuse_lora("Embedding", lora_rank, lora_alpha)
+        config = quantized.read_config("Embedding", quantization_config)
         activity_regularizer = kwargs.pop("activity_regularizer", None)  # Keras 3 takes both through kwargs
         input_length = kwargs.pop("input_length", None)
         if input_length is not None and "input_shape" not in kwargs and "batch_input_shape" not in kwargs:
             kwargs["input_shape"] = (input_length,)
         super().__init__(**kwargs)
+        self.quantization_config = config
         if int(input_dim) <= 0 or int(output_dim) <= 0:
             raise ValueError(f"Embedding: input_dim and output_dim must be positive, got {input_dim}, {output_dim}.")
         self.input_dim, self.output_dim = int(input_dim), int(output_dim)
@@ -353,6 +397,10 @@ class Embedding(Layer):
             self.set_weights(weights if isinstance(weights, (list, tuple)) else [weights])
 
     def build(self, input_shape: Any = None) -> None:
+        if self.quantization_mode is not None:  # loaded from a quantized layer's config
+            self.quantized_build((self.input_dim, self.output_dim), self.quantization_mode)
+            self.built = True
+            return
         # autocast=False as in Keras: look rows up in the stored dtype, then cast only those (not the table)
         self.embeddings = self.add_weight(
             "embeddings", shape=(self.input_dim, self.output_dim), initializer=self.embeddings_initializer,
@@ -375,6 +423,39 @@ class Embedding(Layer):
         _record_activity(self, outputs)
         return outputs
 
+    @property
+    def variable_serialization_spec(self) -> dict:
+        """The variables Keras stores, in its order, for each quantization mode provided."""
+        return {None: ["embeddings"], "int8": ["embeddings", "embeddings_scale"],
+                "int4": ["embeddings", "embeddings_scale", "embeddings_zero", "g_idx"]}
+
+    def quantized_build(self, embeddings_shape: Any, mode: str, config: Any = None) -> None:
+        if mode == "int4":
+            return quantized.build_int4_embedding(self, embeddings_shape, config or self.quantization_config)
+        if mode != "int8":
+            raise quantized.unsupported_mode(self, mode)
+        quantized.build_int8(self, "embeddings", embeddings_shape, "embeddings_scale", (embeddings_shape[0],))
+
+    def quantize(self, mode: Optional[str] = None, type_check: bool = True, config: Any = None) -> None:
+        """Keras's int8 quantization (int8 rows with one abs-max scale per row) and int4 (packed rows, scale and
+        zero point per block of 128 columns by default)."""
+        mode, config = quantized.resolve(self, mode, config)
+        if type_check and type(self) is not Embedding:
+            raise quantized.not_implemented(self, "quantize")
+        if mode == "int4":
+            return quantized.quantize_embedding_int4(self, config)
+        if mode != "int8":
+            raise quantized.unsupported_mode(self, mode)
+        quantized.quantize_embedding(self, config)
+
+    def _int8_call(self, inputs: torch.Tensor) -> torch.Tensor:
+        ids = inputs.to(torch.int64) if inputs.is_floating_point() or inputs.dtype != torch.int64 else inputs
+        return quantized.embedding_int8_lookup(self, ids)
+
+    def _int4_call(self, inputs: torch.Tensor) -> torch.Tensor:
+        ids = inputs.to(torch.int64) if inputs.is_floating_point() or inputs.dtype != torch.int64 else inputs
+        return quantized.embedding_int4_lookup(self, ids)
+
     def compute_mask(self, inputs: torch.Tensor, mask: Any = None) -> Optional[torch.Tensor]:
         """`inputs != 0` when `mask_zero=True` (index 0 is padding), else None."""
         return inputs != 0 if self.mask_zero else None
@@ -387,6 +468,7 @@ class Embedding(Layer):
             "activity_regularizer": regularizers.serialize(self.activity_regularizer),
             "embeddings_constraint": self.embeddings_constraint, "mask_zero": self.mask_zero,
             "input_length": self.input_length,
+            **({"quantization_config": quantized.serialized_config(self)} if self.quantization_config else {}),
         }
 
 

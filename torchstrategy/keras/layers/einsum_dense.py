@@ -8,6 +8,7 @@ from typing import Any, Optional, Sequence, Union
 import torch
 
 from torchstrategy.keras import activations, initializers, regularizers
+from torchstrategy.keras.layers import quantized
 from torchstrategy.keras.layers.base import InputSpec, Layer
 
 _FORMS = (("([a-zA-Z]+),([a-zA-Z]+)->([a-zA-Z]+)", False), ("0([a-zA-Z]+),([a-zA-Z]+)->0([a-zA-Z]+)", True),
@@ -83,8 +84,7 @@ class EinsumDense(Layer):
         gptq_unpacked_column_size: Optional[int] = None, quantization_config: Any = None, **kwargs: Any,
     ) -> None:
         for arg, value in (("lora_rank", lora_rank), ("lora_alpha", lora_alpha),
-                           ("gptq_unpacked_column_size", gptq_unpacked_column_size),
-                           ("quantization_config", quantization_config)):
+                           ("gptq_unpacked_column_size", gptq_unpacked_column_size)):
             if value is not None:
                 raise NotImplementedError(f"EinsumDense({arg}=...) is not supported here (LoRA and quantized "
                                           f"kernels are Keras-backend features). Leave {arg}=None.")
@@ -99,7 +99,8 @@ class EinsumDense(Layer):
         self.bias_regularizer = regularizers.get(bias_regularizer)
         self.kernel_constraint, self.bias_constraint = kernel_constraint, bias_constraint
         self.lora_rank, self.lora_alpha = None, None
-        self.gptq_unpacked_column_size, self.quantization_config = None, None
+        self.gptq_unpacked_column_size = None
+        self.quantization_config = quantized.read_config("EinsumDense", quantization_config)
         if not any(re.fullmatch(pattern, str(equation).replace("...", "0")) for pattern, _ in _FORMS):
             raise ValueError(f"Invalid einsum equation '{equation}'. Equations must be in the form [X],[Y]->[Z], "
                              "...[X],[Y]->...[Z], or [X]...,[Y]->[Z]....")
@@ -111,12 +112,59 @@ class EinsumDense(Layer):
             raise ValueError(f"EinsumDense '{self.name}': the kernel shape {kernel_shape} has unknown dimensions; "
                              "give them in output_shape or in the input shape.")
         self.input_spec = InputSpec(ndim=len(input_shape))
-        self.kernel = self.add_weight("kernel", tuple(kernel_shape), initializer=self.kernel_initializer,
-                                      regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
+        if self.quantization_mode is None:
+            self.kernel = self.add_weight("kernel", tuple(kernel_shape), initializer=self.kernel_initializer,
+                                          regularizer=self.kernel_regularizer, constraint=self.kernel_constraint)
         self.bias = None if bias_shape is None else self.add_weight(
             "bias", tuple(bias_shape), initializer=self.bias_initializer, regularizer=self.bias_regularizer,
             constraint=self.bias_constraint)
+        if self.quantization_mode is not None:  # loaded from a quantized layer's config
+            self.quantized_build(tuple(kernel_shape), self.quantization_mode)
         self.built = True
+
+    # ----- quantization (Keras 3.15: int8 here) -----
+    @property
+    def variable_serialization_spec(self) -> dict:
+        """The variables Keras stores, in its order, for each quantization mode provided."""
+        return {None: ["kernel", "bias"], "int8": ["kernel", "bias", "kernel_scale"],
+                "int4": ["kernel", "bias", "kernel_scale", "kernel_zero", "g_idx"]}
+
+    def _int8_plan(self) -> "quantized.EinsumPlan":
+        return quantized.EinsumPlan(self.equation, self.input_spec.ndim)
+
+    def quantized_build(self, kernel_shape: Any, mode: str, config: Any = None) -> None:
+        if mode == "int4":
+            config = config or self.quantization_config
+            return quantized.build_int4_einsum(self, self._int8_plan(), kernel_shape, config)
+        if mode != "int8":
+            raise quantized.unsupported_mode(self, mode)
+        scale_shape = self._int8_plan().kernel_scale_shape(list(kernel_shape))
+        quantized.build_int8(self, "kernel", kernel_shape, "kernel_scale", scale_shape)
+
+    def quantize(self, mode: Optional[str] = None, type_check: bool = True, config: Any = None) -> None:
+        """Keras's int8 quantization (abs-max int8 kernel over the contracted axes, `kernel_scale` laid out like
+        the output; inputs quantized over their contracted axes on each call) and int4 (the kernel flattened to
+        (contracted rows, columns) and packed, per block of rows with zero points)."""
+        mode, config = quantized.resolve(self, mode, config)
+        if type_check and type(self) is not EinsumDense:
+            raise quantized.not_implemented(self, "quantize")
+        if mode == "int4":
+            return quantized.quantize_einsum_int4(self, self._int8_plan(), config)
+        if mode != "int8":
+            raise quantized.unsupported_mode(self, mode)
+        quantized.quantize_kernel(self, "kernel", "kernel_scale", self._int8_plan(), config)
+
+    def _int8_call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
+        x = quantized.int8_product(self, inputs, self._int8_plan(), self.kernel, self.kernel_scale)
+        if self.bias is not None:
+            x = x + self.bias
+        return self.activation(x) if self.activation is not None else x
+
+    def _int4_call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
+        x = quantized.einsum_int4_product(self, inputs, self._int8_plan())
+        if self.bias is not None:
+            x = x + self.bias
+        return self.activation(x) if self.activation is not None else x
 
     def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
         x = torch.einsum(self.equation, inputs, self.kernel)
@@ -137,5 +185,5 @@ class EinsumDense(Layer):
             "bias_regularizer": regularizers.serialize(self.bias_regularizer),
             "activity_regularizer": regularizers.serialize(self.activity_regularizer),
             "kernel_constraint": self.kernel_constraint, "bias_constraint": self.bias_constraint,
-            "quantization_config": None,
+            "quantization_config": quantized.serialized_config(self),
         }

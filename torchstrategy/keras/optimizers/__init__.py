@@ -12,6 +12,7 @@ from torchstrategy.keras.optimizers.gradient_descent import SGD, Adadelta, Adagr
 from torchstrategy.keras.optimizers.schedules import LearningRateSchedule
 from torchstrategy.keras.optimizers.more_optimizers import Adafactor, Ftrl, Lamb, Lion
 from torchstrategy.keras.optimizers.schedule_free_and_muon import Muon, ScheduleFreeAdamW
+from torchstrategy.keras.optimizers.multi_optimizer import MultiOptimizer, OptimizerMap
 
 _BUILTIN = {cls.__name__.lower(): cls for cls in (SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, Nadam)}
 _BUILTIN.update({cls.__name__.lower(): cls for cls in (Adafactor, Ftrl, Lamb, Lion)})
@@ -39,8 +40,8 @@ def deserialize(config: dict, custom_objects: Optional[dict] = None) -> Optimize
     name = config["class_name"]
     custom = custom_objects or {}
     cls = custom.get(name) or (_BUILTIN.get(name.lower()) if isinstance(name, str) else None)
-    if cls is None and name == "LossScaleOptimizer":
-        cls = LossScaleOptimizer
+    if cls is None and name in ("LossScaleOptimizer", "MultiOptimizer"):
+        cls = LossScaleOptimizer if name == "LossScaleOptimizer" else MultiOptimizer
     if cls is None:
         raise ValueError(
             f"Could not interpret optimizer identifier: '{name}'. Valid names: {sorted(_BUILTIN)} (any case), "
@@ -72,5 +73,5 @@ __all__ = [
     "Optimizer", "LossScaleOptimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam",
     "LearningRateSchedule", "schedules", "legacy", "get", "serialize", "deserialize",
 ]
-__all__ += ["Adafactor", "Ftrl", "Lamb", "Lion", "Muon", "ScheduleFreeAdamW"]
+__all__ += ["Adafactor", "Ftrl", "Lamb", "Lion", "Muon", "ScheduleFreeAdamW", "MultiOptimizer", "OptimizerMap"]
 
