@@ -17,6 +17,7 @@ from torchstrategy.keras import dtype_policies as precision
 from torchstrategy.nest import flatten, map_structure
 from torchstrategy.keras import backend
 from torchstrategy.keras.layers import masking_flow, quantized
+from torchstrategy.keras.layers import tracking
 from torchstrategy.keras.layers.weight_args import legacy_weight_args
 
 
@@ -302,65 +303,23 @@ class Layer(nn.Module):
 
     def _flatten_layers(self, include_self: bool = True) -> list["Layer"]:
         """This layer and every Keras layer nested in it, depth first, each once."""
-        seen: set[int] = set()
-        out: list[Layer] = []
-
-        def visit(module: nn.Module) -> None:
-            if id(module) in seen:
-                return
-            seen.add(id(module))
-            if isinstance(module, Layer):
-                out.append(module)
-            for child in module._modules.values():  # children() in order, without its generator layers
-                if child is not None:
-                    visit(child)
-
-        if include_self:
-            visit(self)
-        else:
-            seen.add(id(self))
-            for child in self._modules.values():
-                if child is not None:
-                    visit(child)
-        return out
+        return tracking.nested_layers(self, include_self, Layer)
 
     def _own_weights(self, trainable: Optional[bool]) -> list[torch.Tensor]:
-        out = []
-        for attr, created_trainable in self._weight_order:
-            is_trainable = created_trainable and self._trainable
-            if trainable is None or trainable == is_trainable:
-                out.append(getattr(self, attr))
-        return out
-
-    def _collect(self, trainable: Optional[bool]) -> list[torch.Tensor]:
-        seen: set[int] = set()
-        out = []
-        for layer in self._flatten_layers():
-            for weight in layer._own_weights(trainable):
-                if id(weight) not in seen:
-                    seen.add(id(weight))
-                    out.append(weight)
-        return out
+        return tracking.own_weights(self, trainable)
 
     @property
     def trainable_weights(self) -> list[torch.Tensor]:
-        return self._collect(True)
+        return tracking.collect_weights(self._flatten_layers(), (True,))
 
     @property
     def non_trainable_weights(self) -> list[torch.Tensor]:
-        return self._collect(False)
+        return tracking.collect_weights(self._flatten_layers(), (False,))
 
     @property
     def weights(self) -> list[torch.Tensor]:
         """Keras order: layer by layer; within a layer, trainable then non-trainable."""
-        seen: set[int] = set()
-        out = []
-        for layer in self._flatten_layers():
-            for weight in layer._own_weights(True) + layer._own_weights(False):
-                if id(weight) not in seen:
-                    seen.add(id(weight))
-                    out.append(weight)
-        return out
+        return tracking.collect_weights(self._flatten_layers(), (True, False))
 
     trainable_variables = trainable_weights
     non_trainable_variables = non_trainable_weights
