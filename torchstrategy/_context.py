@@ -298,31 +298,6 @@ def set_autocast_dtype(dtype: Any) -> Any:
     return previous
 
 
-# ----- rematerialization (keras.RematScope) --------------------------------------------------------
-# Per thread, as the strategy stack: the modes of the entered RematScopes (None entries disable remat).
-class _RematState(threading.local):
-    def __init__(self) -> None:
-        self.mode_stack: list[Any] = []
-
-
-_remat = _RematState()
-
-
-def push_remat_mode(mode: Any) -> None:
-    """Enters a RematScope's `mode` on this thread (None disables remat inside)."""
-    _remat.mode_stack.append(mode)
-
-
-def pop_remat_mode() -> None:
-    """Leaves the innermost RematScope on this thread."""
-    _remat.mode_stack.pop()
-
-
-def current_remat_mode() -> Any:
-    """The innermost RematScope's mode (what a layer created now records), or None outside any."""
-    return _remat.mode_stack[-1] if _remat.mode_stack else None
-
-
 # ----- shape probes (keras functional API) ----------------------------------------------------------
 # Per thread: while a layer runs on stand-in tensors to learn its output shapes, the symbolic batch size.
 class _ShapeProbeState(threading.local):
@@ -452,22 +427,24 @@ def task_service() -> Any:
     return _task_service
 
 
-# ----- tf.config logical devices -----------------------------------------------------------------
-# Physical device name -> the tuple of LogicalDeviceConfiguration it was split into (process-wide, as in TF).
-_logical_device_configs: dict = {}
+# ----- keyed optional settings (process-wide, as in TF) ----------------------------------------------------------
+# 'logical_devices': physical device name -> the tuple of LogicalDeviceConfiguration it was split into;
+# 'debug': tf.debugging's 'check_numerics', 'log_device_placement', 'traceback_filtering' and the torch function
+# mode that carries the first two ('torch_function_mode').
+_keyed: dict = {"logical_devices": {}, "debug": {}}
 
 
-def logical_device_configs(device_name: str) -> Any:
-    """The LogicalDeviceConfigurations the physical device `device_name` was split into, or None."""
-    return _logical_device_configs.get(device_name)
+def keyed_setting(table: str, key: str) -> Any:
+    """One entry of a keyed setting table ('logical_devices' or 'debug'), or None when unset."""
+    return _keyed[table].get(key)
 
 
-def set_logical_device_configs(device_name: str, configs: Any) -> None:
-    """Records how the physical device `device_name` is split (None: not split)."""
-    if configs is None:
-        _logical_device_configs.pop(device_name, None)
+def set_keyed_setting(table: str, key: str, value: Any) -> None:
+    """Sets (None: clears) one entry of a keyed setting table (see `keyed_setting`)."""
+    if value is None:
+        _keyed[table].pop(key, None)
     else:
-        _logical_device_configs[device_name] = configs
+        _keyed[table][key] = value
 
 
 # ----- tf.config settings ------------------------------------------------------------------------
@@ -529,30 +506,6 @@ def summary_state() -> _SummaryState:
     return _summary
 
 
-# ----- tf.debugging ---------------------------------------------------------------------------------
-# tf.debugging's process settings: 'check_numerics', 'log_device_placement', 'traceback_filtering' and the
-# torch function mode that carries the first two ('torch_function_mode').
-_debug_modes: dict = {}
-
-
-def debug_mode(key: str) -> Any:
-    """One tf.debugging setting (None when unset)."""
-    return _debug_modes.get(key)
-
-
-def set_debug_mode(key: str, value: Any) -> None:
-    """Sets (None: clears) one tf.debugging setting."""
-    if value is None:
-        _debug_modes.pop(key, None)
-    else:
-        _debug_modes[key] = value
-
-
-# The names the tests of remat and precision read (kept so the tests stay as they are).
-_current_remat_mode = current_remat_mode
-_autocast_dtype = autocast_dtype
-
-
 # ----- keras.saving object registration --------------------------------------------------------------
 # Process-wide, as in Keras: registered name ('Package>Name') -> object, object -> registered name.
 custom_objects: dict = {}
@@ -593,17 +546,18 @@ def enter_name_scope(full_name: str) -> Iterator[str]:
         _state.name_scopes.pop()
 
 
-# ----- keras.StatelessScope / keras.SymbolicScope (per thread, as Keras's global state) ------------------------
+# ----- keras.StatelessScope / SymbolicScope / RematScope (per thread, as Keras's global state) ------------------
 class _KerasScopes(threading.local):
     def __init__(self) -> None:
-        self.stacks: dict = {"stateless": [], "symbolic": []}
+        # a RematScope's entry is its mode (None: remat disabled inside)
+        self.stacks: dict = {"stateless": [], "symbolic": [], "remat": []}
 
 
 _keras_scopes = _KerasScopes()
 
 
 def push_keras_scope(kind: str, scope: Any) -> None:
-    """Enters `scope` ('stateless' or 'symbolic') on this thread; `pop_keras_scope` leaves it."""
+    """Enters `scope` ('stateless', 'symbolic' or 'remat') on this thread; `pop_keras_scope` leaves it."""
     _keras_scopes.stacks[kind].append(scope)
 
 

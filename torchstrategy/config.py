@@ -134,14 +134,14 @@ def set_logical_device_configuration(device: PhysicalDevice, logical_devices: Op
         raise ValueError(f"Splitting {device.name} into {len(configs)} logical GPUs is not supported: each replica "
                          f"of MirroredStrategy needs a GPU of its own here. Use one configuration per GPU.")
     if configs:
-        _context.set_logical_device_configs(device.name, configs)
+        _context.set_keyed_setting("logical_devices", device.name, configs)
     else:
-        _context.set_logical_device_configs(device.name, None)
+        _context.set_keyed_setting("logical_devices", device.name, None)
 
 
 def get_logical_device_configuration(device: PhysicalDevice) -> Optional[list]:
     """The LogicalDeviceConfiguration list `device` was split into, or None."""
-    configs = _context.logical_device_configs(device.name)
+    configs = _context.keyed_setting("logical_devices", device.name)
     return list(configs) if configs else None
 
 
@@ -150,7 +150,7 @@ def list_logical_devices(device_type: Optional[str] = None) -> list[LogicalDevic
     devices = []
     counts: dict = {}
     for physical in list_physical_devices(device_type):
-        for _ in range(len(_context.logical_device_configs(physical.name) or ()) or 1):
+        for _ in range(len(_context.keyed_setting("logical_devices", physical.name) or ()) or 1):
             index = counts.get(physical.device_type, 0)
             counts[physical.device_type] = index + 1
             devices.append(LogicalDevice(f"/device:{physical.device_type}:{index}", physical.device_type))
@@ -189,7 +189,7 @@ def set_memory_growth(device: PhysicalDevice, enable: bool) -> None:
     """Records memory growth for a GPU (PyTorch's caching allocator grows on demand either way); other
     devices are refused, as in TF."""
     _physical(device, "set_memory_growth")
-    if _context.logical_device_configs(device.name):
+    if _context.keyed_setting("logical_devices", device.name):
         raise ValueError("Cannot set memory growth on device when virtual devices configured")
     if device.device_type != "GPU":
         raise ValueError("Cannot set memory growth on non-GPU and non-Pluggable devices")

@@ -288,12 +288,12 @@ class _DebugMode(TorchFunctionMode):
         result = func(*args, **(kwargs or {}))
         outputs = result if isinstance(result, (tuple, list)) else (result,)
         name = getattr(func, "__name__", str(func))
-        if _context.debug_mode("check_numerics"):
+        if _context.keyed_setting("debug", "check_numerics"):
             for index, output in enumerate(outputs):
                 if isinstance(output, torch.Tensor) and output.is_floating_point() and output.numel() \
                         and not bool(torch.isfinite(output).all()):
                     _report_numerics(name, index, len(outputs), output)
-        if _context.debug_mode("log_device_placement") and isinstance(result, torch.Tensor):
+        if _context.keyed_setting("debug", "log_device_placement") and isinstance(result, torch.Tensor):
             print(f"Executing op {name} in device {result.device}", file=sys.stderr)
         return result
 
@@ -308,16 +308,16 @@ def _report_numerics(name: str, index: int, count: int, output: torch.Tensor) ->
 
 
 def _set_mode(key: str, enabled: bool) -> None:
-    _context.set_debug_mode(key, True if enabled else None)
-    active = _context.debug_mode("torch_function_mode")
-    wanted = bool(_context.debug_mode("check_numerics") or _context.debug_mode("log_device_placement"))
+    _context.set_keyed_setting("debug", key, True if enabled else None)
+    active = _context.keyed_setting("debug", "torch_function_mode")
+    wanted = bool(_context.keyed_setting("debug", "check_numerics") or _context.keyed_setting("debug", "log_device_placement"))
     if wanted and active is None:
         mode = _DebugMode()
         mode.__enter__()
-        _context.set_debug_mode("torch_function_mode", mode)
+        _context.set_keyed_setting("debug", "torch_function_mode", mode)
     elif not wanted and active is not None:
         active.__exit__(None, None, None)
-        _context.set_debug_mode("torch_function_mode", None)
+        _context.set_keyed_setting("debug", "torch_function_mode", None)
 
 
 def enable_check_numerics(stack_height_limit: int = 30, path_length_limit: int = 50) -> None:
@@ -338,22 +338,22 @@ def set_log_device_placement(enabled: bool) -> None:
 
 def get_log_device_placement() -> bool:
     """Whether set_log_device_placement is on."""
-    return _context.debug_mode("log_device_placement") is not None
+    return _context.keyed_setting("debug", "log_device_placement") is not None
 
 
 def enable_traceback_filtering() -> None:
     """Accepted for TF compatibility: torchstrategy never filters tracebacks, so this only records the setting."""
-    _context.set_debug_mode("traceback_filtering", True)
+    _context.set_keyed_setting("debug", "traceback_filtering", True)
 
 
 def disable_traceback_filtering() -> None:
     """Records that traceback filtering is off (tracebacks are never filtered here)."""
-    _context.set_debug_mode("traceback_filtering", False)
+    _context.set_keyed_setting("debug", "traceback_filtering", False)
 
 
 def is_traceback_filtering_enabled() -> bool:
     """The setting recorded by enable/disable_traceback_filtering (True by default, as TF)."""
-    setting = _context.debug_mode("traceback_filtering")
+    setting = _context.keyed_setting("debug", "traceback_filtering")
     return True if setting is None else bool(setting)
 
 

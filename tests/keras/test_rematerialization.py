@@ -26,19 +26,19 @@ def _calls_during_backward(model, x, watched):
 
 
 def test_scopes_nest_and_restore_the_outer_mode():
-    assert _context._current_remat_mode() is None
+    assert _context.keras_scope("remat") is None
     with tf.keras.RematScope(mode="full") as outer:
-        assert _context._current_remat_mode().mode == "full"
+        assert _context.keras_scope("remat").mode == "full"
         with tf.keras.RematScope(mode="larger_than", output_size_threshold=10):
-            mode = _context._current_remat_mode()
+            mode = _context.keras_scope("remat")
             assert (mode.mode, mode.output_size_threshold) == ("larger_than", 10)
             with tf.keras.RematScope(mode=None):
-                assert _context._current_remat_mode() is None
+                assert _context.keras_scope("remat") is None
                 off = layers.Dense(2)
-            assert _context._current_remat_mode().mode == "larger_than"
-        assert _context._current_remat_mode().mode == "full"
+            assert _context.keras_scope("remat").mode == "larger_than"
+        assert _context.keras_scope("remat").mode == "full"
         on = layers.Dense(2)
-    assert _context._current_remat_mode() is None
+    assert _context.keras_scope("remat") is None
     assert off._remat_mode is None and on._remat_mode.mode == "full"
     assert outer.mode == "full"
 

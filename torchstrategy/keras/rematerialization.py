@@ -70,14 +70,14 @@ class RematScope:
     def __enter__(self) -> "RematScope":
         recorded = None if self.mode is None else RematMode(
             self.mode, self.output_size_threshold, tuple(self.layer_names))
-        _context.push_remat_mode(recorded)
+        _context.push_keras_scope("remat", recorded)
         self._entered += 1
         return self
 
     def __exit__(self, *exc_info: Any) -> None:
         if self._entered:
             self._entered -= 1
-            _context.pop_remat_mode()
+            _context.pop_keras_scope("remat")
 
     def __repr__(self) -> str:
         return (f"RematScope(mode={self.mode!r}, output_size_threshold={self.output_size_threshold}, "

@@ -108,7 +108,7 @@ class Layer(nn.Module):
         self._call_training_required = default is inspect.Parameter.empty  # call(x, training): False is passed
         self._call_training_default = default if isinstance(default, bool) or default is None else None
         self._build_input_shape: Optional[Any] = None
-        self._remat_mode = _context.current_remat_mode()  # keras.RematScope in force at creation (Keras 3)
+        self._remat_mode = _context.keras_scope("remat")  # keras.RematScope in force at creation (Keras 3)
         self._losses: list = []  # add_loss() values of the current outermost call
         from torchstrategy.keras import regularizers
 
