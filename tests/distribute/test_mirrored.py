@@ -186,6 +186,8 @@ def test_the_old_keywords_fail_naming_their_new_spelling():
         tf.distribute.MultiWorkerMirroredStrategy(allow_uneven_split=True)
     with pytest.raises(TypeError, match=r"strategy\.extended\.allow_uneven_split = True"):
         tf.distribute.experimental.FSDPStrategy(["/cpu:0"], allow_uneven_split=True)
+    with pytest.raises(TypeError, match=r"experimental_spmd_xla_partitioning=True"):  # before torch-xla is needed
+        tf.distribute.TPUStrategy(shard_variables=True)
 
 
 def test_collective_all_reduce_carries_the_options_and_backend_choice():
