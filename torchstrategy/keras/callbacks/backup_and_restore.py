@@ -104,6 +104,7 @@ class BackupAndRestore(Callback):
         """(backup state, sharded reader or None) from the file `path` or the sharded directory, or None."""
         if is_sharded(sharded_path):
             structure = ShardedCheckpointReader(sharded_path)
+            structure.verify()  # a missing or short shard is found now, while the previous backup can stand in
             return structure.state, structure
         if os.path.exists(path):
             return load_state(path), None
