@@ -90,14 +90,15 @@ def test_profile_context_and_options_map_to_torch_profiler(tmp_path):
     assert verbose_sum["args"]["Input Dims"] == [[3], []] and "Input Dims" not in plain_sum["args"]
 
 
-def test_experimental_is_a_module_and_trace_is_inert_without_a_profiler(tmp_path):
+def test_experimental_is_a_module_and_trace_is_inert_without_a_profiler(tmp_path, monkeypatch):
     from torchstrategy.profiler.experimental import Profile, start, stop
 
     assert start is tf.profiler.experimental.start and Profile is tf.profiler.experimental.Profile
     with tf.profiler.experimental.Trace("idle", step_num=1) as trace:
         trace.set_metadata(ignored=True)
     assert not trace._open and not torch.autograd._profiler_enabled()
-    start(tmp_path, all_replicas=True)
+    monkeypatch.setenv("TORCHSTRATEGY_PROFILE_EVERY_PROCESS", "1")
+    start(tmp_path)
     stop(save=False)  # discards: nothing written
     assert _traces(tmp_path) == [] and not os.path.exists(tmp_path / "plugins")
 
@@ -141,3 +142,17 @@ def test_errors_say_what_is_wrong(tmp_path):
         with pytest.raises(AlreadyExistsError, match="outside tf.profiler"):
             tf.profiler.experimental.start(tmp_path)
     assert _context._profiler_session is None
+
+
+def test_the_former_all_replicas_keyword_names_the_environment_switch(tmp_path):
+    import inspect
+
+    # TF 2.21: start(logdir, options=None), Profile(logdir, options=None)
+    assert list(inspect.signature(tf.profiler.experimental.start).parameters) == ["logdir", "options"]
+    assert list(inspect.signature(tf.profiler.experimental.Profile).parameters) == ["logdir", "options"]
+    with pytest.raises(TypeError, match="TORCHSTRATEGY_PROFILE_EVERY_PROCESS=1"):
+        tf.profiler.experimental.start(tmp_path, all_replicas=True)
+    with pytest.raises(TypeError, match="TORCHSTRATEGY_PROFILE_EVERY_PROCESS=1"):
+        tf.profiler.experimental.Profile(tmp_path, all_replicas=True)
+    with pytest.raises(UnavailableError):  # nothing was started
+        tf.profiler.experimental.stop()

@@ -15,7 +15,8 @@ import torch
 from torch.profiler import ProfilerActivity
 
 from torchstrategy import _context
-from torchstrategy.cluster.environment import is_chief_process
+from torchstrategy._machinery.moved_keywords import moved_keywords
+from torchstrategy.cluster.environment import PROFILE_EVERY_PROCESS_VARIABLE, is_chief_process, profile_on_every_process
 
 __all__ = ["AlreadyExistsError", "UnavailableError", "ProfilerOptions", "start", "stop", "Profile", "Trace",
            "experimental"]
@@ -123,13 +124,19 @@ class _Session:
         return path
 
 
-def start(logdir: _PathLike, options: Optional[ProfilerOptions] = None, *, all_replicas: bool = False) -> None:
+_EVERY_PROCESS = (f"set {PROFILE_EVERY_PROCESS_VARIABLE}=1 in the environment of the job's processes (read when a "
+                  f"session starts) to record on every process, as TF does.")
+
+
+@moved_keywords(all_replicas=_EVERY_PROCESS)
+def start(logdir: _PathLike, options: Optional[ProfilerOptions] = None) -> None:
     """Starts profiling; `stop()` writes the trace under `logdir/plugins/profile/<timestamp>/`.
 
     The trace is a Chrome trace (`<host>_<pid>.<ms>.pt.trace.json`) that TensorBoard's PyTorch
     profiler plugin (torch-tb-profiler, `tensorboard --logdir=logdir`), Perfetto or chrome://tracing
-    open. In a multi-process job only the chief (rank 0) records, unless `all_replicas=True`;
-    the others keep an idle session so that `stop()` works the same everywhere.
+    open. In a multi-process job only the chief (rank 0) records, unless the environment sets
+    TORCHSTRATEGY_PROFILE_EVERY_PROCESS=1 (then every process does, as in TF); the others keep an idle
+    session so that `stop()` works the same everywhere.
 
     Raises AlreadyExistsError if a session (or another torch.profiler) is running, TypeError or
     NotADirectoryError for a logdir that is not a usable directory path.
@@ -139,6 +146,12 @@ def start(logdir: _PathLike, options: Optional[ProfilerOptions] = None, *, all_r
     >>> model.fit(dataset, epochs=1)  # doctest: +SKIP
     >>> tf.profiler.experimental.stop()  # doctest: +SKIP
     """
+    start_session(logdir, options, every_process=profile_on_every_process())
+
+
+def start_session(logdir: _PathLike, options: Optional[ProfilerOptions] = None, every_process: bool = False) -> None:
+    """torchstrategy's (not in tf.profiler): `start` with the recording processes chosen by the caller, every
+    process or the chief only (the TensorBoard callback, which already runs where it should record)."""
     path = _checked_logdir(logdir)
     if options is None:
         options = ProfilerOptions()
@@ -146,7 +159,7 @@ def start(logdir: _PathLike, options: Optional[ProfilerOptions] = None, *, all_r
         raise TypeError("options must be a tf.profiler.experimental.ProfilerOptions (or None), got "
                         f"{type(options).__name__}: {options!r}.")
     profile = _torch_profile(options)
-    recording = all_replicas or is_chief_process()
+    recording = every_process or is_chief_process()
     with _context.profiler_lock():
         if _context.profiler_session() is not None:
             raise AlreadyExistsError(None, None, "Another profiler is running. Call tf.profiler.experimental.stop() before "
@@ -179,14 +192,13 @@ class Profile:
     ...     model.fit(dataset, epochs=1)
     """
 
-    def __init__(self, logdir: _PathLike, options: Optional[ProfilerOptions] = None, *,
-                 all_replicas: bool = False) -> None:
+    @moved_keywords(all_replicas=_EVERY_PROCESS)
+    def __init__(self, logdir: _PathLike, options: Optional[ProfilerOptions] = None) -> None:
         self._logdir = logdir
         self._options = options
-        self._all_replicas = all_replicas
 
     def __enter__(self) -> None:
-        start(self._logdir, self._options, all_replicas=self._all_replicas)
+        start(self._logdir, self._options)
 
     def __exit__(self, exc_type: Any, exc: Any, traceback: Any) -> None:
         stop()

@@ -78,6 +78,20 @@ def test_checkpoint_interval_skips_saves_until_enough_steps_passed(tmp_path):
     assert manager.save(check_interval=False) is not None
 
 
+def test_last_checkpoint_step_is_where_the_interval_counts_from(tmp_path):
+    # TF 2.21: with checkpoint_interval, saves wait until last_checkpoint_step + interval; without it, ignored
+    step = tf.Variable(12, dtype="int64")
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(step=step), str(tmp_path / "a"), max_to_keep=None,
+                                         step_counter=step, checkpoint_interval=5, last_checkpoint_step=10)
+    assert manager.save() is None  # 12 < 10 + 5
+    step.assign(15)
+    assert manager.save() is not None
+    step.assign(10)
+    plain = tf.train.CheckpointManager(tf.train.Checkpoint(step=step), str(tmp_path / "b"), max_to_keep=None,
+                                       last_checkpoint_step=10)
+    assert plain.save() is not None
+
+
 def test_restore_or_initialize_calls_init_fn_only_without_a_checkpoint(tmp_path):
     calls = []
     manager, v = _manager(tmp_path, max_to_keep=3, init_fn=lambda: calls.append("init"))
@@ -119,15 +133,20 @@ def test_a_corrupted_latest_checkpoint_fails_loudly_unless_fallback_is_asked(tmp
     with pytest.raises(CheckpointCorruptedError, match="ckpt-3' is corrupted"):
         fresh.restore_or_initialize()
     assert float(w) == 0.0  # nothing partially restored
+    with pytest.raises(TypeError, match=r"set `manager\.fallback_to_previous = True`"):
+        fresh.restore_or_initialize(fallback_to_previous=True)  # the former keyword (TF's method takes none)
+    fresh.fallback_to_previous = True
     with pytest.warns(UserWarning, match="Skipping checkpoint '.*ckpt-3'.*corrupted"):
-        assert fresh.restore_or_initialize(fallback_to_previous=True) == str(tmp_path / "ckpt-2")
+        assert fresh.restore_or_initialize() == str(tmp_path / "ckpt-2")
     assert float(w) == 2.0
     os.unlink(tmp_path / "ckpt-2")
     with open(tmp_path / "ckpt-1", "r+b") as handle:
         handle.truncate(100)
     with pytest.warns(UserWarning, match="Skipping"):
         with pytest.raises(CheckpointCorruptedError, match="No readable checkpoint"):
-            _manager(tmp_path, max_to_keep=3)[0].restore_or_initialize(fallback_to_previous=True)
+            last = _manager(tmp_path, max_to_keep=3)[0]
+            last.fallback_to_previous = True
+            last.restore_or_initialize()
 
 
 def test_bad_arguments_are_refused(tmp_path):

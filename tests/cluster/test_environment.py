@@ -1,4 +1,5 @@
-"""cluster/environment.py's switches read from the environment (here: tf.summary on every process)."""
+"""cluster/environment.py's switches read from the environment (here: tf.summary and tf.profiler on every
+process, the parameter-server start-up timeout)."""
 from __future__ import annotations
 
 import pytest
@@ -13,6 +14,15 @@ def test_summaries_on_every_process_reads_its_variable(monkeypatch, value, expec
     else:
         monkeypatch.setenv(environment.SUMMARIES_EVERY_PROCESS_VARIABLE, value)
     assert environment.summaries_on_every_process() is expected
+
+
+@pytest.mark.parametrize("value, expected", [(None, False), ("1", True), ("on", True), ("0", False), ("", False)])
+def test_profile_on_every_process_reads_its_variable(monkeypatch, value, expected):
+    if value is None:
+        monkeypatch.delenv(environment.PROFILE_EVERY_PROCESS_VARIABLE, raising=False)
+    else:
+        monkeypatch.setenv(environment.PROFILE_EVERY_PROCESS_VARIABLE, value)
+    assert environment.profile_on_every_process() is expected
 
 
 @pytest.mark.parametrize("value, expected", [(None, 60.0), ("", 60.0), ("4", 4.0), (" 2.5 ", 2.5)])

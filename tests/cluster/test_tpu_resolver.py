@@ -96,7 +96,8 @@ def test_tpu_namespace_has_tfs_system_calls():
     assert experimental.shutdown_tpu_system is cluster_tpu.shutdown_tpu_system
     metadata = experimental.TPUSystemMetadata(8, 1, 8, None, ())
     assert (metadata.num_cores, metadata.num_hosts, metadata.num_of_cores_per_host) == (8, 1, 8)
-    topology = experimental.Topology(num_tasks=2, num_tpus_per_task=4, device_kind="TPU")
+    topology = experimental.Topology(mesh_shape=[2, 1, 1, 4], device_coordinates=[
+        [[0, 0, 0, core] for core in range(4)], [[1, 0, 0, core] for core in range(4)]])
     assert (topology.num_tasks, topology.num_tpus_per_task, topology.num_devices) == (2, 4, 8)
 
 

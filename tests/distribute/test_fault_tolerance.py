@@ -54,8 +54,9 @@ with strategy.scope():
     model.compile(optimizer=tf.keras.optimizers.Adam(0.01), loss=DecodedLoss(),
                   metrics=[Visits("max_visits", "max"), Visits("min_visits", "min")])
 dataset = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(N).batch(32)  # 6 global batches per epoch
-callbacks = [EpochLog(), tf.keras.callbacks.BackupAndRestore(os.path.join(out, "backup"), save_freq=4,
-                                                              save_before_preemption=True), KillAt()]
+backup = tf.keras.callbacks.BackupAndRestore(os.path.join(out, "backup"), save_freq=4)
+backup.save_before_preemption = True
+callbacks = [EpochLog(), backup, KillAt()]
 model.fit(dataset, epochs=4, verbose=0, callbacks=callbacks)
 if strategy.extended.should_checkpoint:
     np.savez(os.path.join(out, "weights.npz"), *model.get_weights())
@@ -177,7 +178,8 @@ with strategy.scope():
 x, y = np.ones((40000, 3), np.float32), np.ones((40000, 1), np.float32)
 callbacks = [Started()]
 if backup != "none":
-    callbacks.append(tf.keras.callbacks.BackupAndRestore(backup, save_freq="epoch", save_before_preemption=True))
+    callbacks.append(tf.keras.callbacks.BackupAndRestore(backup, save_freq="epoch"))
+    callbacks[-1].save_before_preemption = True
 model.fit(x, y, batch_size=8, epochs=1, verbose=0, callbacks=callbacks)
 print("finished", flush=True)
 '''

@@ -156,14 +156,52 @@ def test_a_hung_replica_is_named_with_the_batch_where_it_stopped_answering(tmp_p
     assert result.returncode != 0 and "finished" not in result.stdout
     assert "replica 1 stopped answering at epoch 1, batch 3" in result.stderr, result.stderr[-3000:]
     assert "CommunicationOptions(timeout_seconds=...)" in result.stderr
+    assert "MirroredStrategy(cross_device_ops=tf.distribute.experimental.CollectiveAllReduce(...))" in result.stderr
     assert elapsed < 60  # 4 s collective timeout + 3 s probe + teardown, not torch's 30 minutes
 
 
 def test_communication_options_must_be_the_tf_class():
     import torchstrategy as tf
 
-    with pytest.raises(TypeError, match="communication_options must be a tf.distribute.experimental"):
-        tf.distribute.MirroredStrategy(["/cpu:0"], communication_options={"timeout_seconds": 5})
+    with pytest.raises(TypeError, match="takes a tf.distribute.experimental.CommunicationOptions"):
+        tf.distribute.experimental.CollectiveAllReduce({"timeout_seconds": 5})
+    with pytest.raises(TypeError, match="takes a tf.distribute.CrossDeviceOps"):
+        tf.distribute.MirroredStrategy(["/cpu:0"], cross_device_ops="nccl")
+
+
+def test_the_old_keywords_fail_naming_their_new_spelling():
+    """MirroredStrategy has TF's signature (devices=None, cross_device_ops=None); torchstrategy's former
+    keywords say where they went, before any replica is started."""
+    import inspect
+
+    import torchstrategy as tf
+
+    params = inspect.signature(tf.distribute.MirroredStrategy).parameters
+    assert [(name, p.default) for name, p in params.items()] == [("devices", None), ("cross_device_ops", None)]
+    with pytest.raises(TypeError, match=r"strategy\.extended\.allow_uneven_split = True"):
+        tf.distribute.MirroredStrategy(["/cpu:0"], allow_uneven_split=True)
+    with pytest.raises(TypeError, match=r"cross_device_ops=tf\.distribute\.experimental\.CollectiveAllReduce\("):
+        tf.distribute.MirroredStrategy(["/cpu:0"], communication_options=None)
+    with pytest.raises(TypeError, match=r"strategy\.extended\.allow_uneven_split = True"):
+        tf.distribute.MultiWorkerMirroredStrategy(allow_uneven_split=True)
+    with pytest.raises(TypeError, match=r"strategy\.extended\.allow_uneven_split = True"):
+        tf.distribute.experimental.FSDPStrategy(["/cpu:0"], allow_uneven_split=True)
+    with pytest.raises(TypeError, match=r"experimental_spmd_xla_partitioning=True"):  # before torch-xla is needed
+        tf.distribute.TPUStrategy(shard_variables=True)
+
+
+def test_collective_all_reduce_carries_the_options_and_backend_choice():
+    import torchstrategy as tf
+
+    Impl = tf.distribute.experimental.CommunicationImplementation
+    options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=7, implementation=Impl.RING)
+    ops = tf.distribute.experimental.CollectiveAllReduce(options)
+    assert isinstance(ops, tf.distribute.CrossDeviceOps) and ops.communication_options is options
+    assert tf.distribute.experimental.CollectiveAllReduce().communication_options == (
+        tf.distribute.experimental.CommunicationOptions())
+    with pytest.raises(ValueError, match="NCCL communication needs CUDA GPUs"):  # checked before any process starts
+        tf.distribute.MirroredStrategy(["/cpu:0"], cross_device_ops=tf.distribute.experimental.CollectiveAllReduce(
+            tf.distribute.experimental.CommunicationOptions(implementation=Impl.NCCL)))
 
 
 FAULT = r'''
@@ -173,7 +211,8 @@ import torchstrategy as tf
 how = sys.argv[1]
 # "hang": a short collective timeout, so that the replica blocked in user code is found quickly
 options = tf.distribute.experimental.CommunicationOptions(timeout_seconds=4) if how == "hang" else None
-strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"], communication_options=options)
+strategy = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"],
+                                          cross_device_ops=tf.distribute.experimental.CollectiveAllReduce(options))
 rank = strategy.process_rank
 
 class Fault(tf.keras.callbacks.Callback):

@@ -170,7 +170,8 @@ replicas, timeout, hook = int(sys.argv[1]), sys.argv[2], sys.argv[3]
 options = None if timeout == "default" else tf.distribute.experimental.CommunicationOptions(
     timeout_seconds=float(timeout))
 if replicas:  # `python train.py`: the launcher re-runs this script for replicas 1..n-1
-    strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(replicas)], communication_options=options)
+    strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(replicas)],
+                                              cross_device_ops=tf.distribute.experimental.CollectiveAllReduce(options))
 else:
     strategy = tf.distribute.MultiWorkerMirroredStrategy(communication_options=options)
 

@@ -264,14 +264,14 @@ def test_the_mixed_bfloat16_policy_trains_on_xla_close_to_the_cpu_run():
     np.testing.assert_allclose(history.history["loss"], expected.history["loss"], rtol=2e-2)
 
 
-def test_shard_variables_splits_weights_and_slots_over_the_devices_and_trains_the_same():
+def test_spmd_xla_partitioning_splits_weights_and_slots_over_the_devices_and_trains_the_same():
     import torch_xla
     import torchstrategy as tf
 
     x, y = _data()
     reference = _model(_cpu(), "adam")
     reference.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, verbose=0, shuffle=False)
-    model = _model(tf.distribute.TPUStrategy(shard_variables=True), "adam")
+    model = _model(tf.distribute.TPUStrategy(experimental_spmd_xla_partitioning=True), "adam")
     model.fit(x, y, batch_size=GLOBAL_BATCH, epochs=2, verbose=0, shuffle=False)
     kernel = model.layers[-1].kernel  # (36, 10): split on its first dimension over the 4 devices
     spec = torch_xla._XLAC._get_xla_sharding_spec(kernel)

@@ -176,7 +176,8 @@ import json, sys
 import numpy as np
 import torchstrategy as tf
 
-strategy = tf.distribute.MirroredStrategy(sys.argv[2].split(","), allow_uneven_split=True)
+strategy = tf.distribute.MirroredStrategy(sys.argv[2].split(","))
+strategy.extended.allow_uneven_split = True
 rng = np.random.default_rng(0)
 x = rng.normal(size=(16, 4)).astype("float32")
 y = (rng.random((16, 3)) < 0.5).astype("float32")

@@ -36,8 +36,8 @@ class CheckpointCorruptedError(ValueError):
 def corrupted(path: str, problem: str) -> CheckpointCorruptedError:
     return CheckpointCorruptedError(
         f"Checkpoint file '{path}' is corrupted: {problem}. It was cut short or altered after it was "
-        f"written; restore an earlier checkpoint (CheckpointManager.restore_or_initialize("
-        f"fallback_to_previous=True) does this) or delete the file.")
+        f"written; restore an earlier checkpoint (a CheckpointManager with "
+        f"`manager.fallback_to_previous = True` does this in restore_or_initialize) or delete the file.")
 
 
 def _pad(size: int) -> int:

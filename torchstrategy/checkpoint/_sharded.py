@@ -343,12 +343,12 @@ def _check_shard_files(path: str, reader: Any) -> None:
         if not os.path.isfile(file):
             raise CheckpointCorruptedError(f"Checkpoint '{path}' is missing the shard file '{name}' written by rank "
                                            f"{rank}: it was deleted or never copied. Restore it, or use an older "
-                                           "checkpoint (CheckpointManager.restore_or_initialize(fallback_to_previous=True)).")
+                                           "checkpoint (`manager.fallback_to_previous = True` before CheckpointManager.restore_or_initialize()).")
         found = os.path.getsize(file)
         if found < size:
             raise CheckpointCorruptedError(f"Checkpoint '{path}': the shard file '{name}' written by rank {rank} is cut "
                                            f"short ({found} bytes, its tensors need {size}). Restore it, or use an older "
-                                           "checkpoint (CheckpointManager.restore_or_initialize(fallback_to_previous=True)).")
+                                           "checkpoint (`manager.fallback_to_previous = True` before CheckpointManager.restore_or_initialize()).")
 
 
 def _describe_failure(error: BaseException) -> str:

@@ -12,6 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Optional, Sequence
 
+from torchstrategy._machinery.moved_keywords import moved_keywords
 from torchstrategy.checkpoint import _io, _sharded
 from torchstrategy.checkpoint._sync import Coordinator
 from torchstrategy.checkpoint.lock import DirectoryLock, DirectoryLockedError
@@ -129,7 +130,7 @@ class CheckpointManager:
     def __init__(self, checkpoint: Any, directory: str, max_to_keep: Optional[int],
                  keep_checkpoint_every_n_hours: Optional[float] = None, checkpoint_name: str = "ckpt",
                  step_counter: Any = None, checkpoint_interval: Optional[int] = None,
-                 init_fn: Optional[Callable[[], Any]] = None) -> None:
+                 init_fn: Optional[Callable[[], Any]] = None, last_checkpoint_step: Optional[int] = None) -> None:
         from torchstrategy.checkpoint.checkpoint import Checkpoint
 
         if not isinstance(checkpoint, Checkpoint):
@@ -147,7 +148,12 @@ class CheckpointManager:
         self._prefix = os.path.join(self._directory, checkpoint_name)
         self._step_counter = step_counter
         self._checkpoint_interval = checkpoint_interval
-        self._last_checkpoint_step: Optional[int] = None
+        # where the interval counts from (TF: used only with checkpoint_interval); None: the first save saves
+        self._last_checkpoint_step: Optional[int] = (None if checkpoint_interval is None or last_checkpoint_step is None
+                                                     else int(last_checkpoint_step))
+        #: torchstrategy's switch (not in TF): restore_or_initialize falls back to older managed checkpoints,
+        #: newest first, when the latest is corrupted or missing, instead of raising
+        self.fallback_to_previous = False
         self._init_fn = init_fn
         self._maybe_delete: "OrderedDict[str, float]" = OrderedDict()
         now = time.time()
@@ -321,13 +327,15 @@ class CheckpointManager:
                                 list(self._maybe_delete.values()), self._last_preserved_timestamp)
 
     # ----- restoring -------------------------------------------------------------------------
-    def restore_or_initialize(self, fallback_to_previous: bool = False) -> Optional[str]:
+    @moved_keywords(fallback_to_previous="set `manager.fallback_to_previous = True` before calling it.")
+    def restore_or_initialize(self) -> Optional[str]:
         """Restores the latest checkpoint and returns its path; with none, calls `init_fn` (if given) and
-        returns None. A corrupted or missing latest file raises, naming it, unless
-        `fallback_to_previous=True`: then older managed checkpoints are tried, newest first, with a
-        warning for each file skipped."""
+        returns None. A corrupted or missing latest file raises, naming it, unless the manager's
+        `fallback_to_previous` is True (torchstrategy's switch): then older managed checkpoints are tried,
+        newest first, with a warning for each file skipped."""
         from torchstrategy.checkpoint._io import CheckpointCorruptedError
 
+        fallback_to_previous = bool(self.fallback_to_previous)
         if self._latest_checkpoint is None:
             if self._init_fn is not None:
                 self._init_fn()

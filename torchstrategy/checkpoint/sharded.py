@@ -64,6 +64,13 @@ class ShardedCheckpointReader:
         """Loads every tensor now, as full plain tensors (for a strategy that does not shard)."""
         self._structure.load_all()
 
+    def verify(self) -> None:
+        """Raises CheckpointCorruptedError, naming the file, when a shard file is missing or cut short: before
+        anything loads (a caller with an older checkpoint to fall back on checks here)."""
+        import torch.distributed.checkpoint as dcp
+
+        _sharded._check_shard_files(self._structure.path, dcp.FileSystemReader(self._structure.path))
+
 
 def run_on_chief(write: Callable[[], None], strategy: Any = None) -> None:
     """Runs `write` on the chief only; every rank returns once it finished, and raises if it failed.

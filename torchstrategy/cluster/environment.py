@@ -111,6 +111,15 @@ def summaries_on_every_process() -> bool:
     return os.environ.get(SUMMARIES_EVERY_PROCESS_VARIABLE, "").strip().lower() in _TRUE_WORDS
 
 
+PROFILE_EVERY_PROCESS_VARIABLE = "TORCHSTRATEGY_PROFILE_EVERY_PROCESS"  # tf.profiler traces on every rank
+
+
+def profile_on_every_process() -> bool:
+    """True when `TORCHSTRATEGY_PROFILE_EVERY_PROCESS` is 1/true/yes/on: tf.profiler.experimental.start / Profile
+    then record on every process of a job (as in TF), not only on the chief."""
+    return os.environ.get(PROFILE_EVERY_PROCESS_VARIABLE, "").strip().lower() in _TRUE_WORDS
+
+
 #: Seconds every task of a parameter-server job waits for the others to start (see ps_startup_timeout).
 PS_STARTUP_TIMEOUT_VARIABLE = "TORCHSTRATEGY_PS_STARTUP_TIMEOUT"
 #: The wait when the variable is unset: long enough for tasks that import torch at the same time on a busy host.

@@ -12,6 +12,7 @@ from lightning_utilities.core.imports import module_available
 from torchstrategy import _context
 from torchstrategy.cluster.base import ClusterResolver, env_value
 from torchstrategy.cluster.spec import ClusterSpec, ProcessSpec
+from torchstrategy.cluster.tpu_topology import Topology, local_topology
 
 #: The extra that installs torch-xla with the torch build it works with.
 TPU_EXTRA_HINT = ("pip install 'torchstrategy[tpu]' (torch-xla 2.9.0, which needs torch 2.9.1 and "
@@ -122,25 +123,6 @@ class DeviceOrderMode(enum.IntEnum):
     MESH = 2
 
 
-class Topology:
-    """What `initialize_tpu_system` returns (tf.tpu.experimental.Topology's counts): one task (this
-    process, single-process SPMD) holding `num_tpus_per_task` XLA devices of kind `device_kind`."""
-
-    def __init__(self, num_tasks: int, num_tpus_per_task: int, device_kind: str) -> None:
-        self.num_tasks = int(num_tasks)
-        self.num_tpus_per_task = int(num_tpus_per_task)
-        self.device_kind = device_kind
-
-    @property
-    def num_devices(self) -> int:
-        """Devices in the whole system (num_tasks * num_tpus_per_task)."""
-        return self.num_tasks * self.num_tpus_per_task
-
-    def __repr__(self) -> str:
-        return (f"Topology(num_tasks={self.num_tasks}, num_tpus_per_task={self.num_tpus_per_task}, "
-                f"device_kind={self.device_kind!r})")
-
-
 class TPUClusterResolver(ClusterResolver):
     """TF's `tf.distribute.cluster_resolver.TPUClusterResolver`, for the XLA devices of this host.
 
@@ -205,7 +187,7 @@ class TPUClusterResolver(ClusterResolver):
     def get_tpu_system_metadata(self) -> TPUSystemMetadata:
         """TF's TPUSystemMetadata: one host, all of its XLA devices, TF's device names."""
         count = xla_device_count("TPUClusterResolver.get_tpu_system_metadata()")
-        topology = Topology(1, count, xla_device_kind())
+        topology = local_topology(count, xla_device_kind())
         devices = tuple(f"/job:{self.task_type}/replica:0/task:0/device:TPU:{index}" for index in range(count))
         return TPUSystemMetadata(num_cores=count, num_hosts=1, num_of_cores_per_host=count,
                                  topology=topology, devices=devices)
@@ -274,7 +256,7 @@ def initialize_tpu_system(cluster_resolver: Optional[TPUClusterResolver] = None)
                            "variables already on the devices), or call tf.tpu.experimental.shutdown_tpu_system "
                            "first.")
     count = xla_device_count("tf.tpu.experimental.initialize_tpu_system")
-    topology = Topology(1, count, xla_device_kind())
+    topology = local_topology(count, xla_device_kind())
     _context.set_tpu_system_initialized(resolver.tpu_name, True)
     return topology
 

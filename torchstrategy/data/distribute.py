@@ -108,7 +108,7 @@ def check_divisible(rows: int, replicas: int) -> None:
     raise ValueError(
         f"The global batch size {rows} is not divisible by the {replicas} replicas in sync, so replicas "
         f"would train on batches of different sizes. Use a global batch size of {valid} (a multiple of "
-        f"{replicas}), or opt in with MirroredStrategy(..., allow_uneven_split=True)."
+        f"{replicas}), or opt in with `strategy.extended.allow_uneven_split = True`."
     )
 
 

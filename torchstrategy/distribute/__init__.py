@@ -8,7 +8,7 @@ from typing import Any, Optional
 from torchstrategy._machinery.lazy import namespace_module
 from torchstrategy._context import get_strategy, has_strategy, in_cross_replica_context
 from torchstrategy.distribute.communication import (
-    CollectiveCommunication, CollectiveHints, CommunicationImplementation, CommunicationOptions, CrossDeviceOps,
+    CollectiveAllReduce, CollectiveCommunication, CollectiveHints, CommunicationImplementation, CommunicationOptions, CrossDeviceOps,
     HierarchicalCopyAllReduce, NcclAllReduce, ReductionToOneDevice,
 )
 from torchstrategy.distribute.central_storage import CentralStorageStrategy
@@ -50,7 +50,7 @@ class InputOptions(collections.namedtuple("InputOptions", [
         "experimental_per_replica_buffer_size"])):
     """Options for distributing datasets (TF's fields). Placement is automatic here: batches go to the replicas'
     devices; PER_WORKER is the replication mode of every strategy. A global batch that does not divide by the
-    replicas is let through with the strategy's `allow_uneven_split=True`."""
+    replicas is let through after `strategy.extended.allow_uneven_split = True`."""
 
     __slots__ = ()
 
@@ -129,6 +129,7 @@ experimental = namespace_module("torchstrategy.distribute.experimental", ("tf.di
     MultiWorkerMirroredStrategy=_ExperimentalMultiWorkerMirroredStrategy,
     CollectiveCommunication=CollectiveCommunication,
     CollectiveHints=CollectiveHints,
+    CollectiveAllReduce=CollectiveAllReduce,
     ValueContext=ValueContext,
     PreemptionCheckpointHandler=PreemptionCheckpointHandler,
     TerminationConfig=TerminationConfig,

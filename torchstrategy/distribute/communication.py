@@ -1,5 +1,5 @@
 """How replicas talk: TF's CommunicationOptions / CommunicationImplementation and the
-cross_device_ops classes MirroredStrategy accepts, mapped to a torch.distributed backend."""
+cross_device_ops classes MirroredStrategy accepts, mapped to a torch.distributed backend and timeout."""
 from __future__ import annotations
 
 import enum
@@ -14,6 +14,9 @@ DEFAULT_TIMEOUT = timedelta(minutes=30)
 #: MirroredStrategy's (one machine): long enough for a chief writing a big checkpoint while the others
 #: wait, short enough that a replica stuck in user code does not stall the job for half an hour.
 LOCAL_TIMEOUT = timedelta(minutes=10)
+#: how an error tells the user to change the collective timeout, for every strategy that has one
+TIMEOUT_SPELLING = ("CommunicationOptions(timeout_seconds=...): MultiWorkerMirroredStrategy(communication_options=...), "
+                    "MirroredStrategy(cross_device_ops=tf.distribute.experimental.CollectiveAllReduce(...))")
 
 
 class CommunicationImplementation(enum.Enum):
@@ -124,6 +127,19 @@ class ReductionToOneDevice(CrossDeviceOps):
     def __init__(self, reduce_to_device: Any = None, accumulation_fn: Any = None) -> None:
         self.reduce_to_device = reduce_to_device
         self.accumulation_fn = accumulation_fn
+
+
+class CollectiveAllReduce(CrossDeviceOps):
+    """torchstrategy extension, for MirroredStrategy's `cross_device_ops` (TF keeps its class of this name
+    internal, as what MultiWorkerMirroredStrategy all-reduces with): torch.distributed collectives run under
+    `communication_options`, TF's CommunicationOptions: `implementation` picks the backend (NCCL: nccl, RING:
+    gloo, AUTO: nccl on GPUs, gloo on CPUs), `timeout_seconds` how long a collective waits for every replica."""
+
+    def __init__(self, communication_options: Optional[CommunicationOptions] = None) -> None:
+        if communication_options is not None and not isinstance(communication_options, CommunicationOptions):
+            raise TypeError(f"CollectiveAllReduce(communication_options=...) takes a "
+                            f"tf.distribute.experimental.CommunicationOptions; got {type(communication_options).__name__}.")
+        self.communication_options = communication_options or CommunicationOptions()
 
 
 def choose_backend(on_cuda: bool, implementation: CommunicationImplementation = CommunicationImplementation.AUTO,

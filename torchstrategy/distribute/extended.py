@@ -24,7 +24,6 @@ class StrategyParts:
     stepping: Any = None
     launcher: Any = None
     cluster_resolver: Any = None
-    allow_uneven_split: bool = False
     #: True for strategies whose variables must be created inside `scope()` (mirrored, sharded)
     needs_model_in_scope: bool = False
     #: `extended.worker_devices` / `parameter_devices`; None: the strategy's device
@@ -59,6 +58,20 @@ class StrategyExtended:
 
     def _container_strategy(self) -> "Strategy":
         return self._container_strategy_ref
+
+    # ----- torchstrategy's switches (not TF's signature: the strategies' constructors keep TF's) --------------
+    @property
+    def allow_uneven_split(self) -> bool:
+        """torchstrategy extension, False by default: whether a global batch that does not divide by
+        `num_replicas_in_sync` is split anyway (some replicas get one row fewer, as TF splits it) instead of
+        refused naming the nearest valid sizes. Set it before `fit` or distributing a dataset."""
+        return self._container_strategy()._placement.allow_uneven_split
+
+    @allow_uneven_split.setter
+    def allow_uneven_split(self, value: bool) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"strategy.extended.allow_uneven_split takes True or False; got {value!r}.")
+        self._container_strategy()._placement.allow_uneven_split = value
 
     # ----- facts ---------------------------------------------------------------------------------------
     @property

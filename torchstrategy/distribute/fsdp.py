@@ -7,6 +7,7 @@ from typing import Any, Optional, Sequence
 import torch
 
 from torchstrategy import _context, cluster
+from torchstrategy._machinery.moved_keywords import moved_keywords
 from torchstrategy.distribute import parts
 from torchstrategy.distribute.communication import DEFAULT_TIMEOUT, LOCAL_TIMEOUT, CommunicationOptions
 from torchstrategy.distribute.mirrored import _local_devices
@@ -42,9 +43,10 @@ class FSDPStrategy(Strategy):
     1
     """
 
+    @moved_keywords(allow_uneven_split="set `strategy.extended.allow_uneven_split = True` after making the strategy.")
     def __init__(self, devices: Optional[Sequence[Any]] = None, cluster_resolver: Any = None,
                  options: Optional[ShardingOptions] = None, communication_options: Optional[CommunicationOptions] = None,
-                 reshard_after_forward: Optional[bool] = None, allow_uneven_split: bool = False) -> None:
+                 reshard_after_forward: Optional[bool] = None) -> None:
         if options is not None and not isinstance(options, ShardingOptions):
             raise TypeError(f"options must be a tf.distribute.experimental.ShardingOptions; got "
                             f"{type(options).__name__}.")
@@ -71,5 +73,5 @@ class FSDPStrategy(Strategy):
         super().__init__(self._wired(
             group.device, collectives=group.collectives, launcher=launcher,
             replication=FullyShardReplication(group.device, group.collectives.active, options, _policy_dtypes),
-            checkpoint_io=ShardedStateIO(), cluster_resolver=resolver, allow_uneven_split=allow_uneven_split,
+            checkpoint_io=ShardedStateIO(), cluster_resolver=resolver,
             needs_model_in_scope=True))

@@ -6,11 +6,12 @@ from typing import Any, Optional, Sequence
 
 import torch
 
+from torchstrategy._machinery.moved_keywords import moved_keywords
 from torchstrategy.config import parse_device
 from torchstrategy.distribute import parts
-from torchstrategy.distribute.communication import LOCAL_TIMEOUT, CommunicationOptions, CrossDeviceOps
-from torchstrategy.distribute.process_groups import (GroupConfig, checked_communication_options, cuda_devices,
-                                                     join_process_group, threads_per_replica)
+from torchstrategy.distribute.communication import (LOCAL_TIMEOUT, CollectiveAllReduce, CommunicationOptions,
+                                                    CrossDeviceOps)
+from torchstrategy.distribute.process_groups import GroupConfig, cuda_devices, join_process_group, threads_per_replica
 from torchstrategy.distribute.strategy import Strategy
 
 
@@ -51,21 +52,34 @@ class MirroredStrategy(Strategy):
     In a plain `python train.py`, the script is re-run for replicas 1..N-1 (this process is
     replica 0); under torchrun, each process joins as the rank torchrun gave it.
 
+    `cross_device_ops` picks the backend (NcclAllReduce: nccl, ReductionToOneDevice: gloo); the collective
+    timeout is set with `tf.distribute.experimental.CollectiveAllReduce(CommunicationOptions(...))` there.
+    `strategy.extended.allow_uneven_split = True` lets global batches that do not divide be split.
+
     >>> import torchstrategy as tf
     >>> strategy = tf.distribute.MirroredStrategy(["/cpu:0"])
     >>> strategy.num_replicas_in_sync
     1
     """
 
-    def __init__(self, devices: Optional[Sequence[Any]] = None, cross_device_ops: Optional[CrossDeviceOps] = None,
-                 allow_uneven_split: bool = False, communication_options: Optional[CommunicationOptions] = None) -> None:
+    @moved_keywords(
+        allow_uneven_split="set `strategy.extended.allow_uneven_split = True` after making the strategy.",
+        communication_options="pass cross_device_ops=tf.distribute.experimental.CollectiveAllReduce("
+                              "communication_options=tf.distribute.experimental.CommunicationOptions(...)).")
+    def __init__(self, devices: Optional[Sequence[Any]] = None,
+                 cross_device_ops: Optional[CrossDeviceOps] = None) -> None:
         local = _local_devices(devices)
         on_cuda = local[0].type == "cuda"
-        options = checked_communication_options(communication_options, "MirroredStrategy")
+        if cross_device_ops is not None and not isinstance(cross_device_ops, CrossDeviceOps):
+            raise TypeError(f"MirroredStrategy(cross_device_ops=...) takes a tf.distribute.CrossDeviceOps (NcclAllReduce, "
+                            f"HierarchicalCopyAllReduce, ReductionToOneDevice, or torchstrategy's "
+                            f"tf.distribute.experimental.CollectiveAllReduce); got {type(cross_device_ops).__name__}.")
+        options = (cross_device_ops.communication_options if isinstance(cross_device_ops, CollectiveAllReduce)
+                   else CommunicationOptions())
         # devices unset (every local GPU): under torchrun, whatever it started decides
         launcher = parts.RerunScriptLauncher(len(local), threads_per_replica(on_cuda), follow_launcher=devices is None)
         # a collective that waits longer than LOCAL_TIMEOUT fails, naming the replica that stopped answering
         config = GroupConfig("MirroredStrategy", on_cuda, LOCAL_TIMEOUT, cuda_devices(local),
                              requested_backend=cross_device_ops.backend if cross_device_ops else None)
         super().__init__(self._wired(**parts.data_parallel(join_process_group(launcher, config, options)),
-                                     allow_uneven_split=allow_uneven_split, needs_model_in_scope=True))
+                                     needs_model_in_scope=True))

@@ -7,6 +7,7 @@ from typing import Any, Optional
 import torch
 
 from torchstrategy import cluster, config
+from torchstrategy._machinery.moved_keywords import moved_keywords
 from torchstrategy.distribute import parts
 from torchstrategy.distribute.communication import DEFAULT_TIMEOUT, CommunicationOptions
 from torchstrategy.distribute.process_groups import (GroupConfig, checked_communication_options, join_process_group,
@@ -28,8 +29,9 @@ class MultiWorkerMirroredStrategy(Strategy):
     1
     """
 
-    def __init__(self, cluster_resolver: Any = None, communication_options: Optional[CommunicationOptions] = None,
-                 allow_uneven_split: bool = False) -> None:
+    @moved_keywords(allow_uneven_split="set `strategy.extended.allow_uneven_split = True` after making the strategy.")
+    def __init__(self, cluster_resolver: Any = None,
+                 communication_options: Optional[CommunicationOptions] = None) -> None:
         resolver = cluster_resolver if cluster_resolver is not None else cluster.detect()
         options = checked_communication_options(communication_options, "MultiWorkerMirroredStrategy")
         on_cuda = torch.cuda.is_available()
@@ -44,4 +46,4 @@ class MultiWorkerMirroredStrategy(Strategy):
 
             resolver = TFConfigClusterResolver()
         super().__init__(self._wired(**parts.data_parallel(group), cluster_resolver=resolver,
-                                     allow_uneven_split=allow_uneven_split, needs_model_in_scope=True))
+                                     needs_model_in_scope=True))

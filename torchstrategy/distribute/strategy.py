@@ -11,6 +11,7 @@ from torch import nn
 from torchstrategy import _context
 from torchstrategy.data.distribute import DistributedDataset
 from torchstrategy.distribute import parts as _parts
+from torchstrategy.distribute.communication import TIMEOUT_SPELLING as _TIMEOUT_SPELLING
 from torchstrategy.distribute.extended import StrategyExtended, StrategyParts
 from torchstrategy.distribute.values import (InputContext, InputReplicationMode, PerReplica, ReduceOp, ReplicaContext,
                                             ValueContext, _as_reduce_op)
@@ -62,8 +63,7 @@ class Strategy:
         self._precision = _parts.check_part("precision", parts.precision or _parts.StepPrecision())
         self._checkpoint_io = _parts.check_part("checkpoint_io", parts.checkpoint_io or _parts.FullStateIO())
         self._placement = _parts.check_part("placement", parts.placement or _parts.BatchPlacement(
-            self._device, local, combine=_per_replica, collectives=self._collectives,
-            allow_uneven_split=parts.allow_uneven_split))
+            self._device, local, combine=_per_replica, collectives=self._collectives))
         self._stepping = _parts.check_part("stepping", parts.stepping or _parts.LocalStepping())
         self._resolver = parts.cluster_resolver
         #: True for strategies whose variables must be created inside `scope()` (mirrored, sharded).
@@ -506,7 +506,7 @@ class Strategy:
         return RuntimeError(
             f"{type(self).__name__}: {who} {where}: a collective timed out waiting for it. It may be blocked in "
             f"user code or far slower than the others; if steps legitimately take that long, raise the limit with "
-            f"communication_options=tf.distribute.experimental.CommunicationOptions(timeout_seconds=...). "
+            f"{_TIMEOUT_SPELLING}. "
             f"Underlying error: {str(error).splitlines()[0] if str(error) else type(error).__name__}")
 
     def teardown(self) -> None:

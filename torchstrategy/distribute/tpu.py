@@ -1,9 +1,10 @@
 """TPUStrategy: synchronous training on this host's XLA devices (TPU cores, or XLA:CPU devices) as one
-SPMD program per step: each global batch sharded over the devices, weights replicated (torch-xla)."""
+SPMD program per step: each global batch sharded over the devices, weights replicated or split (torch-xla)."""
 from __future__ import annotations
 
 from typing import Any
 
+from torchstrategy._machinery.moved_keywords import moved_keywords
 from torchstrategy.distribute.parts.spmd import SpmdCollectives, SpmdPlacement, SpmdReplication, XlaMesh, init_spmd
 from torchstrategy.distribute.strategy import Strategy
 
@@ -13,8 +14,10 @@ class TPUStrategy(Strategy):
     count and each global batch is split over them, as in TF. A step runs as one SPMD program over the
     whole global batch (XLA splits it and adds the all-reduces), compiled once per input shape.
 
-    `shard_variables=True` splits every weight and optimizer slot over the devices (FSDP-style, along a
-    dimension that divides by the device count) instead of replicating them; XLA gathers them where used.
+    `experimental_spmd_xla_partitioning=True` has XLA's SPMD partitioner split every weight and optimizer
+    slot over the devices (FSDP-style, along a dimension that divides by the device count) instead of
+    replicating them; XLA gathers them where used, and training computes the same numbers.
+    `strategy.extended.allow_uneven_split = True` lets global batches that do not divide be split.
 
     Inside `strategy.run` the step sees the global batch, so `tf.nn.compute_average_loss` without a
     `global_batch_size` and the Keras loss divide by the global batch, and `strategy.reduce` of the
@@ -26,9 +29,12 @@ class TPUStrategy(Strategy):
     4
     """
 
+    @moved_keywords(
+        allow_uneven_split="set `strategy.extended.allow_uneven_split = True` after making the strategy.",
+        shard_variables="pass experimental_spmd_xla_partitioning=True (XLA's SPMD partitioner then splits every "
+                        "weight and optimizer slot over the devices).")
     def __init__(self, tpu_cluster_resolver: Any = None, experimental_device_assignment: Any = None,
-                 experimental_spmd_xla_partitioning: bool = False, allow_uneven_split: bool = False,
-                 shard_variables: bool = False) -> None:
+                 experimental_spmd_xla_partitioning: bool = False) -> None:
         from torchstrategy.cluster import tpu as tpu_cluster
 
         tpu_cluster.require_torch_xla("TPUStrategy")  # says which extra to install
@@ -51,8 +57,8 @@ class TPUStrategy(Strategy):
         devices = tuple(f"/device:TPU:{i}" for i in range(count))
         super().__init__(self._wired(
             self._mesh.device, collectives=collectives,
-            replication=SpmdReplication(self._mesh, shard_variables=shard_variables),
-            placement=SpmdPlacement(self._mesh, collectives, allow_uneven_split=allow_uneven_split),
+            replication=SpmdReplication(self._mesh, shard_variables=bool(experimental_spmd_xla_partitioning)),
+            placement=SpmdPlacement(self._mesh, collectives),
             cluster_resolver=tpu_cluster_resolver, needs_model_in_scope=True, worker_devices=devices,
             parameter_devices=devices))
 

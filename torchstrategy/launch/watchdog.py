@@ -29,7 +29,7 @@ def start_parent_watchdog(launcher_pid: int, poll_interval: float = 0.5,
     job). Calling it again is a no-op.
 
     With `terminate_grace` (seconds), a launcher's death first sends this process SIGTERM, so that a
-    preemption handler (BackupAndRestore(save_before_preemption=True)) can save a backup with the other
+    preemption handler (a BackupAndRestore with save_before_preemption set) can save a backup with the other
     replicas, which are orphaned too; the process is ended anyway once the grace has passed.
 
     Example (spec: this process's ProcessSpec, read from the environment):

@@ -433,8 +433,38 @@ def distributed_api(strategy, out, state):
             "id_sum": id_sum, "updated": float(variable.numpy())}
 
 
+def uneven_split(strategy, out, state):
+    """`strategy.extended.allow_uneven_split` (torchstrategy's switch; off by default): fit with a global batch of
+    BATCH - 1 rows, refused when it does not divide over the replicas, then again once the switch is on. Parameter
+    servers take per-worker datasets and fit on arrays only through a DatasetCreator: the switch alone there."""
+    facts = {"default": strategy.extended.allow_uneven_split}
+    strategy.extended.allow_uneven_split = True
+    facts["after_set"] = strategy.extended.allow_uneven_split
+    strategy.extended.allow_uneven_split = False
+    try:
+        strategy.extended.allow_uneven_split = "yes"
+    except TypeError as error:
+        facts["bad_value"] = str(error)
+    if is_parameter_server(strategy):
+        return facts
+    x, y = data()
+    try:
+        build(strategy).fit(x, y, batch_size=BATCH - 1, epochs=1, verbose=0, shuffle=False)
+        facts["refused"] = None
+    except ValueError as error:
+        facts["refused"] = str(error)
+    strategy.extended.allow_uneven_split = True
+    try:
+        model = build(strategy)
+        history = model.fit(x, y, batch_size=BATCH - 1, epochs=1, verbose=0, shuffle=False)
+    finally:
+        strategy.extended.allow_uneven_split = False
+    return {**facts, "loss": history.history["loss"], "weights": weights(model),
+            "iterations": int(model.optimizer.iterations)}
+
+
 BEHAVIOURS = [fit, evaluate, predict, custom_loop, checkpoint, checkpoint_continued, backup_and_restore,
-              mixed_precision, callbacks, samples_seen, keras_metrics, outside_scope, distributed_api]
+              mixed_precision, callbacks, samples_seen, keras_metrics, outside_scope, distributed_api, uneven_split]
 
 
 def run(strategy, out: str) -> dict:

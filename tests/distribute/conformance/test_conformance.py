@@ -346,3 +346,33 @@ def test_merge_call_reduce_to_update_and_distributed_values_give_the_numbers_of_
     assert chief["should_checkpoint"] is True
     assert [p["distributed_api"]["should_checkpoint"] for name, p in battery["processes"].items()
             if name != "chief"] == [False] * (spec.processes - 1)
+
+
+def test_an_uneven_global_batch_is_refused_until_extended_allows_it_then_trains_on_every_row(battery, reference):
+    """`strategy.extended.allow_uneven_split` is torchstrategy's switch (the constructors keep TF's signature):
+    off, a global batch that does not divide over the replicas is refused before a step, naming valid sizes;
+    on, it is split (a replica gets a row fewer) and fit trains every row once, the same weights everywhere.
+    TF 2.21's Keras fit has no numbers to match: it fails on such a batch (AddN of [8,6] and [7,6] gradients).
+    One replica equals the one-process run; several weight their replicas' mean losses equally, so the
+    result differs from it by that weighting only (close, not equal)."""
+    spec = battery["spec"]
+    results = _every_process(battery, "uneven_split")
+    for result in results:
+        assert result["default"] is False and result["after_set"] is True
+        assert "takes True or False" in result["bad_value"]
+        if spec.name == "parameter_server":
+            continue
+        if spec.replicas > 1:
+            assert f"global batch size {_battery.BATCH - 1} is not divisible by the {spec.replicas} replicas" in (
+                result["refused"] or ""), result["refused"]
+            assert "strategy.extended.allow_uneven_split = True" in result["refused"]
+        else:
+            assert result["refused"] is None
+        expected = reference["uneven_split"]
+        assert result["iterations"] == expected["iterations"] == -(-_battery.ROWS // (_battery.BATCH - 1))
+        atol = spec.atol if spec.replicas == 1 else 0.05
+        for ours, theirs, start in zip(result["weights"], expected["weights"], _battery.initial_weights()):
+            np.testing.assert_allclose(ours, theirs, atol=atol, rtol=1e-4)
+            assert not np.allclose(ours, start)  # it trained
+        np.testing.assert_allclose(result["loss"], expected["loss"], atol=atol, rtol=1e-4)
+        assert result["weights"] == results[0]["weights"]  # every process holds the same model

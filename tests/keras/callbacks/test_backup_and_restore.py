@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import torchstrategy as tf
+from torchstrategy.checkpoint import CheckpointCorruptedError
 
 
 class Crash(Exception):
@@ -192,3 +193,54 @@ def test_a_backup_says_whether_its_data_position_holds_on_another_replica_count(
         model.fit(creator, steps_per_epoch=8, epochs=2, verbose=0,
                   callbacks=[tf.keras.callbacks.BackupAndRestore(str(tmp_path / "arrays"))])
     assert all(np.array_equal(a, b) for a, b in zip(model.get_weights(), before))  # nothing trained
+
+
+@pytest.mark.filterwarnings("ignore:Taking over the stale lock")  # the crashed fit() never released it
+def test_double_checkpoint_resumes_from_the_backup_before_a_corrupted_latest(tmp_path):
+    """Keras 3.15's double_checkpoint: the backup before the latest is kept as `.bkp`; when the latest cannot be
+    read, fit resumes from it (one save earlier) and still ends with the uninterrupted run's weights."""
+    model, dataset = build()
+    model.fit(dataset, epochs=2, verbose=0)
+    reference = model.get_weights()
+
+    backup_dir = tmp_path / "backup"
+    model, dataset = build()
+    callback = tf.keras.callbacks.BackupAndRestore(str(backup_dir), save_freq=2, double_checkpoint=True)
+    with pytest.raises(Crash):  # saves after batches 2, 4, 6 (epoch 1's end), 8; crashes after batch 9
+        model.fit(dataset, epochs=2, verbose=0, callbacks=[callback, CrashAt(9)])
+    latest, previous = backup_dir / "backup.ckpt", backup_dir / "backup.ckpt.bkp"
+    assert latest.is_file() and previous.is_file() and latest.read_bytes() != previous.read_bytes()
+    with open(latest, "r+b") as handle:  # cut short, as a kill during a copy would leave it
+        handle.truncate(200)
+
+    model, dataset = build()
+    callback = tf.keras.callbacks.BackupAndRestore(str(backup_dir), save_freq=2, double_checkpoint=True)
+    with pytest.warns(UserWarning, match="latest backup .* cannot be read .* resuming from the one before it"):
+        model.fit(dataset, epochs=2, verbose=0, callbacks=[callback])
+    for ours, expected in zip(model.get_weights(), reference):
+        np.testing.assert_allclose(ours, expected, rtol=1e-6, atol=1e-6)
+    assert not latest.exists() and not previous.exists()  # delete_checkpoint removes both at the end
+
+    model, dataset = build()  # without double_checkpoint a corrupted latest fails loudly, before any step
+    broken = tmp_path / "broken"
+    with pytest.raises(Crash):
+        model.fit(dataset, epochs=2, verbose=0,
+                  callbacks=[tf.keras.callbacks.BackupAndRestore(str(broken), save_freq=2), CrashAt(3)])
+    assert not (broken / "backup.ckpt.bkp").exists()  # only double_checkpoint keeps a second copy
+    with open(broken / "backup.ckpt", "r+b") as handle:
+        handle.truncate(200)
+    model, dataset = build()
+    with pytest.raises(CheckpointCorruptedError, match="backup.ckpt' is corrupted"):
+        model.fit(dataset, epochs=2, verbose=0, callbacks=[tf.keras.callbacks.BackupAndRestore(str(broken))])
+
+
+def test_save_before_preemption_is_an_attribute_and_the_keyword_names_it(tmp_path):
+    import inspect
+
+    # Keras 3.15: BackupAndRestore(backup_dir, save_freq='epoch', double_checkpoint=False, delete_checkpoint=True)
+    assert list(inspect.signature(tf.keras.callbacks.BackupAndRestore).parameters) == [
+        "backup_dir", "save_freq", "double_checkpoint", "delete_checkpoint"]
+    callback = tf.keras.callbacks.BackupAndRestore(str(tmp_path))
+    assert callback.save_before_preemption is False and callback.double_checkpoint is False
+    with pytest.raises(TypeError, match=r"set `callback\.save_before_preemption = True`"):
+        tf.keras.callbacks.BackupAndRestore(str(tmp_path), save_before_preemption=True)

@@ -103,3 +103,67 @@ def test_fsdp_torchrun_max_restarts_resumes_from_sharded_backups(tmp_path, unint
         logs, expected = mp.read_json(tmp_path / f"epoch_{epoch}.json"), mp.read_json(uninterrupted / f"epoch_{epoch}.json")
         assert logs["max_visits"] == logs["min_visits"] == 1.0  # every sample exactly once per epoch
         assert logs["loss"] == pytest.approx(expected["loss"], rel=1e-6)
+
+
+# One FSDP replica in its own process: double_checkpoint keeps the sharded backup before the latest
+# (`backup.bkp`); with a shard of the latest deleted, fit resumes from it and ends as the uninterrupted run.
+DOUBLE_SHARDED = r'''
+import json, os, sys, warnings
+import numpy as np
+import torchstrategy as tf
+
+out = sys.argv[1]
+strategy = tf.distribute.experimental.FSDPStrategy(["/cpu:0"])
+rng = np.random.default_rng(0)
+x, y = rng.random((64, 4)).astype("float32"), rng.random((64, 2)).astype("float32")
+
+def build():
+    tf.keras.utils.set_random_seed(0)
+    with strategy.scope():
+        model = tf.keras.Sequential([tf.keras.Input((4,)), tf.keras.layers.Dense(2)])
+        model.compile(optimizer="adam", loss="mse")
+    return model
+
+class Crash(Exception):
+    pass
+
+class CrashAt(tf.keras.callbacks.Callback):
+    def on_train_batch_end(self, batch, logs=None):
+        if self.training_state.progress.global_step == 7:
+            raise Crash()
+
+def backup():
+    return tf.keras.callbacks.BackupAndRestore(os.path.join(out, "backup"), save_freq=2, double_checkpoint=True)
+
+reference = build()
+reference.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+model = build()
+try:
+    model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False, callbacks=[backup(), CrashAt()])
+except Crash:
+    pass
+folder = os.path.join(out, "backup")
+kept = {"folder": sorted(os.listdir(folder)), "latest": sorted(os.listdir(os.path.join(folder, "backup"))),
+        "previous": sorted(os.listdir(os.path.join(folder, "backup.bkp")))}
+os.unlink(os.path.join(folder, "backup", "__0_0.distcp"))
+model = build()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False, callbacks=[backup()])
+json.dump({**kept, "warnings": [str(w.message) for w in caught if "BackupAndRestore" in str(w.message)],
+           "difference": max(float(np.abs(a - b).max()) for a, b in zip(model.get_weights(), reference.get_weights())),
+           "left": sorted(os.listdir(folder))}, open(os.path.join(out, "result.json"), "w"))
+'''
+
+
+@pytest.mark.slow
+def test_double_checkpoint_falls_back_to_the_previous_sharded_backup(tmp_path):
+    script = mp.write_script(tmp_path, DOUBLE_SHARDED, name="double.py")
+    result = mp.run_python([script, str(tmp_path)], timeout=120)
+    assert result.returncode == 0, result.stderr[-3000:]
+    found = mp.read_json(tmp_path / "result.json")
+    assert found["folder"] == ["backup", "backup.bkp"] and "__0_0.distcp" in found["previous"]
+    assert any("missing the shard file '__0_0.distcp'" in w and "resuming from the one before it" in w
+               for w in found["warnings"]), found["warnings"]
+    assert found["difference"] <= 1e-6  # resumed one save earlier, ends as the uninterrupted run
+    assert found["left"] == []  # delete_checkpoint removes both at the end

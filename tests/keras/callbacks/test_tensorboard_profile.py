@@ -105,7 +105,7 @@ def test_a_running_profiler_is_reported_not_fatal(tmp_path):
 
 
 # Two replicas: TensorBoard profiles during fit, then start/stop outside and inside the scope, and a
-# Profile(all_replicas=True); each rank reports its pid so the test can tell whose files exist.
+# Profile with TORCHSTRATEGY_PROFILE_EVERY_PROCESS=1; each rank reports its pid so the test can tell whose files exist.
 TWO_REPLICAS = r'''
 import json, os, sys
 import numpy as np
@@ -126,7 +126,8 @@ tf.profiler.experimental.stop()
 with strategy.scope():
     with tf.profiler.experimental.Profile(os.path.join(out, "scoped")):
         model.predict(x, verbose=0)
-with tf.profiler.experimental.Profile(os.path.join(out, "every"), all_replicas=True):
+os.environ["TORCHSTRATEGY_PROFILE_EVERY_PROCESS"] = "1"  # read when the session starts, on each process
+with tf.profiler.experimental.Profile(os.path.join(out, "every")):
     model.predict(x, verbose=0)
 with open(os.path.join(out, f"rank_{int(not strategy.is_chief)}.json"), "w") as f:
     json.dump({"pid": os.getpid(), "chief": strategy.is_chief}, f)

@@ -84,7 +84,10 @@ class CheckpointIO(Protocol):
 
 @runtime_checkable
 class Placement(Protocol):
-    """Puts a batch on the replica's device, or splits it over the local replicas; distributes datasets."""
+    """Puts a batch on the replica's device, or splits it over the local replicas; distributes datasets.
+    `allow_uneven_split` (settable) lets global batches that do not divide by the replicas through."""
+
+    allow_uneven_split: bool
 
     def place(self, batch: Any) -> Any: ...
     def distribute_dataset(self, dataset: Any, context: Any, replica_ids: Any, options: Any) -> Any: ...

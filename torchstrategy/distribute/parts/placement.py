@@ -28,13 +28,14 @@ class BatchPlacement:
     whole_batches = False
 
     def __init__(self, device: torch.device, num_local_replicas: int = 1,
-                 combine: Callable[[Sequence[Any]], Any] = _first, collectives: Any = None,
-                 allow_uneven_split: bool = False) -> None:
+                 combine: Callable[[Sequence[Any]], Any] = _first, collectives: Any = None) -> None:
         self.device = torch.device(device)
         self.num_local_replicas = int(num_local_replicas)
         self._combine = combine
         self._collectives = collectives
-        self._allow_uneven_split = allow_uneven_split
+        #: let global batches that do not divide by the replicas through (`strategy.extended.allow_uneven_split`);
+        #: read when a batch is placed or a dataset distributed
+        self.allow_uneven_split = False
 
     def place(self, batch: Any) -> Any:
         batch = to_device(batch, self.device)
@@ -68,7 +69,7 @@ class BatchPlacement:
             # torch seeds each process differently, so unseeded shuffles would differ between replicas:
             # every replica takes rank 0's pipeline random state (seeds, pass counters) instead.
             dataset.set_state(self._collectives.broadcast(dataset.get_state(), 0))
-        allow_uneven = self._allow_uneven_split
+        allow_uneven = self.allow_uneven_split
         by_files = self._shard_by_files(dataset, policy, context, replica_ids, allow_uneven)
         if by_files is not None:
             dataset, context, replica_ids = by_files

@@ -284,8 +284,9 @@ class ProgressBeacon:
         lines.append(f"Unless replica{'s' if len(behind) > 1 else ''} {names} reach{'' if len(behind) > 1 else 'es'} "
                      f"it, the job will fail when the collective times out ({self._timeout_s:.0f} s after it began, "
                      f"in about {left:.0f} s). A replica blocked in user code (a callback, its input pipeline) "
-                     f"holds up every other; if it is only slow, raise the limit with communication_options="
-                     f"tf.distribute.experimental.CommunicationOptions(timeout_seconds=...).")
+                     f"holds up every other; if it is only slow, raise the limit with a CommunicationOptions("
+                     f"timeout_seconds=...): MultiWorkerMirroredStrategy(communication_options=...), MirroredStrategy("
+                     f"cross_device_ops=tf.distribute.experimental.CollectiveAllReduce(...)).")
         return "\n".join(lines)
 
     def _end_abandoned_job(self, gone: list, label: str, positions: dict) -> None:

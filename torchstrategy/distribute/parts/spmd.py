@@ -173,9 +173,8 @@ class SpmdPlacement(BatchPlacement):
 
     whole_batches = True
 
-    def __init__(self, mesh: XlaMesh, collectives: Any, allow_uneven_split: bool = False) -> None:
-        super().__init__(torch.device("cpu"), mesh.num_devices, combine=self._global_batch, collectives=collectives,
-                         allow_uneven_split=allow_uneven_split)
+    def __init__(self, mesh: XlaMesh, collectives: Any) -> None:
+        super().__init__(torch.device("cpu"), mesh.num_devices, combine=self._global_batch, collectives=collectives)
         self._mesh = mesh
 
     def _global_batch(self, parts: Sequence[Any]) -> Any:
@@ -183,7 +182,7 @@ class SpmdPlacement(BatchPlacement):
                              _concatenated(parts))
 
     def place(self, batch: Any) -> Any:
-        if not self._allow_uneven_split:
+        if not self.allow_uneven_split:
             check_divisible(batch_size_of(batch), self._mesh.num_devices)
         return self._global_batch([batch])
 

@@ -3,11 +3,14 @@ data position, every replica's RNG and metric states) so a killed fit() resumes 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import threading
+import warnings
 from typing import Any, Optional, Union
 
-from torchstrategy.checkpoint import check_directory_path, load_state, save_state
+from torchstrategy._machinery.moved_keywords import moved_keywords
+from torchstrategy.checkpoint import CheckpointCorruptedError, check_directory_path, load_state, save_state
 from torchstrategy.checkpoint.sharded import ShardedCheckpointReader, is_sharded, remove_sharded, write_sharded
 from torchstrategy.keras.callbacks.base import Callback
 from torchstrategy.keras.training_state import resumable_on_another_count, written_by_same_replicas
@@ -33,15 +36,20 @@ class BackupAndRestore(Callback):
     Under a strategy with `sharded_checkpoints` (FSDPStrategy) the backup is the directory
     `backup_dir/backup`: every rank writes its shards of the weights and optimizer slots, the chief the
     rest (torch.distributed.checkpoint lays them out anew on another count); either kind of backup resumes
-    under either kind of strategy. With `save_before_preemption=True`, SIGTERM makes every replica save at
-    the same batch and exit with code 42 (a restartable failure for torchrun).
+    under either kind of strategy. `double_checkpoint=True` (Keras) keeps the backup before the latest
+    (`backup.ckpt.bkp`, `backup.bkp`) and resumes from it when the latest cannot be read.
+
+    torchstrategy's switch (Keras 3 has none): `callback.save_before_preemption = True` makes SIGTERM have
+    every replica save at the same batch and exit with code 42 (a restartable failure for torchrun).
 
     >>> import torchstrategy as tf
     >>> backup = tf.keras.callbacks.BackupAndRestore(backup_dir="/tmp/backup", save_freq=100)
     """
 
-    def __init__(self, backup_dir: str, save_freq: Union[str, int] = "epoch", delete_checkpoint: bool = True,
-                 save_before_preemption: bool = False) -> None:
+    @moved_keywords(save_before_preemption="set `callback.save_before_preemption = True` on the BackupAndRestore "
+                                           "before fit (Keras 3.15's constructor has no such argument).")
+    def __init__(self, backup_dir: str, save_freq: Union[str, int] = "epoch", double_checkpoint: bool = False,
+                 delete_checkpoint: bool = True) -> None:
         super().__init__()
         if not backup_dir:
             raise ValueError("BackupAndRestore needs a backup_dir (a folder only this job writes to).")
@@ -50,10 +58,14 @@ class BackupAndRestore(Callback):
         self.backup_dir = str(backup_dir)
         check_directory_path(self.backup_dir, "BackupAndRestore backup_dir")
         self.save_freq = save_freq
+        self.double_checkpoint = bool(double_checkpoint)
         self.delete_checkpoint = delete_checkpoint
-        self.save_before_preemption = save_before_preemption
+        #: torchstrategy's switch: on SIGTERM every replica saves at the same batch, then exits with code 42
+        self.save_before_preemption = False
         self._path = os.path.join(self.backup_dir, "backup.ckpt")  # one file, from the chief
         self._sharded_path = os.path.join(self.backup_dir, "backup")  # a sharded backup's directory
+        # double_checkpoint: the backup before the latest (Keras names its copies `<file>.bkp`)
+        self._previous_path, self._previous_sharded_path = self._path + ".bkp", self._sharded_path + ".bkp"
         self._lock: Any = None
         self._preempted = threading.Event()
         self._previous_handler: Any = None
@@ -67,9 +79,16 @@ class BackupAndRestore(Callback):
         if strategy.is_chief:
             self._prepare_folder()
         strategy.barrier()
-        structure = ShardedCheckpointReader(self._sharded_path) if is_sharded(self._sharded_path) else None
-        if structure is not None or os.path.exists(self._path):
-            backup = structure.state if structure is not None else load_state(self._path)
+        try:
+            found = self._read(self._path, self._sharded_path)
+        except (CheckpointCorruptedError, OSError) as error:
+            found = self._read(self._previous_path, self._previous_sharded_path) if self.double_checkpoint else None
+            if found is None:
+                raise
+            warnings.warn(f"BackupAndRestore: the latest backup in '{self.backup_dir}' cannot be read ({error}); "
+                          f"resuming from the one before it (double_checkpoint).", stacklevel=2)
+        if found is not None:
+            backup, structure = found
             if not isinstance(backup, dict) or backup.get("format") != _FORMAT:
                 raise ValueError(f"'{self._path}' is not a BackupAndRestore backup; give BackupAndRestore a folder "
                                  f"of its own.")
@@ -79,6 +98,17 @@ class BackupAndRestore(Callback):
             self.training_state.resume_point = backup
         if self.save_before_preemption and threading.current_thread() is threading.main_thread():
             self._previous_handler = signal.signal(signal.SIGTERM, lambda signum, frame: self._preempted.set())
+
+    @staticmethod
+    def _read(path: str, sharded_path: str) -> Optional[tuple]:
+        """(backup state, sharded reader or None) from the file `path` or the sharded directory, or None."""
+        if is_sharded(sharded_path):
+            structure = ShardedCheckpointReader(sharded_path)
+            structure.verify()  # a missing or short shard is found now, while the previous backup can stand in
+            return structure.state, structure
+        if os.path.exists(path):
+            return load_state(path), None
+        return None
 
     def _check_replica_count(self, backup: dict, strategy: Any) -> None:
         """Refuses, before any step, a backup that cannot resume on this job's replica count."""
@@ -163,7 +193,10 @@ class BackupAndRestore(Callback):
         common = dict(snapshot, format=_FORMAT, version=TORCHSTRATEGY_VERSION,
                       world_size=strategy.num_replicas_in_sync, strategy=type(strategy).__name__,
                       rng=[r["rng"] for r in replicas], metrics=[r["metrics"] for r in replicas])
+        if self.double_checkpoint and strategy.is_chief:
+            self._keep_previous()
         if strategy.sharded_checkpoints:  # every rank writes its own shards; returns once the backup is complete
+            strategy.barrier()  # the previous backup is kept before any rank replaces it
             write_sharded(self._sharded_path, common, modules={"model": model_state},
                           optimizers={"optimizer": optimizer_state}, strategy=strategy)
             if strategy.is_chief and os.path.exists(self._path):
@@ -177,14 +210,31 @@ class BackupAndRestore(Callback):
                 remove_sharded(self._sharded_path)  # a backup of the other kind is older now
         strategy.barrier()  # nobody moves on before the backup is complete
 
+    def _keep_previous(self) -> None:
+        """double_checkpoint: copies the latest backup (file or directory) to its `.bkp` name, atomically."""
+        for latest, previous in ((self._path, self._previous_path), (self._sharded_path, self._previous_sharded_path)):
+            partial = f"{previous}.partial-{os.getpid()}"
+            if os.path.isfile(latest):
+                shutil.copyfile(latest, partial)
+                os.replace(partial, previous)
+                if is_sharded(self._previous_sharded_path):
+                    remove_sharded(self._previous_sharded_path)  # of the other kind: older now
+            elif is_sharded(latest):
+                shutil.rmtree(partial, ignore_errors=True)
+                shutil.copytree(latest, partial)
+                shutil.rmtree(previous, ignore_errors=True)
+                os.replace(partial, previous)
+
     # ----- end -----------------------------------------------------------------------------
     def on_train_end(self, logs: Optional[dict] = None) -> None:
         strategy = self.model.distribute_strategy
         if self.delete_checkpoint and strategy.is_chief:
-            if os.path.exists(self._path):
-                os.unlink(self._path)
-            if os.path.isdir(self._sharded_path):
-                remove_sharded(self._sharded_path)
+            for path in (self._path, self._previous_path):
+                if os.path.exists(path):
+                    os.unlink(path)
+            for path in (self._sharded_path, self._previous_sharded_path):
+                if os.path.isdir(path):
+                    remove_sharded(path)
         self._release()
 
     def _release(self) -> None:

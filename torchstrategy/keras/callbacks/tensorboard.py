@@ -196,7 +196,7 @@ class TensorBoard(Callback):
     def _start_profiler(self) -> None:
         try:
             # this callback already chose the chief, so the session records here whatever scope is entered
-            profiler.start(os.path.join(self.log_dir, "train"), all_replicas=True)
+            profiler.start_session(os.path.join(self.log_dir, "train"), every_process=True)
             self._profiler_started = True
         except (profiler.AlreadyExistsError, OSError) as error:
             warnings.warn(f"TensorBoard could not start the profiler: {error}", stacklevel=2)
