@@ -4,6 +4,7 @@ and AdamW through torch's fused CPU kernel where the tensors allow it)."""
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Optional
 
 import torch
@@ -15,15 +16,24 @@ from torchstrategy.keras.optimizers.gradient_descent import _COMMON_DOC, _check_
 def _fused_kernel_applies(params: list, grads: list, slots: list) -> bool:
     """Whether torch's fused CPU Adam kernel takes these tensors: plain CPU float tensors (not DTensor or
     XLA shards) with gradients of their parameter's dtype, each parameter dense in memory and its slots
-    (`slots`: one list per kind, each parallel to `params`) laid out like it. The kernel walks every tensor's memory as one flat run from its data pointer, so
-    tensors with different strides would pair the wrong elements (`_in_parameter_layout` fixes gradients)."""
-    from torch.distributed.tensor import DTensor
-
-    return bool(params) and all(
-        not isinstance(param, DTensor) and type(grad) is torch.Tensor and param.device.type == "cpu"
-        and param.dtype in _FUSED_DTYPES and grad.dtype == param.dtype and not param.is_sparse
-        and not grad.is_sparse and _dense(param) for param, grad in zip(params, grads)
-    ) and all(slot.stride() == param.stride() for kind in slots for slot, param in zip(kind, params))
+    (`slots`: one list per kind, each parallel to `params`) laid out like it. The kernel walks every
+    tensor's memory as one flat run from its data pointer, so tensors with different strides would pair
+    the wrong elements (`_in_parameter_layout` fixes gradients). Runs every step: plain loops, no imports."""
+    if not params:
+        return False
+    dtensors = sys.modules.get("torch.distributed.tensor")  # not imported: no parameter can be a DTensor
+    dtensor = dtensors.DTensor if dtensors is not None else ()
+    for param, grad in zip(params, grads):
+        dtype = param.dtype
+        if type(grad) is not torch.Tensor or grad.dtype != dtype or dtype not in _FUSED_DTYPES \
+                or param.device.type != "cpu" or param.is_sparse or grad.is_sparse or isinstance(param, dtensor) \
+                or not _dense(param):
+            return False
+    for kind in slots:
+        for slot, param in zip(kind, params):
+            if slot.stride() != param.stride():
+                return False
+    return True
 
 
 _FUSED_DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
