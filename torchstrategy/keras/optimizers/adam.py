@@ -36,7 +36,9 @@ def _fused_kernel_applies(params: list, grads: list, slots: list) -> bool:
     return True
 
 
-_FUSED_DTYPES = (torch.float32, torch.float64, torch.bfloat16, torch.float16)
+# float16/bfloat16 variables keep the multi-tensor form: it computes in the variable's dtype, as Keras does (the
+# fused kernel's float32 arithmetic gave other numbers: for float16 further from TF 2.21's, where v underflows)
+_FUSED_DTYPES = (torch.float32, torch.float64)
 
 
 def _dense(tensor: torch.Tensor) -> bool:
