@@ -362,3 +362,66 @@ def test_repeated_calls_on_two_replicas_take_few_collectives_and_match_one_proce
     for call in range(2):
         assert report[f"evaluate {call}"]["calls"] == {"all_gather": 1, "all_reduce": 1}
         assert report[f"predict {call}"]["calls"] == {"all_gather": 3}  # the arrays, the outputs' row counts, rows
+
+
+# ----- fit's step without logs: when no callback reads a step's logs, the metrics are not read per step --
+class _CountingMean(tf.keras.metrics.Mean):
+    """The mean of |y_pred - y_true| that counts how often its result is read."""
+
+    def __init__(self, name="counted", **kwargs):
+        super().__init__(name=name, **kwargs)
+        self.reads = 0
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        super().update_state(torch.abs(y_pred - y_true), sample_weight=sample_weight)
+
+    def result(self):
+        self.reads += 1
+        return super().result()
+
+
+def _regression(steps=6, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.random((16 * steps, 5)).astype(np.float32)
+    return x, (x @ rng.normal(size=(5, 2))).astype(np.float32)
+
+
+def _counting_model(cls=tf.keras.Sequential):
+    tf.random.set_seed(0)
+    model = cls([layers.Dense(2, input_shape=(5,))])
+    metric = _CountingMean()
+    model.compile(optimizer="adam", loss="mse", metrics=["mae", metric])
+    return model, metric
+
+
+def test_fit_reads_the_metrics_per_step_only_when_a_callback_takes_the_step_logs():
+    x, y = _regression()
+    quiet, quiet_metric = _counting_model()
+    quiet_history = quiet.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+    assert quiet_metric.reads <= 2 * 2  # the epochs' logs only, not 6 steps x 2 epochs
+
+    batch_logs = []
+    logged, logged_metric = _counting_model()
+    logged_history = logged.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0, callbacks=[
+        tf.keras.callbacks.LambdaCallback(on_train_batch_end=lambda batch, logs: batch_logs.append(dict(logs)))])
+    assert logged_metric.reads >= 12 and len(batch_logs) == 12
+    assert set(batch_logs[-1]) == {"loss", "mae", "counted"}
+    # the same numbers either way: the step's updates are the same, only the per-step reads are skipped
+    assert quiet_history.history == logged_history.history
+    for ours, theirs in zip(quiet.get_weights(), logged.get_weights()):
+        np.testing.assert_array_equal(ours, theirs)
+    assert batch_logs[-1]["mae"] == pytest.approx(logged_history.history["mae"][-1])
+
+
+def test_fit_runs_an_overridden_compute_metrics_every_step_without_batch_callbacks():
+    seen = []
+
+    class Custom(tf.keras.Sequential):
+        def compute_metrics(self, x, y, y_pred, sample_weight=None):
+            seen.append(int(y.shape[0]))
+            return super().compute_metrics(x, y, y_pred, sample_weight)
+
+    x, y = _regression()
+    model, metric = _counting_model(Custom)
+    model.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
+    assert seen == [16] * 6 and metric.reads >= 6  # Keras's contract: the override runs, its results are read

@@ -56,8 +56,9 @@ def _full_loss(loss: torch.Tensor, strategy: Any) -> torch.Tensor:
     return loss if replicas == 1 else loss * replicas
 
 
-def train_step(model: Any, data: Any) -> dict:
-    """Forward, loss, backward and one optimizer update through the model's strategy; returns the logs."""
+def train_step(model: Any, data: Any, with_logs: bool = True) -> dict:
+    """Forward, loss, backward and one optimizer update through the model's strategy; returns the logs
+    (without `with_logs`, for fit when nothing reads them: the metrics are updated, {} is returned)."""
     x, y, sample_weight = unpack(data)
     strategy, module = _step_parts(model)
     with strategy.forward_context():
@@ -66,6 +67,9 @@ def train_step(model: Any, data: Any) -> dict:
     strategy.backward(loss, model.optimizer)
     strategy.optimizer_step(model.optimizer)
     model._compiled.update_loss_trackers(_full_loss(loss, strategy), batch_size_of(x))
+    if not with_logs:
+        model._compiled.update_compiled_metrics(y, y_pred, sample_weight)
+        return {}
     return model.compute_metrics(x, y, y_pred, sample_weight)
 
 

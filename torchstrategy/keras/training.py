@@ -15,6 +15,7 @@ from torchstrategy.keras import callbacks as callbacks_module
 from torchstrategy.keras import config_flags
 from torchstrategy.keras import data_adapter
 from torchstrategy.keras import preflight
+from torchstrategy.keras import steps
 from torchstrategy.keras.data_adapter import unpack
 from torchstrategy.keras.dataset_creator import DatasetCreator
 from torchstrategy.keras.runtime import Runtime, eval_mode, first_replica, set_up
@@ -126,15 +127,32 @@ def _with_class_weights(table: Optional[torch.Tensor], batch: Any) -> Any:
     return x, y, _class_weights(table, y, sample_weight)
 
 
-def _train_step(model: Any, class_weights: Optional[torch.Tensor]) -> Callable[[Any], dict]:
+def _train_step(model: Any, class_weights: Optional[torch.Tensor], with_logs: bool = True) -> Callable[[Any], dict]:
     """What one training step runs on each replica: `model.train_step` (maybe overridden), on batches
-    given class weights when fit() has a class_weight table."""
+    given class weights when fit() has a class_weight table. Without `with_logs` (no callback reads a
+    step's logs), the built-in step skips reading every metric's result each step: it returns {}."""
+    if not with_logs and _builtin_step_and_metrics(model):
+        return functools.partial(_unlogged_train_step, model, class_weights)
     return functools.partial(_checked_train_step, model, class_weights)
+
+
+def _builtin_step_and_metrics(model: Any) -> bool:
+    """Whether `model` runs Model's own `train_step` and `compute_metrics` (neither overridden by its class
+    nor set on the instance), so that nothing but fit sees what the step returns."""
+    from torchstrategy.keras.models import Model  # models.py imports this module
+
+    return all(getattr(type(model), name, None) is getattr(Model, name) and name not in vars(model)
+               for name in ("train_step", "compute_metrics"))
 
 
 def _checked_train_step(model: Any, class_weights: Optional[torch.Tensor], data: Any) -> dict:
     logs = model.train_step(data if class_weights is None else _with_class_weights(class_weights, data))
     return _step_logs(model, "train_step", logs)
+
+
+def _unlogged_train_step(model: Any, class_weights: Optional[torch.Tensor], data: Any) -> dict:
+    return steps.train_step(model, data if class_weights is None else _with_class_weights(class_weights, data),
+                            with_logs=False)
 
 
 def _checked_test_step(model: Any, data: Any) -> dict:
@@ -263,7 +281,8 @@ def _fit_epochs(model: Any, strategy: Any, state: TrainingState, cbs: Any, data:
     model.stop_training = False
     compiled = model._compiled
     per_execution = compiled.steps_per_execution
-    step_fn = _train_step(model, class_weights)
+    logged_step = _train_step(model, class_weights)
+    unlogged_step = _train_step(model, class_weights, with_logs=False)  # when no callback reads a step's logs
     runtime: Optional[Runtime] = None
     logs: dict = {}
     progress = state.progress
@@ -296,6 +315,7 @@ def _fit_epochs(model: Any, strategy: Any, state: TrainingState, cbs: Any, data:
         progress.start_epoch(epoch, first_step, data, peeked=first is not None)
         cbs.on_epoch_begin(epoch)
         batch_hooks = cbs._should_call_train_batch_hooks  # else skip per-step host syncs
+        step_fn = logged_step if batch_hooks else unlogged_step
         limit = None if data.steps is None else data.steps - first_step
         step, step_logs = first_step, None
         # Keras: callbacks see each execution of `steps_per_execution` steps as one batch, beginning at its

@@ -1,14 +1,63 @@
 """Keras's Adam family with Keras's update formulas (epsilon outside the square root, bias correction
-folded into the step size): Adam (with AMSGrad), AdamW, Adamax and Nadam, as multi-tensor updates."""
+folded into the step size): Adam (with AMSGrad), AdamW, Adamax and Nadam, as multi-tensor updates (Adam
+and AdamW through torch's fused CPU kernel where the tensors allow it)."""
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Optional
 
 import torch
 
 from torchstrategy.keras.optimizers.base import LearningRate, Optimizer
 from torchstrategy.keras.optimizers.gradient_descent import _COMMON_DOC, _check_unit_interval, _zeros
+
+
+def _fused_kernel_applies(params: list, grads: list, slots: list) -> bool:
+    """Whether torch's fused CPU Adam kernel takes these tensors: plain CPU float tensors (not DTensor or
+    XLA shards) with gradients of their parameter's dtype, each parameter dense in memory and its slots
+    (`slots`: one list per kind, each parallel to `params`) laid out like it. The kernel walks every
+    tensor's memory as one flat run from its data pointer, so tensors with different strides would pair
+    the wrong elements (`_in_parameter_layout` fixes gradients). Runs every step: plain loops, no imports."""
+    if not params:
+        return False
+    dtensors = sys.modules.get("torch.distributed.tensor")  # not imported: no parameter can be a DTensor
+    dtensor = dtensors.DTensor if dtensors is not None else ()
+    for param, grad in zip(params, grads):
+        dtype = param.dtype
+        if type(grad) is not torch.Tensor or grad.dtype != dtype or dtype not in _FUSED_DTYPES \
+                or param.device.type != "cpu" or param.is_sparse or grad.is_sparse or isinstance(param, dtensor) \
+                or not _dense(param):
+            return False
+    for kind in slots:
+        for slot, param in zip(kind, params):
+            if slot.stride() != param.stride():
+                return False
+    return True
+
+
+# float16/bfloat16 variables keep the multi-tensor form: it computes in the variable's dtype, as Keras does (the
+# fused kernel's float32 arithmetic gave other numbers: for float16 further from TF 2.21's, where v underflows)
+_FUSED_DTYPES = (torch.float32, torch.float64)
+
+
+def _dense(tensor: torch.Tensor) -> bool:
+    """Whether `tensor`'s elements fill one gap-free run of memory in some order of its dimensions."""
+    if tensor.is_contiguous():
+        return True
+    expected = 1
+    for stride, size in sorted((stride, size) for size, stride in zip(tensor.shape, tensor.stride()) if size != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
+def _in_parameter_layout(grads: list, params: list) -> list:
+    """`grads`, each copied into its parameter's memory layout where the strides differ (a tape's gradient
+    through a transposed view, e.g. a Conv2D kernel used as (out, in, h, w), keeps the view's layout)."""
+    return [grad if grad.stride() == param.stride() else torch.empty_like(param, dtype=grad.dtype).copy_(grad)
+            for grad, param in zip(grads, params)]
 
 
 class _AdamBase(Optimizer):
@@ -60,9 +109,19 @@ class Adam(_AdamBase):
         return slots
 
     def _update(self, params: list, grads: list, states: list, lr: float, step: int) -> None:
-        alpha = lr * math.sqrt(1.0 - self.beta_2**step) / (1.0 - self.beta_1**step)
         momenta = [state["momentum"] for state in states]
         velocities = [state["velocity"] for state in states]
+        velocity_hats = [state["velocity_hat"] for state in states] if self.amsgrad else []
+        if _fused_kernel_applies(params, grads, [momenta, velocities, velocity_hats]):
+            # torch's fused CPU kernel divides sqrt(v) by sqrt(1 - beta_2^t) before adding its epsilon: with
+            # epsilon / sqrt(1 - beta_2^t) it computes Keras's alpha * m / (sqrt(v) + epsilon), in one pass
+            correction = math.sqrt(1.0 - self.beta_2**step)
+            torch._fused_adam_(
+                params, _in_parameter_layout(grads, params), momenta, velocities, velocity_hats,
+                [torch.tensor(float(step))] * len(params), lr=lr, beta1=self.beta_1, beta2=self.beta_2,
+                weight_decay=0.0, eps=self.epsilon / correction, amsgrad=self.amsgrad, maximize=False)
+            return
+        alpha = lr * math.sqrt(1.0 - self.beta_2**step) / (1.0 - self.beta_1**step)
         torch._foreach_lerp_(momenta, grads, 1.0 - self.beta_1)
         torch._foreach_lerp_(velocities, torch._foreach_mul(grads, grads), 1.0 - self.beta_2)
         if self.amsgrad:
