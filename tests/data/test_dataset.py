@@ -330,6 +330,19 @@ def test_element_spec_of_sources_and_batches():
     assert ds.map(lambda x, y: x).batch(2).element_spec == data.TensorSpec((None, 3), torch.float32)
 
 
+def test_spec_and_shape_take_tfs_keyword_names():
+    # TF 2.21: TensorSpec(shape, dtype=tf.float32, name=None); shape has no default, nor TensorShape's dims.
+    spec = data.TensorSpec(shape=[None, 3], dtype=torch.float32, name="x")
+    assert spec.is_compatible_with(spec_or_tensor=torch.zeros(2, 3))
+    assert not spec.is_compatible_with(spec_or_tensor=torch.zeros(2, 4))
+    assert data.TensorShape(dims=[2, None]).is_compatible_with(other=[2, 5])
+    assert not data.TensorShape(dims=[2, None]).is_compatible_with(other=[3, 5])
+    with pytest.raises(TypeError, match="shape"):
+        data.TensorSpec(dtype=torch.float32)
+    with pytest.raises(TypeError, match="dims"):
+        data.TensorShape()
+
+
 def test_as_numpy_iterator_yields_numpy_values():
     out = list(Dataset.from_tensor_slices({"x": np.arange(3.0), "y": np.ones((3, 2))}).as_numpy_iterator())
     assert isinstance(out[1]["x"], np.floating) and out[1]["x"] == 1.0
