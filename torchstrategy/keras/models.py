@@ -46,6 +46,9 @@ class Model(Layer):
         self.stop_training = False
         self.history: Any = None
         self.optimizer: Any = None
+        # Keras 3: `model.loss` is compile()'s `loss` argument (None before), an instance attribute over the
+        # deprecated `Model.loss(y, y_pred)` method; set in __dict__ so a torch loss module is not registered.
+        self.__dict__["loss"] = None
         self._compiled: Optional[compile_utils.CompiledState] = None
         self._strategy = _context.get_strategy() if _context.has_strategy() else None
         self.run_eagerly = False
@@ -95,9 +98,12 @@ class Model(Layer):
     def metrics_names(self) -> list[str]:
         return [m.name for m in self.metrics]
 
-    @property
-    def loss(self) -> Any:
-        return self._compiled.loss_spec if self._compiled else None
+    def loss(self, y: Any, y_pred: Any, sample_weight: Any = None) -> torch.Tensor:
+        """Keras 3's deprecated spelling of `compute_loss(None, y, y_pred, sample_weight)`. On a model it is
+        hidden by the instance attribute `model.loss` (compile()'s `loss` argument, as in Keras 3)."""
+        warnings.warn("`model.loss()` is deprecated. Instead, use `model.compute_loss(x, y, y_pred, sample_weight, "
+                      "training)`.", stacklevel=2)
+        return self.compute_loss(None, y, y_pred, sample_weight)
 
     def build(self, input_shape: Any) -> None:
         """Creates the weights by calling the model once on zeros of `input_shape` (batch may be None)."""
@@ -175,6 +181,7 @@ class Model(Layer):
         optimizer = optimizers.get(optimizer)
         self.optimizer = wrap_for_policy(self.dtype_policy, optimizer) if auto_scale_loss else optimizer
         # 'auto' (Keras 3's default) runs eagerly here: torch.compile only when asked with True
+        self.__dict__["loss"] = loss  # what Keras 3's model.loss reads back (see __init__)
         self._compiled = compile_utils.CompiledState(self, loss, metrics, loss_weights, weighted_metrics,
                                                 jit_compile=jit_compile is True,
                                                 steps_per_execution=steps_per_execution)
@@ -208,10 +215,15 @@ class Model(Layer):
     def get_metrics_result(self) -> dict:
         return {metric.name: metric.result() for metric in self.metrics}
 
-    @property
-    def compiled_loss(self) -> steps.CompiledLoss:
-        """Keras 2's callable compiled loss (`self.compiled_loss(y, y_pred, regularization_losses=...)`)."""
-        return steps.CompiledLoss(self)
+    def compiled_loss(self, y: Any, y_pred: Any, sample_weight: Any = None,
+                      regularization_losses: Any = None) -> torch.Tensor:
+        """Keras 2's compiled loss, deprecated in Keras 3: the compiled loss of a batch plus the model's own
+        regularization losses (`self.losses`, whatever `regularization_losses` says, as Keras 3 does), scaled for
+        distribution. As Keras 2 (not 3) it also records the loss in the 'loss' metric, so a Keras 2
+        `train_step` reports it."""
+        warnings.warn("`model.compiled_loss()` is deprecated. Instead, use `model.compute_loss(x, y, y_pred, "
+                      "sample_weight, training)`.", stacklevel=2)
+        return steps.compiled_loss(self, y, y_pred, sample_weight)
 
     @property
     def compiled_metrics(self) -> steps.CompiledMetrics:
