@@ -73,6 +73,14 @@ def test_range_matches_python_range_as_int64(args):
         Dataset.range(0, 5, 0)
 
 
+def test_range_keywords_are_output_type_and_name():
+    # TF 2.21: Dataset.range(*args, **kwargs) with output_type and name read from kwargs.
+    out = list(Dataset.range(3, output_type=torch.int32, name="r"))
+    assert [int(v) for v in out] == [0, 1, 2] and all(v.dtype == torch.int32 for v in out)
+    with pytest.raises(TypeError, match=r"unexpected keyword arguments \['stop'\]"):
+        Dataset.range(3, stop=5)
+
+
 def test_zip_tuple_dict_and_varargs_stop_at_shortest():
     a, b = Dataset.range(5), Dataset.range(10, 13)
     assert [(int(x), int(y)) for x, y in Dataset.zip((a, b))] == list(zip(range(5), range(10, 13)))
