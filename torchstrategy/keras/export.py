@@ -12,7 +12,7 @@ from torchstrategy.keras.layers.base import Layer
 _FORMATS = ("tf_saved_model", "onnx", "openvino", "litert", "torch")
 
 
-def export_model(model: Any, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
+def export_model(model: Any, filepath: str, format: str = "tf_saved_model", verbose: Optional[bool] = None,
                  input_signature: Any = None, **kwargs: Any) -> None:
     """Writes `model` for serving (Keras 3 `model.export`): endpoint `serve` and signature `serving_default`.
 
@@ -27,7 +27,7 @@ def export_model(model: Any, filepath: str, format: str = "tf_saved_model", verb
     archive = ExportArchive()
     archive.track(model)
     archive.add_endpoint("serve", model, input_signature)
-    archive.write_out(filepath, verbose=verbose)
+    archive.write_out(filepath, verbose=True if verbose is None else verbose)  # Keras: None means True
 
 
 class ExportArchive:
@@ -39,7 +39,13 @@ class ExportArchive:
     >>> archive.write_out("/tmp/exported")
     """
 
-    def __init__(self) -> None:
+    def __init__(self, format: str = "saved_model", **kwargs: Any) -> None:
+        # Keras 3.15 picks the archive kind by `format` and ignores further keywords.
+        if format == "neptune_model":
+            raise NotImplementedError("ExportArchive(format='neptune_model') is not available here; use the "
+                                      "default format='saved_model'.")
+        if format != "saved_model":
+            raise ValueError(f"Unsupported format: {format}")
         self._tracked: list = []
         self._endpoints: dict = {}
 
@@ -49,10 +55,14 @@ class ExportArchive:
             raise ValueError(f"ExportArchive.track takes a Keras layer or model; got {type(resource).__name__}.")
         self._tracked.append(resource)
 
-    def add_endpoint(self, name: str, fn: Any, input_signature: Any = None) -> None:
-        """Adds endpoint `name` running `fn` (a built model/layer, or a function) on `input_signature`."""
+    def add_endpoint(self, name: str, fn: Any, input_signature: Any = None, **kwargs: Any) -> None:
+        """Adds endpoint `name` running `fn` (a built model/layer, or a function) on `input_signature`.
+        `kwargs` are Keras's JAX-backend options (`is_static`, `jax2tf_kwargs`), refused as on TF's backend."""
         if name in self._endpoints:
             raise ValueError(f"Endpoint name '{name}' is already taken.")
+        if "jax2tf_kwargs" in kwargs or "is_static" in kwargs:
+            raise ValueError("'jax2tf_kwargs' and 'is_static' are only supported with the jax backend. "
+                             "Current backend: torch (exports as TF's backend does: drop them).")
         if input_signature is None:
             input_signature = getattr(fn, "input_signature", None)
         if input_signature is not None:

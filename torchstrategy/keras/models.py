@@ -262,15 +262,16 @@ class Model(Layer):
         return training.predict(self, **{k: v for k, v in locals().items() if k not in ("self", "__class__")})
 
     def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: Any = None,
-                       reset_metrics: bool = True, return_dict: bool = False) -> Any:
-        """One gradient step on one batch; returns the loss (and metrics) for that batch."""
+                       return_dict: bool = False) -> Any:
+        """One gradient step on one batch; returns the loss (and metrics) of that batch alone: as in Keras 3,
+        the metrics restart at every call (Keras 2's `reset_metrics` is gone)."""
         self._require_compiled("training/testing")
-        return training.train_on_batch(self, x, y, sample_weight, reset_metrics, return_dict, class_weight)
+        return training.train_on_batch(self, x, y, sample_weight, return_dict, class_weight)
 
-    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True,
-                      return_dict: bool = False) -> Any:
+    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:
+        """The loss (and metrics) of one batch alone, without training (metrics restart at every call)."""
         self._require_compiled("training/testing")
-        return training.test_on_batch(self, x, y, sample_weight, reset_metrics, return_dict)
+        return training.test_on_batch(self, x, y, sample_weight, return_dict)
 
     def predict_on_batch(self, x: Any) -> Any:
         return training.predict_on_batch(self, x)
@@ -288,9 +289,10 @@ class Model(Layer):
         with public_call("model.save"):
             saving.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
-    def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
+    def export(self, filepath: str, format: str = "tf_saved_model", verbose: Optional[bool] = None,
                input_signature: Any = None, **kwargs: Any) -> None:
-        """Writes a serving directory (endpoint 'serve', signature 'serving_default'); see keras/export.py."""
+        """Writes a serving directory (endpoint 'serve', signature 'serving_default'); see keras/export.py.
+        `verbose=None` (Keras 3's default) prints the message, as True does."""
         from torchstrategy.keras import export
 
         export.export_model(self, filepath, format=format, verbose=verbose, input_signature=input_signature, **kwargs)
