@@ -117,11 +117,10 @@ class TFSMLayer(Layer):
     """
 
     def __init__(self, filepath: str, call_endpoint: str = "serve", call_training_endpoint: Optional[str] = None,
-                 trainable: bool = False, name: Optional[str] = None, dtype: Any = None, **kwargs: Any) -> None:
-        if trainable:
-            raise ValueError("TFSMLayer is inference-only here: the exported weights are constants of the "
-                             "program. Use trainable=False, or load the Keras model file to fine-tune.")
-        super().__init__(trainable=False, name=name, dtype=dtype, **kwargs)
+                 trainable: bool = True, name: Optional[str] = None, dtype: Any = None) -> None:
+        # The exported weights are constants of the program here: the layer holds no weights to train,
+        # whatever `trainable` says (Keras 3 would train the SavedModel's variables).
+        super().__init__(trainable=trainable, name=name, dtype=dtype)
         self.filepath = filepath
         self.call_endpoint = call_endpoint
         self.call_training_endpoint = call_training_endpoint
@@ -138,17 +137,30 @@ class TFSMLayer(Layer):
         raise ValueError(f"The endpoint '{name}' is not among the endpoints {sorted(endpoints)} or signatures "
                          f"{sorted(self._loaded.signatures)} of '{self.filepath}'.")
 
-    def build(self, input_shape: Any = None) -> None:
+    def build(self, input_shape: Any) -> None:
         self.built = True
 
-    def call(self, inputs: Any, training: Optional[bool] = None) -> Any:
+    def call(self, inputs: Any, training: bool = False, **kwargs: Any) -> Any:
+        """Runs the training endpoint when `training` and one was given, else the call endpoint; `kwargs` go
+        to the endpoint, as in Keras."""
         endpoint = self._training_call if training and self._training_call is not None else self._call
         if isinstance(inputs, (list, tuple)):
-            return endpoint(*inputs)
+            return endpoint(*inputs, **kwargs)
         if isinstance(inputs, dict):
-            return endpoint(**inputs)
-        return endpoint(inputs)
+            return endpoint(**inputs, **kwargs)
+        return endpoint(inputs, **kwargs)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None,
+                    safe_mode: Optional[bool] = None) -> "TFSMLayer":
+        """The layer from `get_config()`. As Keras, `safe_mode=True` refuses to load an external SavedModel;
+        None (no global switch here) loads it."""
+        if safe_mode:
+            raise ValueError("Requested the deserialization of a `TFSMLayer`, which loads an external SavedModel. "
+                             "This is disallowed with safe_mode=True; if you trust the artifact, pass "
+                             "safe_mode=False.")
+        return cls(**config)
 
     def get_config(self) -> dict:
         return {"name": self.name, "filepath": self.filepath, "call_endpoint": self.call_endpoint,
-                "call_training_endpoint": self.call_training_endpoint, "trainable": False}
+                "call_training_endpoint": self.call_training_endpoint, "trainable": self.trainable}
