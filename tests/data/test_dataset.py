@@ -73,6 +73,14 @@ def test_range_matches_python_range_as_int64(args):
         Dataset.range(0, 5, 0)
 
 
+def test_range_keywords_are_output_type_and_name():
+    # TF 2.21: Dataset.range(*args, **kwargs) with output_type and name read from kwargs.
+    out = list(Dataset.range(3, output_type=torch.int32, name="r"))
+    assert [int(v) for v in out] == [0, 1, 2] and all(v.dtype == torch.int32 for v in out)
+    with pytest.raises(TypeError, match=r"unexpected keyword arguments \['stop'\]"):
+        Dataset.range(3, stop=5)
+
+
 def test_zip_tuple_dict_and_varargs_stop_at_shortest():
     a, b = Dataset.range(5), Dataset.range(10, 13)
     assert [(int(x), int(y)) for x, y in Dataset.zip((a, b))] == list(zip(range(5), range(10, 13)))
@@ -328,6 +336,19 @@ def test_element_spec_of_sources_and_batches():
     assert ds.batch(4).element_spec[0].shape.as_list() == [None, 3]
     assert ds.batch(4, drop_remainder=True).element_spec[0].shape.as_list() == [4, 3]
     assert ds.map(lambda x, y: x).batch(2).element_spec == data.TensorSpec((None, 3), torch.float32)
+
+
+def test_spec_and_shape_take_tfs_keyword_names():
+    # TF 2.21: TensorSpec(shape, dtype=tf.float32, name=None); shape has no default, nor TensorShape's dims.
+    spec = data.TensorSpec(shape=[None, 3], dtype=torch.float32, name="x")
+    assert spec.is_compatible_with(spec_or_tensor=torch.zeros(2, 3))
+    assert not spec.is_compatible_with(spec_or_tensor=torch.zeros(2, 4))
+    assert data.TensorShape(dims=[2, None]).is_compatible_with(other=[2, 5])
+    assert not data.TensorShape(dims=[2, None]).is_compatible_with(other=[3, 5])
+    with pytest.raises(TypeError, match="shape"):
+        data.TensorSpec(dtype=torch.float32)
+    with pytest.raises(TypeError, match="dims"):
+        data.TensorShape()
 
 
 def test_as_numpy_iterator_yields_numpy_values():

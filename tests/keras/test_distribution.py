@@ -70,8 +70,10 @@ def test_model_parallel_arguments_and_distribute_tensor_on_one_device():
     layout_map = dist.LayoutMap(mesh)
     layout_map["d/kernel"] = (None, "model")
     assert dist.ModelParallel(layout_map=layout_map).batch_dim_name == "batch"
-    positional = dist.ModelParallel(mesh, layout_map, "model")  # Keras 3.0's form
-    assert positional.batch_dim_name == "model" and positional.layout_map is layout_map
+    keyed = dist.ModelParallel(device_mesh=mesh, layout_map=layout_map, batch_dim_name="model")
+    assert keyed.batch_dim_name == "model" and keyed.layout_map is layout_map and keyed.auto_shard_dataset
+    with pytest.raises(TypeError, match="positional"):  # Keras 3.15 refuses Keras 3.0's positional form too
+        dist.ModelParallel(mesh, layout_map, "model")
     with pytest.raises(ValueError, match="needs layout_map"):
         dist.ModelParallel()
     tensor = torch.arange(6.0).reshape(2, 3)

@@ -60,3 +60,32 @@ def test_export_errors(tmp_path):
     with pytest.raises(ValueError, match="not yet been built"):
         tf.keras.Sequential([tf.keras.layers.Dense(2)]).export(str(tmp_path / "b"))
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+def test_export_archive_format_and_jax_only_keywords_as_keras3_on_tf():
+    # Keras 3.15 (TF backend): ExportArchive(format='saved_model') is the default, an unknown format raises
+    # "Unsupported format: x", and add_endpoint refuses the JAX-backend keywords.
+    assert isinstance(tf.keras.export.ExportArchive(format="saved_model"), tf.keras.export.ExportArchive)
+    with pytest.raises(ValueError, match="Unsupported format: x"):
+        tf.keras.export.ExportArchive(format="x")
+    with pytest.raises(NotImplementedError, match="neptune_model"):
+        tf.keras.export.ExportArchive(format="neptune_model")
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    archive = tf.keras.export.ExportArchive()
+    archive.track(model)
+    with pytest.raises(ValueError, match="only supported with the jax backend"):
+        archive.add_endpoint("serve", model, is_static=True)
+
+
+def test_tfsmlayer_config_round_trip_and_safe_mode(tmp_path):
+    # Keras 3.15: TFSMLayer(..., trainable=True) by default; from_config(config, custom_objects, safe_mode)
+    # refuses an external SavedModel in safe mode and loads it with safe_mode=False.
+    model = _model()
+    model.export(str(tmp_path / "exp"), verbose=False)
+    layer = tf.keras.layers.TFSMLayer(str(tmp_path / "exp"))
+    assert layer.trainable and layer.get_config()["trainable"] is True
+    with pytest.raises(ValueError, match="safe_mode"):
+        tf.keras.layers.TFSMLayer.from_config(layer.get_config(), safe_mode=True)
+    again = tf.keras.layers.TFSMLayer.from_config(layer.get_config(), safe_mode=False)
+    x = np.random.default_rng(3).random((2, 4)).astype(np.float32)
+    np.testing.assert_allclose(np.asarray(again(x, training=False)), model.predict(x, verbose=0), rtol=1e-6, atol=1e-6)

@@ -183,3 +183,34 @@ def test_a_custom_step_that_returns_none_is_refused_instead_of_logging_a_made_up
             getattr(model, call)(x, y, batch_size=16, verbose=0)
         else:
             getattr(model, call)(x[:16], y[:16])
+
+
+def test_model_loss_is_compiles_argument_and_the_deprecated_methods_compute_the_loss():
+    # Keras 3.15 (TF 2.21): model.loss is None before compile and then compile's `loss` argument, over the
+    # deprecated Model.loss(y, y_pred, sample_weight) method; compiled_loss(y, y_pred) is a method too.
+    # mse of these is 3.5, and 0.25 with sample_weight [1, 0] (Keras's numbers).
+    model = tf.keras.Sequential([tf.keras.Input((3,)), tf.keras.layers.Dense(2)])
+    assert model.loss is None
+    model.compile(optimizer="sgd", loss="mse")
+    assert model.loss == "mse"
+    y = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    y_pred = torch.tensor([[0.0, 2.0], [1.0, 1.0]])
+    with pytest.warns(UserWarning, match=r"`model.loss\(\)` is deprecated"):
+        assert float(type(model).loss(model, y, y_pred)) == pytest.approx(3.5)
+    with pytest.warns(UserWarning, match=r"`model.compiled_loss\(\)` is deprecated"):
+        assert float(model.compiled_loss(y, y_pred)) == pytest.approx(3.5)
+        assert float(model.compiled_loss(y, y_pred, sample_weight=torch.tensor([1.0, 0.0]))) == pytest.approx(0.25)
+
+
+def test_compiled_loss_adds_the_models_own_regularization_losses():
+    # Keras 3.15: compiled_loss is compute_loss(None, y, y_pred, sample_weight): self.losses always count,
+    # whatever regularization_losses says.
+    model = tf.keras.Sequential([tf.keras.Input((3,)),
+                                 tf.keras.layers.Dense(2, kernel_regularizer=tf.keras.regularizers.L2(1.0))])
+    model.compile(optimizer="sgd", loss="mse")
+    y, y_pred = torch.ones(2, 2), torch.zeros(2, 2)
+    penalty = float(sum(model.losses))
+    assert penalty > 0
+    with pytest.warns(UserWarning):
+        assert float(model.compiled_loss(y, y_pred)) == pytest.approx(1.0 + penalty, rel=1e-6)
+        assert float(model.compiled_loss(y, y_pred, regularization_losses=[])) == pytest.approx(1.0 + penalty, rel=1e-6)

@@ -116,6 +116,21 @@ def test_train_on_batch_and_test_on_batch():
     assert after["loss"] == pytest.approx(expected_after, rel=1e-5) and after["loss"] < before
 
 
+def test_on_batch_logs_are_that_batchs_alone_as_in_keras3():
+    # Keras 3.15 (TF 2.21), SGD(0), Dense(1, kernel ones, no bias), mse + mae: x=[1, 1], y=0 gives
+    # {'loss': 4.0, 'mae': 2.0}; then x=[0, 0], y=0 gives {'loss': 0.0, 'mae': 0.0} (no running mean), for
+    # train_on_batch and test_on_batch alike. Keras 3 has no `reset_metrics` keyword.
+    model = tf.keras.Sequential([tf.keras.Input((2,)),
+                                 tf.keras.layers.Dense(1, kernel_initializer="ones", use_bias=False)])
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.0), loss="mse", metrics=["mae"])
+    ones, zeros, target = np.ones((1, 2), np.float32), np.zeros((1, 2), np.float32), np.zeros((1, 1), np.float32)
+    for on_batch in (model.train_on_batch, model.test_on_batch):
+        assert on_batch(ones, target, return_dict=True) == pytest.approx({"loss": 4.0, "mae": 2.0})
+        assert on_batch(zeros, target, return_dict=True) == pytest.approx({"loss": 0.0, "mae": 0.0})
+    with pytest.raises(TypeError, match="reset_metrics"):
+        model.train_on_batch(ones, target, reset_metrics=False)
+
+
 def test_fit_accepts_a_torch_dataloader_and_a_torch_dataset():
     x, y = toy_images(64)
     tensors = torch.utils.data.TensorDataset(torch.from_numpy(x), torch.from_numpy(y).long())

@@ -52,3 +52,28 @@ def test_training_copies_and_pickles_keep_the_variable_api():
     assert clone.layers[0].kernel.data_ptr() != fresh.layers[0].kernel.data_ptr()
     restored = pickle.loads(pickle.dumps(fresh.layers[1].moving_variance))
     assert restored.name == "moving_variance" and np.array_equal(restored.numpy(), [1.0, 1.0])
+
+
+def test_keras_variable_is_built_from_keras3s_arguments():
+    # Keras 3.15 (TF 2.21): Variable(np.array([1, 2])) is int64 named 'variable'; Variable('ones', shape=(2,),
+    # trainable=False) is float32 [1, 1] and not trainable; an initializer without shape is a ValueError;
+    # dtype= converts a value; unknown keywords are ignored.
+    import torchstrategy as tf
+
+    assert tf.keras.Variable(np.array([1, 2])).dtype == torch.int64
+    assert tf.keras.Variable(np.array([1, 2])).name == "variable"
+    ones = tf.keras.Variable("ones", shape=(2,), trainable=False, name="w")
+    assert ones.dtype == torch.float32 and ones.numpy().tolist() == [1.0, 1.0]
+    assert not ones.trainable and ones.name == "w" and isinstance(ones, tf.keras.Variable)
+    with pytest.raises(ValueError, match="the `shape` argument should be specified"):
+        tf.keras.Variable("ones")
+    assert tf.keras.Variable(np.array([1, 2]), dtype="int32").dtype == torch.int32
+    scalar = tf.keras.Variable(3.0, aggregation="mean", foo=1)
+    assert scalar.trainable and scalar.aggregation == "mean" and float(scalar) == 3.0
+    with pytest.raises(ValueError, match="Invalid value for argument `aggregation`"):
+        tf.keras.Variable(1.0, aggregation="max")
+    with pytest.raises(ValueError, match="cannot contain character `/`"):
+        tf.keras.Variable(1.0, name="a/b")
+    for option in ({"autocast": False}, {"synchronization": "on_read"}, {"layout": object()}):
+        with pytest.raises(NotImplementedError, match=next(iter(option))):
+            tf.keras.Variable(1.0, **option)

@@ -104,7 +104,7 @@ def test_operators_work_on_flat_values():
 
 def test_ragged_tensor_spec():
     spec = tf.RaggedTensorSpec([2, None], tf.int32)
-    assert spec.ragged_rank == 1 and spec.is_compatible_with(c([[1, 2], [3]]))
+    assert spec.ragged_rank == 1 and spec.is_compatible_with(spec_or_value=c([[1, 2], [3]]))
     assert not spec.is_compatible_with(c([[1.0], [3.0]]))
 
 

@@ -145,7 +145,7 @@ as_torch_dtype = as_dtype
 class TensorShape(tuple):
     """A static shape whose unknown sizes are None; `TensorShape(None)` has unknown rank."""
 
-    def __new__(cls, dims: Optional[Iterable[Optional[int]]] = ()) -> "TensorShape":
+    def __new__(cls, dims: Optional[Iterable[Optional[int]]]) -> "TensorShape":
         shape = super().__new__(cls, () if dims is None else (None if d is None else int(d) for d in dims))
         shape._known_rank = dims is not None
         return shape
@@ -159,10 +159,11 @@ class TensorShape(tuple):
             raise ValueError("as_list() is not defined on a shape of unknown rank.")
         return list(self)
 
-    def is_compatible_with(self, shape: Sequence[Optional[int]]) -> bool:
-        if not self._known_rank or (isinstance(shape, TensorShape) and not shape._known_rank):
+    def is_compatible_with(self, other: Sequence[Optional[int]]) -> bool:
+        """True if `other` could be the same shape: equal rank and equal sizes where both are known."""
+        if not self._known_rank or (isinstance(other, TensorShape) and not other._known_rank):
             return True
-        shape = tuple(shape)
+        shape = tuple(other)
         return len(shape) == len(self) and all(a is None or b is None or a == b for a, b in zip(self, shape))
 
     def __eq__(self, other: Any) -> bool:
@@ -183,7 +184,7 @@ class TensorSpec:
     [None, 3]
     """
 
-    def __init__(self, shape: Optional[Iterable[Optional[int]]] = (), dtype: Any = torch.float32, name: Optional[str] = None):
+    def __init__(self, shape: Optional[Iterable[Optional[int]]], dtype: Any = torch.float32, name: Optional[str] = None):
         self.shape = TensorShape(shape)
         self.dtype = dtype if isinstance(dtype, np.dtype) else as_torch_dtype(dtype)
         self.name = name
@@ -196,8 +197,9 @@ class TensorSpec:
         array = np.asarray(tensor)
         return cls(array.shape, array.dtype if array.dtype.kind in "OSUV" else as_torch_dtype(array.dtype), name)
 
-    def is_compatible_with(self, value: Any) -> bool:
-        """True if `value` (a tensor or spec) has this dtype and a compatible shape."""
+    def is_compatible_with(self, spec_or_tensor: Any) -> bool:
+        """True if `spec_or_tensor` (a tensor or spec) has this dtype and a compatible shape."""
+        value = spec_or_tensor
         other = value if isinstance(value, TensorSpec) else TensorSpec.from_tensor(value)
         return other.dtype == self.dtype and self.shape.is_compatible_with(other.shape)
 

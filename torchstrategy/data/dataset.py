@@ -188,9 +188,14 @@ class Dataset:
         return _sources.GeneratorDataset(generator, output_types, output_shapes, args, output_signature)
 
     @staticmethod
-    def range(*args: int, output_type: Any = torch.int64, name: Optional[str] = None) -> "Dataset":
-        """`range(stop)`, `range(start, stop)` or `range(start, stop, step)` as int64 scalars."""
-        return _sources.RangeDataset(args, _structure.as_torch_dtype(output_type))
+    def range(*args: int, **kwargs: Any) -> "Dataset":
+        """`range(stop)`, `range(start, stop)` or `range(start, stop, step)` as scalars; keywords (TF's, taken
+        through **kwargs as in TF's signature): `output_type` (default int64) and `name`."""
+        unknown = sorted(set(kwargs) - {"output_type", "name"})
+        if unknown:
+            raise TypeError(f"Dataset.range got unexpected keyword arguments {unknown}; it takes start/stop/step "
+                            "positionally and the keywords output_type and name.")
+        return _sources.RangeDataset(args, _structure.as_torch_dtype(kwargs.get("output_type", torch.int64)))
 
     @staticmethod
     def zip(*args: Any, datasets: Any = None, name: Optional[str] = None) -> "Dataset":

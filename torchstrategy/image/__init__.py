@@ -1,5 +1,5 @@
 """`tf.image` on torch tensors (NHWC batches or single HWC images), one module per concern: core, color,
-quality, boxes, geometry, distort, random_ops and codecs; this package re-exports their TF names."""
+quality, boxes, geometry, distort, random_ops, jpeg and codecs; this package re-exports their TF names."""
 from __future__ import annotations
 
 from torchstrategy.image.boxes import (combined_non_max_suppression, crop_and_resize, draw_bounding_boxes,
@@ -10,14 +10,15 @@ from torchstrategy.image.codecs import (decode_and_crop_jpeg, decode_bmp, decode
 from torchstrategy.image.color import (adjust_gamma, adjust_hue, adjust_saturation, grayscale_to_rgb, hsv_to_rgb,
                                        rgb_to_hsv, rgb_to_yiq, rgb_to_yuv, yiq_to_rgb, yuv_to_rgb)
 from torchstrategy.image.core import (ResizeMethod, adjust_brightness, adjust_contrast, central_crop,
-                                      convert_image_dtype, crop_to_bounding_box, decode_image, decode_jpeg,
-                                      decode_png, encode_jpeg, encode_png, flip_left_right, flip_up_down,
+                                      convert_image_dtype, crop_to_bounding_box, decode_image, decode_png,
+                                      encode_png, flip_left_right, flip_up_down,
                                       pad_to_bounding_box, per_image_standardization, random_brightness,
                                       random_contrast, random_flip_left_right, random_flip_up_down, resize,
                                       resize_with_crop_or_pad, rgb_to_grayscale)
 from torchstrategy.image.distort import (extract_glimpse, sample_distorted_bounding_box,
                                          stateless_sample_distorted_bounding_box)
 from torchstrategy.image.geometry import extract_patches, resize_with_pad, rot90, transpose
+from torchstrategy.image.jpeg import decode_jpeg, encode_jpeg
 from torchstrategy.image.quality import (image_gradients, psnr, sobel_edges, ssim, ssim_multiscale,
                                          total_variation)
 from torchstrategy.image.random_ops import (adjust_jpeg_quality, random_crop, random_hue, random_jpeg_quality,

@@ -1,5 +1,5 @@
 """`tf.image` on torch tensors (NHWC batches or single HWC images): resizing as TF2, flips, crops and pads,
-brightness/contrast, dtype conversion, grayscale, standardization, and PNG/JPEG coding through Pillow."""
+brightness/contrast, dtype conversion, grayscale, standardization, and PNG coding through Pillow (JPEG: jpeg.py)."""
 from __future__ import annotations
 
 import io
@@ -385,17 +385,6 @@ def decode_png(contents: Any, channels: int = 0, dtype: Any = torch.uint8, name:
     return _decode(contents, channels, "decode_png", dtype)
 
 
-def decode_jpeg(contents: Any, channels: int = 0, name: Optional[str] = None, **kwargs: Any) -> torch.Tensor:
-    """Decodes JPEG bytes to an HWC uint8 tensor (Pillow's libjpeg: pixels may differ from TF's by a few
-    levels, as between any two JPEG decoders)."""
-    unsupported = {k: v for k, v in kwargs.items() if k in ("ratio", "try_recover_truncated", "dct_method")
-                   and v not in (1, False, "")}
-    if unsupported or set(kwargs) - {"ratio", "fancy_upscaling", "try_recover_truncated",
-                                     "acceptable_fraction", "dct_method"}:
-        raise ValueError(f"tf.io.decode_jpeg: options {sorted(kwargs)} are not supported here beyond their defaults.")
-    return _decode(contents, channels, "decode_jpeg")
-
-
 def encode_png(image: Any, compression: int = -1, name: Optional[str] = None) -> bytes:
     """Encodes an HWC uint8/uint16 image (1-4 channels) as PNG bytes; compression -1 (default) or 0-9."""
     Image = _pillow()
@@ -422,19 +411,6 @@ def encode_png(image: Any, compression: int = -1, name: Optional[str] = None) ->
     return buffer.getvalue()
 
 
-def encode_jpeg(image: Any, quality: int = 95, name: Optional[str] = None, **kwargs: Any) -> bytes:
-    """Encodes an HWC uint8 image (1 or 3 channels) as JPEG bytes at `quality`."""
-    Image = _pillow()
-    tensor = _as_tensor(image)
-    if tensor.dtype != torch.uint8 or tensor.dim() != 3 or tensor.shape[-1] not in (1, 3):
-        raise ValueError(f"tf.io.encode_jpeg: expects a uint8 (height, width, 1 or 3) image, got "
-                         f"{tensor.dtype} of shape {tuple(tensor.shape)}.")
-    array = tensor.cpu().numpy()
-    buffer = io.BytesIO()
-    Image.fromarray(array[..., 0] if array.shape[-1] == 1 else array).save(buffer, format="JPEG", quality=int(quality))
-    return buffer.getvalue()
-
-
 def decode_image(contents: Any, channels: Optional[int] = None, dtype: Any = torch.uint8, name: Optional[str] = None,
                  expand_animations: bool = True) -> torch.Tensor:
     """Decodes PNG, JPEG, GIF or BMP bytes (format sniffed) to an HWC tensor; float dtypes scale to [0, 1]."""
@@ -448,5 +424,5 @@ __all__ = [
     "ResizeMethod", "resize", "flip_left_right", "flip_up_down", "random_flip_left_right", "random_flip_up_down",
     "central_crop", "crop_to_bounding_box", "pad_to_bounding_box", "resize_with_crop_or_pad", "convert_image_dtype",
     "adjust_brightness", "adjust_contrast", "random_brightness", "random_contrast", "rgb_to_grayscale",
-    "per_image_standardization", "decode_png", "decode_jpeg", "encode_png", "encode_jpeg", "decode_image",
+    "per_image_standardization", "decode_png", "encode_png", "decode_image",
 ]

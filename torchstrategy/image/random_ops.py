@@ -10,7 +10,8 @@ import torch
 from torchstrategy import random as tf_random
 from torchstrategy.image import color
 from torchstrategy.image.core import (_as_tensor, _batched, _generator, _unbatch, adjust_brightness, adjust_contrast,
-                                      convert_image_dtype, decode_jpeg, encode_jpeg)
+                                      convert_image_dtype)
+from torchstrategy.image.jpeg import decode_jpeg, encode_jpeg
 
 
 def _uniform(low: float, high: float, seed: Optional[int], shape: tuple = ()) -> torch.Tensor:

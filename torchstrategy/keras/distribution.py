@@ -267,21 +267,15 @@ class DataParallel(Distribution):
 
 class ModelParallel(Distribution):
     """Weights laid out by a LayoutMap (DTensor shards over the named mesh axes), batches split over
-    `batch_dim_name` (default: the mesh's first axis). Keras 3.0's positional form
-    `ModelParallel(device_mesh, layout_map, batch_dim_name)` is accepted too."""
+    `batch_dim_name` (default: the mesh's first axis). Keyword-only, as Keras 3.15 (which refuses Keras 3.0's
+    positional form); `device_mesh=` is still taken as a keyword. `auto_shard_dataset` is kept as
+    DataParallel keeps it."""
 
-    def __init__(self, *args: Any, layout_map: Optional[LayoutMap] = None, batch_dim_name: Optional[str] = None,
-                 **kwargs: Any) -> None:
-        args = list(args)
-        if args and isinstance(args[0], DeviceMesh):
-            kwargs.setdefault("device_mesh", args.pop(0))
-        if args:
-            layout_map = args.pop(0) if layout_map is None else layout_map
-        if args:
-            batch_dim_name = args.pop(0) if batch_dim_name is None else batch_dim_name
+    def __init__(self, *, layout_map: Optional[LayoutMap] = None, batch_dim_name: Optional[str] = None,
+                 auto_shard_dataset: bool = True, **kwargs: Any) -> None:
         mesh = kwargs.pop("device_mesh", None)
-        if args or kwargs:
-            raise TypeError(f"ModelParallel got unexpected arguments {args or ''}{sorted(kwargs) or ''}.")
+        if kwargs:
+            raise TypeError(f"ModelParallel got unexpected keyword arguments {sorted(kwargs)}.")
         if not isinstance(layout_map, LayoutMap):
             raise ValueError(f"ModelParallel needs layout_map=LayoutMap(device_mesh); got {layout_map!r}.")
         mesh = mesh or layout_map.device_mesh
@@ -290,6 +284,7 @@ class ModelParallel(Distribution):
             raise ValueError(f"batch_dim_name '{batch_dim_name}' is not an axis of the mesh {mesh.axis_names}.")
         super().__init__(mesh, batch_dim_name)
         self.layout_map = layout_map
+        self.auto_shard_dataset = auto_shard_dataset
 
     def _make_strategy(self) -> Any:
         from torchstrategy.distribute.tensor_parallel import TensorParallelStrategy

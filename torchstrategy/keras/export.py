@@ -12,7 +12,7 @@ from torchstrategy.keras.layers.base import Layer
 _FORMATS = ("tf_saved_model", "onnx", "openvino", "litert", "torch")
 
 
-def export_model(model: Any, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
+def export_model(model: Any, filepath: str, format: str = "tf_saved_model", verbose: Optional[bool] = None,
                  input_signature: Any = None, **kwargs: Any) -> None:
     """Writes `model` for serving (Keras 3 `model.export`): endpoint `serve` and signature `serving_default`.
 
@@ -27,7 +27,7 @@ def export_model(model: Any, filepath: str, format: str = "tf_saved_model", verb
     archive = ExportArchive()
     archive.track(model)
     archive.add_endpoint("serve", model, input_signature)
-    archive.write_out(filepath, verbose=verbose)
+    archive.write_out(filepath, verbose=True if verbose is None else verbose)  # Keras: None means True
 
 
 class ExportArchive:
@@ -39,7 +39,13 @@ class ExportArchive:
     >>> archive.write_out("/tmp/exported")
     """
 
-    def __init__(self) -> None:
+    def __init__(self, format: str = "saved_model", **kwargs: Any) -> None:
+        # Keras 3.15 picks the archive kind by `format` and ignores further keywords.
+        if format == "neptune_model":
+            raise NotImplementedError("ExportArchive(format='neptune_model') is not available here; use the "
+                                      "default format='saved_model'.")
+        if format != "saved_model":
+            raise ValueError(f"Unsupported format: {format}")
         self._tracked: list = []
         self._endpoints: dict = {}
 
@@ -49,10 +55,14 @@ class ExportArchive:
             raise ValueError(f"ExportArchive.track takes a Keras layer or model; got {type(resource).__name__}.")
         self._tracked.append(resource)
 
-    def add_endpoint(self, name: str, fn: Any, input_signature: Any = None) -> None:
-        """Adds endpoint `name` running `fn` (a built model/layer, or a function) on `input_signature`."""
+    def add_endpoint(self, name: str, fn: Any, input_signature: Any = None, **kwargs: Any) -> None:
+        """Adds endpoint `name` running `fn` (a built model/layer, or a function) on `input_signature`.
+        `kwargs` are Keras's JAX-backend options (`is_static`, `jax2tf_kwargs`), refused as on TF's backend."""
         if name in self._endpoints:
             raise ValueError(f"Endpoint name '{name}' is already taken.")
+        if "jax2tf_kwargs" in kwargs or "is_static" in kwargs:
+            raise ValueError("'jax2tf_kwargs' and 'is_static' are only supported with the jax backend. "
+                             "Current backend: torch (exports as TF's backend does: drop them).")
         if input_signature is None:
             input_signature = getattr(fn, "input_signature", None)
         if input_signature is not None:
@@ -126,12 +136,11 @@ class TFSMLayer(Layer):
     """
 
     def __init__(self, filepath: str, call_endpoint: str = "serve", call_training_endpoint: Optional[str] = None,
-                 trainable: bool = False, name: Optional[str] = None, dtype: Any = None, **kwargs: Any) -> None:
+                 trainable: bool = True, name: Optional[str] = None, dtype: Any = None) -> None:
         _refuse_tf_written(filepath, call_endpoint)
-        if trainable:
-            raise ValueError("TFSMLayer is inference-only here: the exported weights are constants of the "
-                             "program. Use trainable=False, or load the Keras model file to fine-tune.")
-        super().__init__(trainable=False, name=name, dtype=dtype, **kwargs)
+        # The exported weights are constants of the program here: the layer holds no weights to train,
+        # whatever `trainable` says (Keras 3 would train the SavedModel's variables).
+        super().__init__(trainable=trainable, name=name, dtype=dtype)
         self.filepath = filepath
         self.call_endpoint = call_endpoint
         self.call_training_endpoint = call_training_endpoint
@@ -148,17 +157,30 @@ class TFSMLayer(Layer):
         raise ValueError(f"The endpoint '{name}' is not among the endpoints {sorted(endpoints)} or signatures "
                          f"{sorted(self._loaded.signatures)} of '{self.filepath}'.")
 
-    def build(self, input_shape: Any = None) -> None:
+    def build(self, input_shape: Any) -> None:
         self.built = True
 
-    def call(self, inputs: Any, training: Optional[bool] = None) -> Any:
+    def call(self, inputs: Any, training: bool = False, **kwargs: Any) -> Any:
+        """Runs the training endpoint when `training` and one was given, else the call endpoint; `kwargs` go
+        to the endpoint, as in Keras."""
         endpoint = self._training_call if training and self._training_call is not None else self._call
         if isinstance(inputs, (list, tuple)):
-            return endpoint(*inputs)
+            return endpoint(*inputs, **kwargs)
         if isinstance(inputs, dict):
-            return endpoint(**inputs)
-        return endpoint(inputs)
+            return endpoint(**inputs, **kwargs)
+        return endpoint(inputs, **kwargs)
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None,
+                    safe_mode: Optional[bool] = None) -> "TFSMLayer":
+        """The layer from `get_config()`. As Keras, `safe_mode=True` refuses to load an external SavedModel;
+        None (no global switch here) loads it."""
+        if safe_mode:
+            raise ValueError("Requested the deserialization of a `TFSMLayer`, which loads an external SavedModel. "
+                             "This is disallowed with safe_mode=True; if you trust the artifact, pass "
+                             "safe_mode=False.")
+        return cls(**config)
 
     def get_config(self) -> dict:
         return {"name": self.name, "filepath": self.filepath, "call_endpoint": self.call_endpoint,
-                "call_training_endpoint": self.call_training_endpoint, "trainable": False}
+                "call_training_endpoint": self.call_training_endpoint, "trainable": self.trainable}

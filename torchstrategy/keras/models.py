@@ -46,6 +46,9 @@ class Model(Layer):
         self.stop_training = False
         self.history: Any = None
         self.optimizer: Any = None
+        # Keras 3: `model.loss` is compile()'s `loss` argument (None before), an instance attribute over the
+        # deprecated `Model.loss(y, y_pred)` method; set in __dict__ so a torch loss module is not registered.
+        self.__dict__["loss"] = None
         self._compiled: Optional[compile_utils.CompiledState] = None
         self._strategy = _context.get_strategy() if _context.has_strategy() else None
         self.run_eagerly = False
@@ -110,9 +113,12 @@ class Model(Layer):
     def metrics_names(self) -> list[str]:
         return [m.name for m in self.metrics]
 
-    @property
-    def loss(self) -> Any:
-        return self._compiled.loss_spec if self._compiled else None
+    def loss(self, y: Any, y_pred: Any, sample_weight: Any = None) -> torch.Tensor:
+        """Keras 3's deprecated spelling of `compute_loss(None, y, y_pred, sample_weight)`. On a model it is
+        hidden by the instance attribute `model.loss` (compile()'s `loss` argument, as in Keras 3)."""
+        warnings.warn("`model.loss()` is deprecated. Instead, use `model.compute_loss(x, y, y_pred, sample_weight, "
+                      "training)`.", stacklevel=2)
+        return self.compute_loss(None, y, y_pred, sample_weight)
 
     def build(self, input_shape: Any) -> None:
         """Creates the weights by calling the model once on zeros of `input_shape` (batch may be None)."""
@@ -190,6 +196,7 @@ class Model(Layer):
         optimizer = optimizers.get(optimizer)
         self.optimizer = wrap_for_policy(self.dtype_policy, optimizer) if auto_scale_loss else optimizer
         # 'auto' (Keras 3's default) runs eagerly here: torch.compile only when asked with True
+        self.__dict__["loss"] = loss  # what Keras 3's model.loss reads back (see __init__)
         self._compiled = compile_utils.CompiledState(self, loss, metrics, loss_weights, weighted_metrics,
                                                 jit_compile=jit_compile is True,
                                                 steps_per_execution=steps_per_execution)
@@ -223,10 +230,15 @@ class Model(Layer):
     def get_metrics_result(self) -> dict:
         return {metric.name: metric.result() for metric in self.metrics}
 
-    @property
-    def compiled_loss(self) -> steps.CompiledLoss:
-        """Keras 2's callable compiled loss (`self.compiled_loss(y, y_pred, regularization_losses=...)`)."""
-        return steps.CompiledLoss(self)
+    def compiled_loss(self, y: Any, y_pred: Any, sample_weight: Any = None,
+                      regularization_losses: Any = None) -> torch.Tensor:
+        """Keras 2's compiled loss, deprecated in Keras 3: the compiled loss of a batch plus the model's own
+        regularization losses (`self.losses`, whatever `regularization_losses` says, as Keras 3 does), scaled for
+        distribution. As Keras 2 (not 3) it also records the loss in the 'loss' metric, so a Keras 2
+        `train_step` reports it."""
+        warnings.warn("`model.compiled_loss()` is deprecated. Instead, use `model.compute_loss(x, y, y_pred, "
+                      "sample_weight, training)`.", stacklevel=2)
+        return steps.compiled_loss(self, y, y_pred, sample_weight)
 
     @property
     def compiled_metrics(self) -> steps.CompiledMetrics:
@@ -265,15 +277,16 @@ class Model(Layer):
         return training.predict(self, **{k: v for k, v in locals().items() if k not in ("self", "__class__")})
 
     def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: Any = None,
-                       reset_metrics: bool = True, return_dict: bool = False) -> Any:
-        """One gradient step on one batch; returns the loss (and metrics) for that batch."""
+                       return_dict: bool = False) -> Any:
+        """One gradient step on one batch; returns the loss (and metrics) of that batch alone: as in Keras 3,
+        the metrics restart at every call (Keras 2's `reset_metrics` is gone)."""
         self._require_compiled("training/testing")
-        return training.train_on_batch(self, x, y, sample_weight, reset_metrics, return_dict, class_weight)
+        return training.train_on_batch(self, x, y, sample_weight, return_dict, class_weight)
 
-    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True,
-                      return_dict: bool = False) -> Any:
+    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, return_dict: bool = False) -> Any:
+        """The loss (and metrics) of one batch alone, without training (metrics restart at every call)."""
         self._require_compiled("training/testing")
-        return training.test_on_batch(self, x, y, sample_weight, reset_metrics, return_dict)
+        return training.test_on_batch(self, x, y, sample_weight, return_dict)
 
     def predict_on_batch(self, x: Any) -> Any:
         return training.predict_on_batch(self, x)
@@ -291,9 +304,10 @@ class Model(Layer):
         with public_call("model.save"):
             saving.save_model(self, filepath, overwrite=overwrite, zipped=zipped, **kwargs)
 
-    def export(self, filepath: str, format: str = "tf_saved_model", verbose: bool = True,
+    def export(self, filepath: str, format: str = "tf_saved_model", verbose: Optional[bool] = None,
                input_signature: Any = None, **kwargs: Any) -> None:
-        """Writes a serving directory (endpoint 'serve', signature 'serving_default'); see keras/export.py."""
+        """Writes a serving directory (endpoint 'serve', signature 'serving_default'); see keras/export.py.
+        `verbose=None` (Keras 3's default) prints the message, as True does."""
         from torchstrategy.keras import export
 
         export.export_model(self, filepath, format=format, verbose=verbose, input_signature=input_signature, **kwargs)

@@ -2,7 +2,7 @@
 once per replica and batch, and the `compute_loss` / `compute_metrics` pieces a custom step reuses."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import torch
 
@@ -92,24 +92,13 @@ def predict_step(model: Any, data: Any) -> Any:
         return module(x, training=False)
 
 
-class CompiledLoss:
-    """Keras 2's `model.compiled_loss(y, y_pred, sample_weight, regularization_losses)`: the loss (scaled
-    for distribution) of a batch, also recorded in the 'loss' metric as Keras 2 does."""
-
-    def __init__(self, model: Any) -> None:
-        self._model = model
-
-    def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None,
-                 regularization_losses: Optional[list] = None) -> torch.Tensor:
-        compiled = self._model._require_compiled("computing the loss")
-        total = compiled.compute_loss(y_true, y_pred, sample_weight, list(regularization_losses or []))
-        compiled.update_loss_trackers(total, batch_size_of(y_pred))  # Keras 2 tracks the loss here
-        return scale_for_distribution(self._model, total)
-
-    @property
-    def metrics(self) -> list:
-        compiled = self._model._compiled
-        return [compiled.loss_tracker] if compiled is not None else []
+def compiled_loss(model: Any, y_true: Any, y_pred: Any, sample_weight: Any = None) -> torch.Tensor:
+    """`model.compiled_loss(y, y_pred, sample_weight)`: `compute_loss` of a batch (scaled for distribution),
+    also recorded in the 'loss' metric as Keras 2 does."""
+    compiled = model._require_compiled("computing the loss")
+    total = compiled.compute_loss(y_true, y_pred, sample_weight, model.losses)
+    compiled.update_loss_trackers(total, batch_size_of(y_pred))
+    return scale_for_distribution(model, total)
 
 
 class CompiledMetrics:

@@ -490,24 +490,22 @@ def _batch_logs(logs: dict, return_dict: bool) -> Any:
     return values[0] if len(values) == 1 else values
 
 
-def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool,
+def train_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, return_dict: bool,
                    class_weight: Optional[dict] = None) -> Any:
     _check_trained_in_its_job(model, model.distribute_strategy)
     batch = _one_batch(x, y, sample_weight)
     runtime = set_up(model, batch[0])
-    if reset_metrics:
-        model._compiled.reset()
+    model._compiled.reset()  # Keras 3: the logs are this batch's alone
     model.train()
     step_fn = _train_step(model, _class_weight_table(class_weight))
     logs = first_replica(runtime.strategy.run(step_fn, args=(runtime.strategy.place_batch(batch),)))
     return _batch_logs(logs, return_dict)
 
 
-def test_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, reset_metrics: bool, return_dict: bool) -> Any:
+def test_on_batch(model: Any, x: Any, y: Any, sample_weight: Any, return_dict: bool) -> Any:
     batch = _one_batch(x, y, sample_weight)
     runtime = set_up(model, batch[0])
-    if reset_metrics:
-        model._compiled.reset()
+    model._compiled.reset()  # Keras 3: the logs are this batch's alone
     with torch.no_grad(), eval_mode(model):
         logs = first_replica(runtime.strategy.run(functools.partial(_checked_test_step, model),
                                                     args=(runtime.strategy.place_batch(batch),)))

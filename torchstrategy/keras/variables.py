@@ -3,7 +3,7 @@ otherwise) that also answer Keras 3's variable API: `name`, `path`, `numpy()`, `
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 import torch
@@ -76,7 +76,7 @@ class _VariableAPI:
 
 
 def _rebuild_trainable(data: torch.Tensor, requires_grad: bool, state: dict) -> "TrainableVariable":
-    variable = TrainableVariable(data, requires_grad)
+    variable = TrainableVariable._wrap(data, requires_grad)
     variable.__dict__.update(state)
     return variable
 
@@ -87,14 +87,75 @@ def _rebuild_buffer(data: torch.Tensor, state: dict) -> "NonTrainableVariable":
     return variable
 
 
-class TrainableVariable(_VariableAPI, nn.Parameter):
-    """A trainable Keras weight: an `nn.Parameter` (optimizers, DDP, FSDP see a Parameter)."""
+_AGGREGATIONS = (None, "none", "mean", "sum", "only_first_replica")
+_SYNCHRONIZATIONS = (None, "none", "on_read", "on_write", "auto")
 
-    def __new__(cls, data: Any = None, requires_grad: bool = True) -> "TrainableVariable":
+
+def _initial_value(initializer: Any, shape: Any, dtype: Any) -> torch.Tensor:
+    """Keras's rule: an initializer (name or callable) needs `shape` and makes floatx unless `dtype` says
+    otherwise; a value keeps its own dtype unless `dtype` is given."""
+    from torchstrategy.keras import backend, initializers
+
+    if isinstance(initializer, str):
+        initializer = initializers.get(initializer)
+    if callable(initializer):
+        if shape is None:
+            raise ValueError(f"When creating a Variable from an initializer, the `shape` argument should be "
+                             f"specified. Received: initializer={initializer} and shape={shape}")
+        dtype = backend.floatx() if dtype is None else dtype
+        return backend.to_tensor(initializer(tuple(shape), dtype=dtype), dtype)
+    return backend.to_tensor(initializer, dtype)
+
+
+class TrainableVariable(_VariableAPI, nn.Parameter):
+    """A Keras weight that is an `nn.Parameter` (optimizers, DDP, FSDP see a Parameter); keras.Variable.
+
+    Built as Keras 3 builds a variable: `keras.Variable(initializer, shape=None, dtype=None, trainable=True,
+    ...)`, `initializer` a value or an initializer (name or callable, then `shape` is required).
+    `trainable=False` gives a Parameter without gradient (`trainable` False; also for integer values, which
+    torch cannot differentiate, where Keras reports True). `aggregation` is kept for
+    distributed reads; `autocast=False`, a `synchronization` other than 'auto' and a `layout` are not
+    available (NotImplementedError). Further keywords are ignored, as Keras does. Torch's own
+    `cls(data, requires_grad)` (a tensor and a bool) still builds a plain Parameter-like weight.
+    """
+
+    def __new__(cls, initializer: Any, shape: Any = None, dtype: Any = None, trainable: bool = True,
+                autocast: bool = True, aggregation: Optional[str] = "none", synchronization: Optional[str] = "auto",
+                name: Optional[str] = None, layout: Any = None, **kwargs: Any) -> "TrainableVariable":
+        if isinstance(shape, bool) and isinstance(initializer, torch.Tensor):  # torch's Parameter(data, grad)
+            return cls._wrap(initializer, shape)
+        name = name or "variable"
+        if not isinstance(name, str) or "/" in name:
+            raise ValueError(f"Argument `name` must be a string and cannot contain character `/`. Received: "
+                             f"name={name}")
+        if aggregation not in _AGGREGATIONS:
+            raise ValueError("Invalid value for argument `aggregation`. Expected one of `None`, `'none'`, "
+                             f"`'mean'`, `'sum'`, `'only_first_replica'`. Received: aggregation={aggregation}")
+        if synchronization not in _SYNCHRONIZATIONS:
+            raise ValueError("Invalid value for argument `synchronization`. Expected one of `None`, `'none'`, "
+                             f"`'on_read'`, `'on_write'`, `'auto'`. Received: synchronization={synchronization}")
+        for what, value, default in (("autocast", autocast, True), ("synchronization", synchronization, "auto"),
+                                     ("layout", layout, None)):
+            if value != default:
+                raise NotImplementedError(f"keras.Variable({what}={value!r}) is not available here; leave {what} "
+                                          f"at its default ({default!r}).")
+        value = _initial_value(initializer, shape, dtype).detach().clone()
+        # torch lets only float and complex tensors take gradients: an integer variable is never trainable here
+        variable = cls._wrap(value, bool(trainable) and (value.is_floating_point() or value.is_complex()))
+        variable._keras_name, variable._keras_path = name, name
+        variable._keras_aggregation = aggregation or "none"
+        return variable
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # everything happened in __new__
+        pass
+
+    @classmethod
+    def _wrap(cls, data: torch.Tensor, requires_grad: bool = True) -> "TrainableVariable":
+        """The weight holding `data` itself (what add_weight, copies and unpickling make)."""
         return nn.Parameter.__new__(cls, data, requires_grad)  # type: ignore[return-value]
 
     def __deepcopy__(self, memo: dict) -> "TrainableVariable":
-        result = type(self)(self.data.clone(memory_format=torch.preserve_format), self.requires_grad)
+        result = type(self)._wrap(self.data.clone(memory_format=torch.preserve_format), self.requires_grad)
         memo[id(self)] = result
         result.__dict__.update(copy.deepcopy(self.__dict__, memo))
         return result
@@ -161,7 +222,7 @@ def mapped_value(variable: torch.Tensor, value: torch.Tensor) -> MappedValue:
 
 def make_weight(value: torch.Tensor, trainable: bool, requires_grad: bool, name: str, path: str) -> torch.Tensor:
     """The tensor `add_weight` stores: a TrainableVariable (Parameter) or a NonTrainableVariable (buffer)."""
-    weight: Any = TrainableVariable(value, requires_grad) if trainable else NonTrainableVariable(value)
+    weight: Any = TrainableVariable._wrap(value, requires_grad) if trainable else NonTrainableVariable(value)
     weight._keras_name, weight._keras_path = name, path
     return weight
 

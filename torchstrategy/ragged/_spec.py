@@ -32,8 +32,9 @@ class RaggedTensorSpec:
         """The spec of a concrete RaggedTensor."""
         return cls(value.shape, value.dtype, value.ragged_rank)
 
-    def is_compatible_with(self, value: Any) -> bool:
-        """True if `value` (a RaggedTensor or spec) has this dtype, ragged_rank and a compatible shape."""
+    def is_compatible_with(self, spec_or_value: Any) -> bool:
+        """True if `spec_or_value` (a RaggedTensor or spec) has this dtype, ragged_rank and a compatible shape."""
+        value = spec_or_value
         other = RaggedTensorSpec.from_value(value) if isinstance(value, RaggedTensor) else value
         if not isinstance(other, RaggedTensorSpec) or other.dtype != self.dtype:
             return False

@@ -2,6 +2,7 @@
 save_best_only (what is on disk after each epoch), weights vs full model, batch frequency, chief-only writes."""
 from __future__ import annotations
 
+import inspect
 import os
 
 import numpy as np
@@ -224,7 +225,7 @@ def test_missing_monitor_warns_with_available_metrics_and_saves_nothing(tmp_path
     ({"filepath": "w{}.keras"}, ValueError, "positional placeholder"),
     ({"filepath": "w{epoch.keras"}, ValueError, "not a valid format string"),
     ({"filepath": 3}, TypeError, "must be a str or path"),
-    ({"save_every": 2}, TypeError, "unexpected arguments"),
+    ({"save_every": 2}, TypeError, "unexpected keyword argument 'save_every'"),
 ])
 def test_bad_arguments_are_refused_at_construction(kwargs, error, match):
     kwargs = {"filepath": "w.keras", **kwargs}
@@ -238,11 +239,17 @@ def test_existing_directory_as_filepath_is_refused(tmp_path):
         _fit([ModelCheckpoint(str(tmp_path / "taken"), save_weights_only=True)], epochs=1)
 
 
-def test_deprecated_period_saves_every_n_epochs(tmp_path):
-    with pytest.warns(UserWarning, match="`period` argument is deprecated"):
-        checkpoint = ModelCheckpoint(str(tmp_path / "e{epoch}.w"), save_weights_only=True, period=2)
-    _fit([checkpoint], epochs=5)
-    assert sorted(os.listdir(tmp_path)) == ["e2.w", "e4.w"]
+@pytest.mark.parametrize("name, value, advice", [("period", 2, "save_freq"), ("options", None, "drop the argument")])
+def test_keras2_keywords_are_refused_with_what_to_use_instead(tmp_path, name, value, advice):
+    # Keras 3.15 (TF 2.21): TypeError "...got an unexpected keyword argument 'period'" (and 'options').
+    with pytest.raises(TypeError, match=f"unexpected keyword argument '{name}'.*{advice}"):
+        ModelCheckpoint(str(tmp_path / "w.keras"), **{name: value})
+
+
+def test_signature_is_keras3s(tmp_path):
+    assert list(inspect.signature(ModelCheckpoint).parameters) == [
+        "filepath", "monitor", "verbose", "save_best_only", "save_weights_only", "mode", "save_freq",
+        "initial_value_threshold"]
 
 
 def test_epoch_frequency_does_not_ask_fit_for_batch_hooks():

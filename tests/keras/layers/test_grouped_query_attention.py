@@ -35,3 +35,14 @@ def test_bad_arguments():
         layers.GroupQueryAttention(2, 2, 1)(torch.ones(1, 2, 3))
     with pytest.raises(ValueError, match="must be equal"):
         layers.GroupQueryAttention(2, 2, 1).compute_output_shape((None, 3, 4), (None, 3, 5))
+
+
+def test_build_and_output_shape_need_the_value_shape_as_in_keras():
+    # Keras 3.15: build(query_shape, value_shape, key_shape=None) and compute_output_shape likewise.
+    for layer in (layers.GroupQueryAttention(head_dim=4, num_query_heads=2, num_key_value_heads=1),
+                  layers.MultiHeadAttention(num_heads=2, key_dim=4)):
+        with pytest.raises(TypeError, match="value_shape"):
+            layer.compute_output_shape((None, 5, 8))
+        assert tuple(layer.compute_output_shape((None, 5, 8), (None, 3, 8))) == (None, 5, 8)
+        layer.build((None, 5, 8), (None, 3, 8))
+        assert layer._query_dense.built

@@ -255,3 +255,11 @@ def test_configs_rebuild_the_layers():
         clone = type(layer).from_config({**config, "name": config["name"] + "_clone"})
         assert {k: v for k, v in clone.get_config().items() if k != "name"} == \
             {k: v for k, v in config.items() if k != "name"}
+
+
+def test_random_crop_output_shape_is_the_crops():
+    # Keras 3.15: RandomCrop(2, 3).compute_output_shape((None, 8, 9, 3)) == (None, 2, 3, 3); (8, 9, 3) -> (2, 3, 3).
+    from torchstrategy.keras import layers as keras_layers
+
+    assert keras_layers.RandomCrop(2, 3).compute_output_shape((None, 8, 9, 3)) == (None, 2, 3, 3)
+    assert keras_layers.RandomCrop(2, 3).compute_output_shape((8, 9, 3)) == (2, 3, 3)

@@ -2,6 +2,8 @@
 one draw per call handed to every entry of a dict, unbatched images, dtype and rank checks."""
 from __future__ import annotations
 
+import inspect
+
 import pytest
 import torch
 
@@ -89,3 +91,20 @@ def test_layers_train_predict_save_and_load_in_a_model(tmp_path):
     model.save(tmp_path / "m.keras")
     reloaded = keras.models.load_model(tmp_path / "m.keras")
     assert abs(reloaded.predict(x, verbose=0) - first).max() < 1e-5
+
+
+@pytest.mark.parametrize("make", [
+    lambda: layers.AutoContrast(), lambda: layers.Equalization(), lambda: layers.RandomColorDegeneration(0.5),
+    lambda: layers.RandomColorJitter(brightness_factor=0.2), lambda: layers.RandomGaussianBlur(),
+    lambda: layers.RandomGrayscale(), lambda: layers.RandomHue(0.2), lambda: layers.RandomInvert(),
+    lambda: layers.RandomPosterization(4), lambda: layers.RandomSaturation(0.2), lambda: layers.RandomSharpness(0.2),
+    lambda: layers.Solarization(), lambda: layers.MixUp(), lambda: layers.CutMix(), lambda: layers.Resizing(2, 3),
+], ids=lambda make: type(make()).__name__)
+def test_augmentation_call_takes_data_and_training_as_keras(make):
+    # Keras 3.15: every augmentation layer's call is (self, data, training=True); positional calls still work.
+    layer = make()
+    assert list(inspect.signature(type(layer).call).parameters) == ["self", "data", "training"]
+    images = torch.rand(2, 4, 5, 3) * 255
+    by_keyword = layer.call(data=images, training=False)
+    by_position = layer(images, training=False)
+    assert torch.equal(torch.as_tensor(by_keyword), torch.as_tensor(by_position))

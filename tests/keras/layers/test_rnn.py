@@ -91,3 +91,24 @@ def test_config_round_trip():
     layer(x), clone(x)
     clone.set_weights(layer.get_weights())
     torch.testing.assert_close(clone(x), layer(x))
+
+
+class ScaledCell(MinimalCell):
+    """MinimalCell whose call takes an extra keyword, to see StackedRNNCells hand it on."""
+
+    def call(self, inputs, states, scale=1.0):
+        output, new_states = super().call(inputs, states)
+        return output * scale, [state * scale for state in new_states]
+
+
+def test_stacked_cells_hand_extra_call_keywords_to_every_cell():
+    # Keras 3.15: StackedRNNCells.call(inputs, states, training=False, **kwargs) forwards kwargs to each cell.
+    torch.manual_seed(0)
+    stacked = layers.StackedRNNCells([ScaledCell(3), ScaledCell(2)])
+    x = torch.randn(4, 5)
+    states = [[torch.zeros(4, 3)], [torch.zeros(4, 2)]]
+    plain, _ = stacked(x, states)
+    scaled, new_states = stacked(x, states, scale=2.0)
+    # the first cell's output doubles, which doubles the second's pre-scale output, then it doubles again
+    torch.testing.assert_close(scaled, plain * 4.0)
+    assert new_states[0][0].shape == (4, 3)

@@ -67,3 +67,17 @@ def test_jax_and_flax_layers_say_what_to_use():
         layers.JaxLayer(lambda params, x: x)
     with pytest.raises(NotImplementedError, match="TorchModuleWrapper"):
         layers.FlaxLayer(object())
+
+
+def test_torch_module_wrapper_sets_the_modules_mode_from_training_as_keras():
+    # Keras 3.15: TorchModuleWrapper.call(*args, training=None, **kwargs) puts the module in eval mode when
+    # training is False and in train mode otherwise; from_config takes (config, custom_objects, safe_mode).
+    from torchstrategy.keras.layers import TorchModuleWrapper
+
+    wrapper = TorchModuleWrapper(torch.nn.Dropout(0.5))
+    x = torch.ones(4, 100)
+    assert torch.equal(wrapper(x, training=False), x) and not wrapper.module.training
+    wrapper(x, training=True)
+    assert wrapper.module.training
+    again = TorchModuleWrapper.from_config(wrapper.get_config(), custom_objects=None, safe_mode=True)
+    assert again.module is wrapper.module

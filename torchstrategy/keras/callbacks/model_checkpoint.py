@@ -3,6 +3,7 @@ every N batches, optionally only when a monitored metric improves; the chief wri
 from __future__ import annotations
 
 import difflib
+import functools
 import math
 import operator
 import os
@@ -44,6 +45,28 @@ def _placeholder_keys(filepath: str) -> list[str]:
     return keys
 
 
+# Keywords Keras 2's ModelCheckpoint took and Keras 3 dropped: what to use instead.
+_REMOVED_KEYWORDS = {
+    "period": "Keras 3 removed it: save every N batches with save_freq=N, or every epoch with save_freq='epoch'.",
+    "options": "Keras 3 removed it (it was a tf.train.CheckpointOptions / SaveOptions); drop the argument.",
+}
+
+
+def _refuse_removed_keywords(init: Any) -> Any:
+    """Wraps `__init__` so Keras 2's removed keywords fail with a TypeError that says what to use
+    instead; the signature (read through `__wrapped__`) stays Keras 3's."""
+
+    @functools.wraps(init)
+    def checked(self: Any, *args: Any, **kwargs: Any) -> None:
+        for name in kwargs:
+            if name in _REMOVED_KEYWORDS:
+                raise TypeError(f"ModelCheckpoint.__init__() got an unexpected keyword argument '{name}'. "
+                                f"{_REMOVED_KEYWORDS[name]}")
+        init(self, *args, **kwargs)
+
+    return checked
+
+
 class ModelCheckpoint(Callback):
     """Saves the model or its weights at the end of every epoch or every `save_freq` batches.
 
@@ -61,13 +84,14 @@ class ModelCheckpoint(Callback):
     `save_weights_only=True` calls `model.save_weights(path)`, else `model.save(path)`; both write
     atomically and create missing directories. In a multi-replica run only the chief writes and
     prints; every replica keeps the same bookkeeping and waits at each save point until the chief's
-    write is done. `options` (a TF `SaveOptions`) is accepted and ignored; Keras 2's deprecated
-    `period=N` (save every N epochs) is honoured with a warning.
+    write is done. Keras 2's `period` and `options` raise a TypeError, as in Keras 3, whose message
+    says what to use instead.
 
     >>> checkpoint = ModelCheckpoint("/tmp/ckpt/best.keras", monitor="val_accuracy", mode="max",
     ...                              save_best_only=True)
     """
 
+    @_refuse_removed_keywords
     def __init__(
         self,
         filepath: Union[str, os.PathLike],
@@ -78,17 +102,8 @@ class ModelCheckpoint(Callback):
         mode: str = "auto",
         save_freq: Union[str, int] = "epoch",
         initial_value_threshold: Optional[float] = None,
-        options: Any = None,
-        **kwargs: Any,
     ) -> None:
         super().__init__()
-        self.period = 1
-        if "period" in kwargs:
-            self.period = int(kwargs.pop("period"))
-            warnings.warn("`period` argument is deprecated. Please use `save_freq` to specify the frequency "
-                          "in number of batches seen.", stacklevel=2)
-        if kwargs:
-            raise TypeError(f"ModelCheckpoint got unexpected arguments {sorted(kwargs)}.")
         if not isinstance(filepath, (str, os.PathLike)):
             raise TypeError(f"ModelCheckpoint filepath must be a str or path, got {type(filepath).__name__}.")
         is_steps = isinstance(save_freq, int) and not isinstance(save_freq, bool)
@@ -106,10 +121,8 @@ class ModelCheckpoint(Callback):
         self.mode = _check_mode(mode, "ModelCheckpoint")
         self.save_freq = save_freq
         self.initial_value_threshold = initial_value_threshold
-        self.options = options
         self.best: Optional[float] = None if initial_value_threshold is None else float(initial_value_threshold)
         self.monitor_op: Optional[Any] = None
-        self.epochs_since_last_save = 0
         self._current_epoch = 0
         self._batches_seen_since_last_saving = 0
         self._last_batch_seen = 0
@@ -143,10 +156,7 @@ class ModelCheckpoint(Callback):
     def on_epoch_end(self, epoch: int, logs: Optional[dict] = None) -> None:
         if self.save_freq != "epoch":
             return
-        self.epochs_since_last_save += 1
-        if self.epochs_since_last_save >= self.period:
-            self.epochs_since_last_save = 0
-            self._save_model(epoch, None, logs or {})
+        self._save_model(epoch, None, logs or {})
 
     # ----- decisions -----------------------------------------------------------------------
     def _should_save_on_batch(self, batch: int) -> bool:

@@ -135,8 +135,8 @@ class MultiHeadAttention(Layer):
                     activity_regularizer=self._activity_regularizer, kernel_constraint=self.kernel_constraint,
                     bias_constraint=self.bias_constraint, use_bias=self.use_bias, dtype=self.dtype_policy)
 
-    def build(self, query_shape: Any, value_shape: Any = None, key_shape: Any = None) -> None:
-        if value_shape is None:  # reached only through the base class, which knows the query alone
+    def build(self, query_shape: Any, value_shape: Any, key_shape: Any = None) -> None:
+        if value_shape is None:
             raise ValueError(f"Layer '{self.name}' (MultiHeadAttention) needs both query and value to build; "
                              "call it as mha(query, value).")
         key_shape = value_shape if key_shape is None else key_shape
@@ -232,7 +232,7 @@ class MultiHeadAttention(Layer):
             return outputs, probabilities
         return outputs
 
-    def compute_output_shape(self, query_shape: Any, value_shape: Any = None, key_shape: Any = None) -> tuple:
+    def compute_output_shape(self, query_shape: Any, value_shape: Any, key_shape: Any = None) -> tuple:
         """(batch, T, *output_shape), output_shape defaulting to the query's feature size."""
         query_shape = tuple(query_shape)
         if key_shape is not None and value_shape is not None and tuple(value_shape[1:-1]) != tuple(key_shape[1:-1]):

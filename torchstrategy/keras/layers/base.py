@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional, Sequence
 
 import numpy as np
@@ -16,8 +15,8 @@ from torchstrategy._machinery.eager import eager_outputs
 from torchstrategy.keras import dtype_policies as precision
 from torchstrategy.nest import flatten, map_structure
 from torchstrategy.keras import backend
-from torchstrategy.keras.layers import masking_flow, quantized
-from torchstrategy.keras.layers import tracking
+from torchstrategy.keras.layers import masking_flow, quantized, tracking
+from torchstrategy.keras.layers.input_spec import InputSpec, problem as _spec_problem
 from torchstrategy.keras.layers.weight_args import legacy_weight_args
 
 
@@ -29,15 +28,6 @@ def _snake_case(name: str) -> str:
 
 def _shape_str(shape: Sequence[Optional[int]]) -> str:
     return "(" + ", ".join("None" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
-
-
-@dataclass(frozen=True)
-class InputSpec:
-    """What a layer accepts: `ndim`/`min_ndim` and fixed sizes of some axes (as Keras's InputSpec)."""
-
-    ndim: Optional[int] = None
-    min_ndim: Optional[int] = None
-    axes: dict = field(default_factory=dict)
 
 
 def _is_symbolic(value: Any) -> bool:
@@ -418,16 +408,7 @@ class Layer(nn.Module):
         if spec is None or not isinstance(inputs, torch.Tensor):
             return
         shape = _shape_of(inputs)
-        problem = None
-        if spec.ndim is not None and len(shape) != spec.ndim:
-            problem = f"expected ndim={spec.ndim}, found ndim={len(shape)}"
-        elif spec.min_ndim is not None and len(shape) < spec.min_ndim:
-            problem = f"expected min_ndim={spec.min_ndim}, found ndim={len(shape)}"
-        else:
-            for axis, size in spec.axes.items():
-                if size is not None and -len(shape) <= axis < len(shape) and shape[axis] != size:
-                    problem = f"expected axis {axis} of input shape to have value {size}"
-                    break
+        problem = _spec_problem(spec, shape, inputs.dtype)
         if problem:
             expected = list(self._build_input_shape) if isinstance(self._build_input_shape, tuple) else None
             raise ValueError(

@@ -234,7 +234,7 @@ class _ConvLSTM(RNN):
         }
 
     @classmethod
-    def from_config(cls, config: dict, custom_objects: Optional[dict] = None) -> "_ConvLSTM":
+    def from_config(cls, config: dict) -> "_ConvLSTM":
         return cls(**config)
 
 

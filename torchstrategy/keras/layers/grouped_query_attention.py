@@ -76,7 +76,7 @@ class GroupQueryAttention(Layer):
                            kernel_constraint=self.kernel_constraint, bias_constraint=self.bias_constraint,
                            dtype=self.dtype_policy, **extra)
 
-    def build(self, query_shape: Any, value_shape: Any = None, key_shape: Any = None) -> None:
+    def build(self, query_shape: Any, value_shape: Any, key_shape: Any = None) -> None:
         if value_shape is None:
             raise ValueError(f"Layer '{self.name}' (GroupQueryAttention) needs both query and value to build; call "
                              "it as layer(query, value).")
@@ -145,10 +145,11 @@ class GroupQueryAttention(Layer):
         output = self._output_dense(output * gate if gate is not None else output)
         return (output, weights) if return_attention_scores else output
 
-    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
-        return mask
+    def compute_mask(self, inputs: Any, previous_mask: Any) -> Any:
+        """The query's mask passes through (Keras's parameter names)."""
+        return previous_mask
 
-    def compute_output_shape(self, query_shape: Any, value_shape: Any = None, key_shape: Any = None) -> Any:
+    def compute_output_shape(self, query_shape: Any, value_shape: Any, key_shape: Any = None) -> Any:
         key_shape = value_shape if key_shape is None else key_shape
         if value_shape is not None and query_shape[-1] != value_shape[-1]:
             raise ValueError(f"The last dimension of `query_shape` and `value_shape` must be equal, but are "

@@ -119,7 +119,7 @@ class _SpatialDropout(Dropout):
         self.data_format = _normalize_data_format(data_format)
         self.input_spec = InputSpec(ndim=self._rank + 2)
 
-    def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
+    def call(self, inputs: torch.Tensor, training: bool = False) -> torch.Tensor:
         if not training or self.rate == 0.0:
             return inputs
         shape = [inputs.shape[0]] + [1] * (inputs.dim() - 1)  # one draw per (sample, channel)

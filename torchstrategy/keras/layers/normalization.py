@@ -403,9 +403,9 @@ class RMSNormalization(Layer):
         self.scale = self.add_weight("scale", shape, initializer="ones")
         self.built = True
 
-    def call(self, inputs: torch.Tensor) -> torch.Tensor:
-        dtype = inputs.dtype
-        x = inputs.to(torch.promote_types(dtype, torch.float32))
+    def call(self, x: torch.Tensor) -> torch.Tensor:
+        dtype = x.dtype
+        x = x.to(torch.promote_types(dtype, torch.float32))
         rrms = torch.rsqrt(torch.mean(x * x, dim=tuple(self.axis), keepdim=True) + self.epsilon)
         ndim = x.dim()
         axes = sorted(a % ndim for a in self.axis)

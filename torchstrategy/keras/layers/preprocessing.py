@@ -152,15 +152,15 @@ class Resizing(Layer):
         self.antialias = bool(antialias)
         self.data_format = _normalize_data_format(data_format)
 
-    def call(self, inputs: torch.Tensor) -> torch.Tensor:
+    def call(self, data: torch.Tensor, training: bool = True) -> torch.Tensor:
         from torchstrategy.keras.ops import image as image_ops
 
-        if inputs.dim() not in (3, 4):
+        if data.dim() not in (3, 4):
             raise ValueError(f"Layer '{self.name}' expects (batch, H, W, C) or (H, W, C) images, got shape "
-                             f"{tuple(inputs.shape)}.")
+                             f"{tuple(data.shape)}.")
         dtype = self._compute_torch_dtype
         return image_ops.resize(
-            inputs.to(dtype), (self.height, self.width), interpolation=self.interpolation,
+            data.to(dtype), (self.height, self.width), interpolation=self.interpolation,
             antialias=self.antialias, crop_to_aspect_ratio=self.crop_to_aspect_ratio,
             pad_to_aspect_ratio=self.pad_to_aspect_ratio, fill_mode=self.fill_mode, fill_value=self.fill_value,
             data_format=self.data_format).to(dtype)

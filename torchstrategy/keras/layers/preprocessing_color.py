@@ -62,8 +62,8 @@ class _ColorLayer(Layer):
             generator = self._generators[device]
         return low + (high - low) * torch.rand((count,), generator=generator, device=device)
 
-    def call(self, inputs: Any, training: bool = True) -> torch.Tensor:
-        images = backend.to_tensor(inputs)
+    def call(self, data: Any, training: bool = True) -> torch.Tensor:
+        images = backend.to_tensor(data)
         if images.dim() not in (3, 4):
             raise ValueError(f"{type(self).__name__} expects rank 3 or 4 images, got shape {tuple(images.shape)}.")
         unbatched = images.dim() == 3

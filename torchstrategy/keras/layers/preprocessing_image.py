@@ -203,6 +203,12 @@ class RandomCrop(_ImageLayer):
             out = _resize_bilinear(out, self.height, self.width)
         return out[0] if unbatched else out
 
+    def compute_output_shape(self, input_shape: Any, *args: Any, **kwargs: Any) -> tuple:
+        """The input shape with height and width replaced by the crop's (Keras 3.15, channels last)."""
+        shape = list(input_shape)
+        shape[-3], shape[-2] = self.height, self.width
+        return tuple(shape)
+
     def get_config(self) -> dict:
         return {**super().get_config(), "height": self.height, "width": self.width}
 

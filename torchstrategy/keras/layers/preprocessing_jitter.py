@@ -40,8 +40,8 @@ class RandomColorJitter(Layer):
         self.stages = stages
         self.built = True
 
-    def call(self, inputs: Any, training: bool = True) -> torch.Tensor:
-        images = backend.to_tensor(inputs).to(self._compute_torch_dtype)
+    def call(self, data: Any, training: bool = True) -> torch.Tensor:
+        images = backend.to_tensor(data).to(self._compute_torch_dtype)
         if not training:
             return images
         channels_first = self.data_format == "channels_first"

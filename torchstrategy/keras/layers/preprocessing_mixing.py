@@ -31,11 +31,11 @@ class MixUp(Layer):
     def _cast_inputs(self, inputs: Any) -> Any:
         return inputs
 
-    def call(self, inputs: Any, training: bool = True) -> Any:
-        data = dict(inputs) if isinstance(inputs, dict) else {"images": inputs}
-        images = backend.to_tensor(data["images"]).to(self._compute_torch_dtype)
+    def call(self, data: Any, training: bool = True) -> Any:
+        parts = dict(data) if isinstance(data, dict) else {"images": data}
+        images = backend.to_tensor(parts["images"]).to(self._compute_torch_dtype)
         if not training:
-            return inputs if isinstance(inputs, dict) else images
+            return data if isinstance(data, dict) else images
         batch = images.shape[0] if images.dim() == 4 else 1
         order = torch.randperm(batch, generator=self._generator)
         beta = torch.distributions.Beta(torch.tensor(float(self.alpha)), torch.tensor(float(self.alpha)))
@@ -47,14 +47,14 @@ class MixUp(Layer):
             weight = beta.sample((batch,))
         w = weight.to(images.dtype).reshape((-1,) + (1,) * (images.dim() - 1))
         mixed = w * images + (1.0 - w) * images[order] if images.dim() == 4 else images
-        if not isinstance(inputs, dict):
+        if not isinstance(data, dict):
             return mixed
-        data["images"] = mixed
-        if data.get("labels") is not None:
-            labels = backend.to_tensor(data["labels"]).to(self._compute_torch_dtype)
+        parts["images"] = mixed
+        if parts.get("labels") is not None:
+            labels = backend.to_tensor(parts["labels"]).to(self._compute_torch_dtype)
             lw = weight.to(labels.dtype).reshape(-1, 1)
-            data["labels"] = lw * labels + (1.0 - lw) * labels[order]
-        return data
+            parts["labels"] = lw * labels + (1.0 - lw) * labels[order]
+        return parts
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         return input_shape
@@ -90,11 +90,11 @@ class CutMix(Layer):
     def _rand(self, *shape: int) -> torch.Tensor:
         return torch.rand(shape, generator=self._generator)
 
-    def call(self, inputs: Any, training: bool = True) -> Any:
-        data = dict(inputs) if isinstance(inputs, dict) else {"images": inputs}
-        images = backend.to_tensor(data["images"]).to(self._compute_torch_dtype)
+    def call(self, data: Any, training: bool = True) -> Any:
+        parts = dict(data) if isinstance(data, dict) else {"images": data}
+        images = backend.to_tensor(parts["images"]).to(self._compute_torch_dtype)
         if not training or images.dim() != 4:
-            return inputs if isinstance(inputs, dict) else images
+            return data if isinstance(data, dict) else images
         n = images.shape[0]
         h_axis, w_axis = (2, 3) if self.data_format == "channels_first" else (1, 2)
         height, width = images.shape[h_axis], images.shape[w_axis]
@@ -117,14 +117,14 @@ class CutMix(Layer):
         box = box.unsqueeze(1 if self.data_format == "channels_first" else -1).to(images.device)
         order = torch.randperm(n, generator=self._generator).to(images.device)
         mixed = torch.where(box, images[order], images)
-        if not isinstance(inputs, dict):
+        if not isinstance(data, dict):
             return mixed
-        data["images"] = mixed
-        if data.get("labels") is not None:
-            labels = backend.to_tensor(data["labels"]).to(self._compute_torch_dtype)
+        parts["images"] = mixed
+        if parts.get("labels") is not None:
+            labels = backend.to_tensor(parts["labels"]).to(self._compute_torch_dtype)
             weight = (1.0 - (x1 - x0) * (y1 - y0) / (width * height)).to(labels.dtype).reshape(-1, 1)
-            data["labels"] = weight * labels + (1.0 - weight) * labels[order]
-        return data
+            parts["labels"] = weight * labels + (1.0 - weight) * labels[order]
+        return parts
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         return input_shape

@@ -373,7 +373,7 @@ class TimeDistributed(Layer):
                              f"timesteps, ...), got shape {input_shape}.")
         self.built = True
 
-    def call(self, inputs: torch.Tensor, mask: Optional[torch.Tensor] = None, training: Optional[bool] = None) -> Any:
+    def call(self, inputs: torch.Tensor, training: Optional[bool] = None, mask: Optional[torch.Tensor] = None) -> Any:
         batch, steps = inputs.shape[0], inputs.shape[1]
         kwargs: dict = {"training": training}
         if mask is not None and getattr(self.layer, "_call_takes_mask", False):

@@ -11,12 +11,13 @@ from torchstrategy.keras.layers.base import Layer
 from torchstrategy.nest import flatten, is_nested, pack_sequence_as
 
 
-def _call_cell(cell: Any, inputs: torch.Tensor, states: Any, training: bool) -> tuple:
+def _call_cell(cell: Any, inputs: torch.Tensor, states: Any, training: bool, **kwargs: Any) -> tuple:
+    """One cell step; `kwargs` (extra call arguments, as Keras's StackedRNNCells forwards them) go to the cell."""
     if isinstance(cell, Layer):
         if cell._call_takes_training:
-            return cell(inputs, states, training=training)
-        return cell(inputs, states)
-    return cell(inputs, states) if callable(cell) else cell.call(inputs, states)
+            return cell(inputs, states, training=training, **kwargs)
+        return cell(inputs, states, **kwargs)
+    return cell(inputs, states, **kwargs) if callable(cell) else cell.call(inputs, states, **kwargs)
 
 
 def _rebuild(entry: Any, custom_objects: Optional[dict]) -> Any:
@@ -98,12 +99,13 @@ class StackedRNNCells(Layer):
             input_shape = (flatten(input_shape)[0], output_dim)
         self.built = True
 
-    def call(self, inputs: torch.Tensor, states: Any, training: bool = False) -> tuple:
+    def call(self, inputs: torch.Tensor, states: Any, training: bool = False, **kwargs: Any) -> tuple:
+        """Runs the cells in order; further keyword arguments are handed to every cell, as Keras does."""
         new_states = []
         for cell, cell_states in zip(self.cells, states):
             was_nested = is_nested(cell_states)
             cell_states = list(cell_states) if was_nested else [cell_states]
-            inputs, cell_states = _call_cell(cell, inputs, cell_states, training)
+            inputs, cell_states = _call_cell(cell, inputs, cell_states, training, **kwargs)
             if len(cell_states) == 1 and not was_nested:
                 cell_states = cell_states[0]
             new_states.append(cell_states)

@@ -160,8 +160,12 @@ class TorchModuleWrapper(Layer):
                 out.append(param)
         return out
 
-    def call(self, *args: Any, **kwargs: Any) -> Any:
-        kwargs.pop("training", None)
+    def call(self, *args: Any, training: Optional[bool] = None, **kwargs: Any) -> Any:
+        """Runs the module, in eval mode when `training` is False and in train mode otherwise (Keras 3)."""
+        if training is False:
+            self.module.eval()
+        else:
+            self.module.train()
         return self.module(*args, **kwargs)
 
     def compute_output_shape(self, input_shape: Any) -> Any:
@@ -172,6 +176,13 @@ class TorchModuleWrapper(Layer):
     def get_config(self) -> dict:
         # the module object itself (configs round-trip within one process, as Lambda's function)
         return {**super().get_config(), "module": self.module, "output_shape": self.output_shape}
+
+    @classmethod
+    def from_config(cls, config: dict, custom_objects: Optional[dict] = None,
+                    safe_mode: Optional[bool] = None) -> "TorchModuleWrapper":
+        """The layer from `get_config()`: the config holds the module object itself, so nothing is unpickled
+        and `safe_mode` has nothing to refuse (Keras's config holds a torch.save() pickle)."""
+        return cls(**config)
 
 
 class JaxLayer(Layer):
