@@ -155,7 +155,10 @@ def test_signature_deviation_and_refused_keyword_are_reported(tmp_path):
     deviations = [line.split("|")[0].strip() for line in
                   open(os.path.join(os.path.dirname(__file__), "signature_deviations.txt"), encoding="utf-8")
                   if line.strip() and not line.startswith("#")]
-    function = next(n for n in deviations if coverage.am.entry(n) and coverage.am.entry(n)[0] == "function")
+    # a function, else a class, whose signature still deviates (its listing keeps shrinking)
+    function = next(n for kind in ("function", "class") for n in deviations
+                    if coverage.am.entry(n) and coverage.am.entry(n)[0] == kind and "unreadable" not in n
+                    and n != "tf.Tensor")
     module, _, leaf = function.rpartition(".")
     root = "import tensorflow as tf\n" if module.startswith("tf") else "import keras\n"
     _write(tmp_path, "s.py", f"{root}{module}.{leaf}\n")
