@@ -44,12 +44,13 @@ def own_weights(layer: Any, trainable: Optional[bool]) -> list[torch.Tensor]:
 
 
 def collect_weights(layers: list, kinds: tuple) -> list[torch.Tensor]:
-    """Each layer's own weights of each kind in `kinds` (True, False or None), in that order, each once."""
+    """Each layer's own weights of each kind in `kinds` (True, False or None), in that order, each once (through
+    the layer's `_own_weights`, which layers holding weights elsewhere, such as TorchModuleWrapper, override)."""
     seen: set[int] = set()
     out = []
     for layer in layers:
         for kind in kinds:
-            for weight in own_weights(layer, kind):
+            for weight in layer._own_weights(kind):
                 if id(weight) not in seen:
                     seen.add(id(weight))
                     out.append(weight)

@@ -49,8 +49,8 @@ class Wrapper(Layer):
             self.layer._build_input_shape = input_shape
         self.built = True
 
-    def call(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
-        return self.layer(inputs, *args, **kwargs)
+    def call(self, *args: Any, **kwargs: Any) -> Any:
+        return self.layer(*args, **kwargs)
 
     def get_config(self) -> dict:
         return {**super().get_config(), "layer": _serialize_layer(self.layer)}
@@ -193,6 +193,10 @@ class JaxLayer(Layer):
         raise NotImplementedError("keras.layers.JaxLayer runs JAX functions, which this PyTorch-based Keras cannot "
                                   "call. Write the computation as a Layer (or wrap a torch.nn.Module with "
                                   "keras.layers.TorchModuleWrapper).")
+
+    def call(self, inputs: Any, training: bool = False) -> Any:
+        """Keras's signature; never reached (the constructor refuses)."""
+        raise NotImplementedError("keras.layers.JaxLayer cannot run here: it calls JAX functions.")
 
 
 class FlaxLayer(JaxLayer):
