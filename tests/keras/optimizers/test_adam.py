@@ -124,3 +124,4 @@ def test_half_precision_variables_keep_the_multi_tensor_form(dtype):
         optimizer.apply_gradients([(torch.full(KERNEL, 0.5, dtype=dtype), variable)])
     assert "aten::_fused_adam_" not in {event.name for event in profile.events()}
     assert variable.dtype == dtype and bool((variable.detach() < before).all())  # a step was taken, in place
+

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import re
+import threading
 import warnings
 from collections import defaultdict
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -15,6 +16,9 @@ from torchstrategy.keras.optimizers import _averaging, _gradients, _learning_rat
 from torchstrategy.keras.optimizers import schedules as _schedules
 from torchstrategy.keras.optimizers._learning_rate import LearningRate
 
+# Replicas that run as threads of one process (MirroredStrategy's local replicas, CentralStorageStrategy) reach a
+# custom loop's first apply_gradients together: the first of them builds the optimizer, the others wait for it.
+_BUILD_LOCK = threading.Lock()
 _IGNORED_KWARGS = ("jit_compile", "is_legacy_optimizer")  # tf.keras 2.11+ arguments with no meaning here
 
 
@@ -296,7 +300,9 @@ class Optimizer(torch.optim.Optimizer):
             variables = list(trainable_variables)
         _gradients.check_pairs(grads, variables)
         if not self.built:
-            self.build(variables)
+            with _BUILD_LOCK:
+                if not self.built:
+                    self.build(variables)
         known = {id(p) for p in self._all_params()}
         for variable in variables:
             if id(variable) not in known:
