@@ -29,9 +29,17 @@ class Optimizer(torch.optim.Optimizer):
     the first `apply_gradients`, or `params=` attach the parameters. Subclasses define `_init_slots`
     (per-parameter state) and `_update` (the Keras update rule, multi-tensor). In a torch loop:
     `opt = Adam(params=model.parameters())`, then `loss.backward(); opt.step(); opt.zero_grad()`.
+
+    The constructor takes Keras 3's `(*args, **kwargs)` (a subclass passes them on with `super().__init__`):
+    `learning_rate`, `weight_decay`, `clipnorm`, `clipvalue`, `global_clipnorm`, `use_ema`, `ema_momentum`,
+    `ema_overwrite_frequency`, `loss_scale_factor`, `gradient_accumulation_steps`, `name`, and here also
+    `params` (torch's parameters to attach now).
     """
 
-    def __init__(
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._configure(*args, **kwargs)
+
+    def _configure(
         self,
         learning_rate: LearningRate,
         weight_decay: Optional[float] = None,
