@@ -4,4 +4,4 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/setup.sh"
 cd "$root"
-exec python -m pytest -q "$@"
+exec python -m pytest -q --durations=25 "$@"
