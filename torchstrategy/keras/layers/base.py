@@ -281,6 +281,11 @@ class Layer(nn.Module):
     def metrics(self) -> list:
         """Keras 3's list of the metrics this layer holds as attributes (alone or in a list/tuple), then those of
         its sublayers, each once; [] for a layer that holds none."""
+        return self._held_metrics(lambda child: False)
+
+    def _held_metrics(self, skip: Any) -> list:
+        """The metrics held as attributes here, then each sublayer's `metrics` (sublayers where `skip(child)`
+        is true left out: a Model leaves out nested models, as Keras 3's Trainer does)."""
         from torchstrategy.keras.metrics.base import Metric
 
         found: list = []
@@ -288,7 +293,7 @@ class Layer(nn.Module):
             items = value if isinstance(value, (list, tuple)) else (value,)
             found.extend(item for item in items if isinstance(item, Metric) and all(item is not f for f in found))
         for child in self.children():
-            if isinstance(child, Layer):
+            if isinstance(child, Layer) and not skip(child):
                 found.extend(m for m in child.metrics if all(m is not f for f in found))
         return found
 
