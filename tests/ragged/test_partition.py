@@ -79,3 +79,19 @@ def test_tf_shape_of_a_ragged_tensor_is_a_dynamic_ragged_shape():
     assert repr(tf.shape(tf.ragged.constant([[[1, 2]], [[3, 4], [5, 6]]], ragged_rank=1))) == \
         "<DynamicRaggedShape lengths=[2, (1, 2), 2] num_row_partitions=1>"
     assert tf.shape([[1, 2, 3]]).tolist() == [1, 3]
+
+
+def test_int32_partitions_and_shapes_read_in_int32():
+    """TF 2.21: tf.shape(rt) defaults to int32 (its inner_shape, indexing and partitions too); dtype=tf.int32
+    on the factories gives int32 reads; other dtypes are refused."""
+    shape = tf.shape(tf.ragged.constant([[1], [2, 3]]))
+    assert shape.dtype == torch.int32 and shape.inner_shape.dtype == torch.int32
+    assert shape[0].dtype == torch.int32 and shape.row_partitions[0].dtype == torch.int32
+    assert tf.shape(tf.ragged.constant([[1], [2, 3]]), out_type=tf.int64).dtype == torch.int64
+    p = RowPartition.from_row_lengths([1, 2], dtype=tf.int32)
+    assert p.row_splits().dtype == torch.int32 and p.row_splits().tolist() == [0, 1, 3]
+    assert p.with_dtype(tf.int64).row_lengths().dtype == torch.int64
+    assert DynamicRaggedShape.from_lengths([2, (1, 2)], dtype=tf.int32).dtype == torch.int32
+    assert DynamicRaggedShape.from_lengths([2, (1, 2)]).dtype == torch.int64
+    with pytest.raises(ValueError, match="tf.int32 or tf.int64"):
+        RowPartition.from_row_lengths([1], dtype=tf.float32)

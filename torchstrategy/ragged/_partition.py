@@ -22,10 +22,14 @@ def _int_vector(value: Any, what: str) -> torch.Tensor:
     return torch.as_tensor(array.astype(np.int64))
 
 
-def _int_dtype(dtype: Any) -> None:
-    if dtype is not None and as_dtype(dtype) != torch.int64:
-        raise NotImplementedError(f"dtype={dtype!r}: RowPartition and DynamicRaggedShape are int64 here; leave "
-                                  "dtype (out_type) unset.")
+def _int_dtype(dtype: Any) -> Optional[torch.dtype]:
+    """tf.int32 or tf.int64 as a torch dtype (None stays None); anything else is refused."""
+    if dtype is None:
+        return None
+    chosen = as_dtype(dtype)
+    if chosen not in (torch.int32, torch.int64):
+        raise ValueError(f"dtype must be tf.int32 or tf.int64; got {dtype!r}.")
+    return chosen
 
 
 class RowPartition:
@@ -37,18 +41,21 @@ class RowPartition:
         if internal is not _PRIVATE:
             raise ValueError("RowPartition constructor is private; please use one of the factory methods instead "
                              "(e.g., RowPartition.from_row_lengths())")
-        self._splits, self._uniform = row_splits, uniform_row_length
+        self._splits, self._uniform = row_splits, uniform_row_length  # splits kept int64; read in self._dtype
+        self._dtype = torch.int64
 
     @classmethod
-    def _make(cls, splits: torch.Tensor, uniform: Optional[int] = None) -> "RowPartition":
-        return cls(splits, uniform_row_length=uniform, internal=_PRIVATE)
+    def _make(cls, splits: torch.Tensor, uniform: Optional[int] = None, dtype: Any = None) -> "RowPartition":
+        made = cls(splits, uniform_row_length=uniform, internal=_PRIVATE)
+        made._dtype = dtype or torch.int64
+        return made
 
     # ----- factories ---------------------------------------------------------------------------
     @classmethod
     def from_row_splits(cls, row_splits: Any, validate: bool = True, dtype: Any = None,
                         dtype_hint: Any = None) -> "RowPartition":
         """Rows from their splits: 0 first, ascending; the last split is the number of values."""
-        _int_dtype(dtype)
+        dtype = _int_dtype(dtype)
         splits = _int_vector(row_splits, "row_splits")
         if validate:
             if splits.numel() == 0 or int(splits[0]) != 0:
@@ -57,18 +64,18 @@ class RowPartition:
             if bool((splits[1:] < splits[:-1]).any()):
                 raise InvalidArgumentError(None, None, "Arguments to from_row_splits do not form a valid "
                                                        "RaggedTensor:monotonic (row_splits must not decrease)")
-        return cls._make(splits)
+        return cls._make(splits, dtype=dtype)
 
     @classmethod
     def from_row_lengths(cls, row_lengths: Any, validate: bool = True, dtype: Any = None,
                          dtype_hint: Any = None) -> "RowPartition":
         """Rows from their lengths (each >= 0)."""
-        _int_dtype(dtype)
+        dtype = _int_dtype(dtype)
         lengths = _int_vector(row_lengths, "row_lengths")
         if validate and bool((lengths < 0).any()):
             raise InvalidArgumentError(None, None, "Arguments to from_row_lengths do not form a valid RowPartition "
                                                    f"(row_lengths must be >= 0; got {lengths.tolist()})")
-        return cls._make(torch.cat([torch.zeros(1, dtype=torch.int64), torch.cumsum(lengths, 0)]))
+        return cls._make(torch.cat([torch.zeros(1, dtype=torch.int64), torch.cumsum(lengths, 0)]), dtype=dtype)
 
     @classmethod
     def from_row_starts(cls, row_starts: Any, nvals: Any, validate: bool = True, dtype: Any = None,
@@ -96,7 +103,7 @@ class RowPartition:
     def from_uniform_row_length(cls, uniform_row_length: Any, nvals: Any = None, nrows: Any = None,
                                 validate: bool = True, dtype: Any = None, dtype_hint: Any = None) -> "RowPartition":
         """`nrows` rows (default nvals // uniform_row_length) of uniform_row_length values each."""
-        _int_dtype(dtype)
+        dtype = _int_dtype(dtype)
         length = int(uniform_row_length)
         if length < 0:
             raise ValueError("uniform_row_length must be >= 0.")
@@ -106,40 +113,42 @@ class RowPartition:
             nrows = int(nvals) // length if length else 0
         if nvals is not None and validate and int(nvals) != length * int(nrows):
             raise ValueError(f"uniform_row_length={length} times nrows={int(nrows)} must equal nvals={int(nvals)}")
-        return cls._make(torch.arange(int(nrows) + 1, dtype=torch.int64) * length, length)
+        return cls._make(torch.arange(int(nrows) + 1, dtype=torch.int64) * length, length, dtype)
 
     # ----- reads --------------------------------------------------------------------------------
     @property
     def dtype(self) -> torch.dtype:
-        return torch.int64
+        return self._dtype
 
     def row_splits(self) -> torch.Tensor:
-        return self._splits
+        return self._splits.to(self._dtype)
 
     def row_lengths(self) -> torch.Tensor:
-        return self._splits[1:] - self._splits[:-1]
+        return (self._splits[1:] - self._splits[:-1]).to(self._dtype)
 
     def row_starts(self) -> torch.Tensor:
-        return self._splits[:-1]
+        return self._splits[:-1].to(self._dtype)
 
     def row_limits(self) -> torch.Tensor:
-        return self._splits[1:]
+        return self._splits[1:].to(self._dtype)
 
     def nrows(self) -> torch.Tensor:
-        return torch.tensor(self._splits.numel() - 1, dtype=torch.int64)
+        return torch.tensor(self._splits.numel() - 1, dtype=self._dtype)
 
     def nvals(self) -> torch.Tensor:
-        return self._splits[-1].clone()
+        return self._splits[-1].to(self._dtype)
 
     def value_rowids(self) -> torch.Tensor:
-        return torch.repeat_interleave(torch.arange(self._splits.numel() - 1), self.row_lengths())
+        rows = torch.arange(self._splits.numel() - 1, dtype=self._dtype)
+        return torch.repeat_interleave(rows, self._splits[1:] - self._splits[:-1])
 
     def offsets_in_rows(self) -> torch.Tensor:
         """Each value's position inside its row."""
-        return torch.arange(int(self._splits[-1])) - self._splits[:-1][self.value_rowids()]
+        rowids = torch.repeat_interleave(torch.arange(self._splits.numel() - 1), self._splits[1:] - self._splits[:-1])
+        return (torch.arange(int(self._splits[-1])) - self._splits[:-1][rowids]).to(self._dtype)
 
     def uniform_row_length(self) -> Optional[torch.Tensor]:
-        return None if self._uniform is None else torch.tensor(self._uniform, dtype=torch.int64)
+        return None if self._uniform is None else torch.tensor(self._uniform, dtype=self._dtype)
 
     def is_uniform(self) -> bool:
         return self._uniform is not None
@@ -158,8 +167,8 @@ class RowPartition:
         return self._uniform
 
     def with_dtype(self, dtype: Any) -> "RowPartition":
-        _int_dtype(dtype)
-        return self
+        """The same partition read as `dtype` (tf.int32 or tf.int64)."""
+        return RowPartition._make(self._splits, self._uniform, _int_dtype(dtype))
 
     def __repr__(self) -> str:
         if self._uniform is not None:
@@ -174,13 +183,14 @@ class DynamicRaggedShape:
 
     def __init__(self, row_partitions: Sequence[RowPartition], inner_shape: Any, dtype: Any = None,
                  validate: bool = False, static_inner_shape: Any = None):
-        _int_dtype(dtype)
-        self._partitions = tuple(row_partitions)
-        self._inner = _int_vector(inner_shape, "inner_shape")
-        for index, partition in enumerate(self._partitions):
+        partitions = tuple(row_partitions)
+        for index, partition in enumerate(partitions):
             if not isinstance(partition, RowPartition):
                 raise TypeError(f"row_partitions[{index}] must be a tf.experimental.RowPartition; got "
                                 f"{type(partition).__name__}.")
+        self._dtype = _int_dtype(dtype) or (partitions[0].dtype if partitions else torch.int64)
+        self._partitions = tuple(partition.with_dtype(self._dtype) for partition in partitions)
+        self._inner = _int_vector(inner_shape, "inner_shape")
         if self._partitions and not self._inner.numel():
             raise ValueError("A DynamicRaggedShape with row_partitions needs an inner_shape of rank >= 1.")
         following = [int(p.nvals()) for p in self._partitions[:-1]]
@@ -250,7 +260,7 @@ class DynamicRaggedShape:
 
     @property
     def inner_shape(self) -> torch.Tensor:
-        return self._inner
+        return self._inner.to(self._dtype)
 
     @property
     def inner_rank(self) -> int:
@@ -262,7 +272,7 @@ class DynamicRaggedShape:
 
     @property
     def dtype(self) -> torch.dtype:
-        return torch.int64
+        return self._dtype
 
     def static_lengths(self, ragged_lengths: bool = True) -> list:
         """Per-axis lengths: ints for uniform axes, a tuple of row lengths (or None) for ragged ones."""
@@ -291,11 +301,11 @@ class DynamicRaggedShape:
         lengths = self.static_lengths(ragged_lengths=False)
         if lengths[index] is None:
             raise ValueError(f"Index {index} is not uniform")
-        return torch.tensor(lengths[index], dtype=torch.int64)
+        return torch.tensor(lengths[index], dtype=self._dtype)
 
     def with_dtype(self, dtype: Any) -> "DynamicRaggedShape":
-        _int_dtype(dtype)
-        return self
+        """The same shape read as `dtype` (tf.int32 or tf.int64)."""
+        return DynamicRaggedShape(self._partitions, self._inner, dtype=dtype)
 
     def __repr__(self) -> str:
         lengths = ", ".join(str(length) for length in self.static_lengths())
