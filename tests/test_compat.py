@@ -69,9 +69,18 @@ def test_dimension_helpers():
     shape = tf.TensorShape([3, None])
     assert tf.compat.dimension_value(shape[0]) == 3 and tf.compat.dimension_value(shape[1]) is None
     assert tf.compat.dimension_value(5) == 5 and tf.compat.dimension_value(None) is None
-    assert tf.compat.dimension_at_index(shape, 0) == 3
-    assert tf.compat.dimension_at_index(shape, 1) is None
-    assert tf.compat.dimension_at_index(tf.TensorShape(None), 2) is None  # unknown rank: unknown dimension
+    known, unknown = tf.compat.dimension_at_index(shape, 0), tf.compat.dimension_at_index(shape, 1)
+    # TF 2.21: Dimension(3) 3 Dimension(None) ? 3 None True False None 3 Dimension(4)
+    assert (repr(known), str(known), repr(unknown), str(unknown)) == ("Dimension(3)", "3", "Dimension(None)", "?")
+    assert known.value == 3 and unknown.value is None
+    assert (known == 3) is True and (known == 4) is False and (unknown == 3) is None and (known != 3) is False
+    assert int(known) == 3 and [0, 1, 2, 3][known] == 3 and repr(known + 1) == "Dimension(4)"
+    assert tf.compat.dimension_value(known) == 3 and tf.compat.dimension_value(unknown) is None
+    with pytest.raises(TypeError):
+        hash(known)  # unhashable, as TF's Dimension
+    with pytest.raises(TypeError):
+        int(unknown)
+    assert tf.compat.dimension_at_index(tf.TensorShape(None), 2).value is None  # unknown rank: unknown dimension
     with pytest.raises(IndexError):
         tf.compat.dimension_at_index(tf.TensorShape([3]), 5)
     with pytest.raises(TypeError, match="expects a tf.TensorShape"):

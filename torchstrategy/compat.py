@@ -96,22 +96,73 @@ def forward_compatibility_horizon(year: int, month: int, day: int) -> Iterator[N
         _context.set_config_setting("forward_compatibility_horizon", None)
 
 
+class _Dimension:
+    """One TensorShape dimension as TF's compat helpers hand it out: `.value` is the int, or None when unknown.
+    Compares with ints (None when either side is unknown), works as an index, and is unhashable, as TF's is."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, value: Optional[int]):
+        self.value = None if value is None else int(value)
+
+    def __repr__(self) -> str:
+        return f"Dimension({self.value})"
+
+    def __str__(self) -> str:
+        return "?" if self.value is None else str(self.value)
+
+    def _other(self, other: Any) -> Optional[int]:
+        return other.value if isinstance(other, _Dimension) else (None if other is None else int(other))
+
+    def __eq__(self, other: Any) -> Optional[bool]:  # type: ignore[override]
+        theirs = self._other(other)
+        return None if self.value is None or theirs is None else self.value == theirs
+
+    def __ne__(self, other: Any) -> Optional[bool]:  # type: ignore[override]
+        theirs = self._other(other)
+        return None if self.value is None or theirs is None else self.value != theirs
+
+    def __int__(self) -> int:
+        if self.value is None:
+            raise TypeError("Dimension(None) has no int value: the dimension is unknown.")
+        return self.value
+
+    __index__ = __int__
+
+    def _combine(self, other: Any, fn: Any) -> "_Dimension":
+        theirs = self._other(other)
+        return _Dimension(None if self.value is None or theirs is None else fn(self.value, theirs))
+
+    def __add__(self, other: Any) -> "_Dimension":
+        return self._combine(other, lambda a, b: a + b)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: Any) -> "_Dimension":
+        return self._combine(other, lambda a, b: a - b)
+
+    def __mul__(self, other: Any) -> "_Dimension":
+        return self._combine(other, lambda a, b: a * b)
+
+    __rmul__ = __mul__
+
+
 def dimension_value(dimension: Any) -> Optional[int]:
-    """The int (or None) a TensorShape dimension holds. Dimensions here are already ints or None, so they come
-    back as they are; an object with TF's Dimension `.value` gives that value."""
-    if dimension is None or isinstance(dimension, int):
-        return dimension
-    return getattr(dimension, "value", dimension)
+    """The int (or None) a dimension holds: a Dimension's `.value`; an int or None as it is (TensorShape
+    dimensions here are already ints or None)."""
+    if isinstance(dimension, _Dimension):
+        return dimension.value
+    return dimension
 
 
-def dimension_at_index(shape: Any, index: int) -> Optional[int]:
-    """Dimension `index` of the TensorShape `shape` (None for an unknown dimension or an unknown rank).
-    TF returns a Dimension object; here it is the plain int or None that `dimension_value` would give."""
+def dimension_at_index(shape: Any, index: int) -> "_Dimension":
+    """Dimension `index` of the TensorShape `shape` as a Dimension (Dimension(None) when the dimension or the
+    rank is unknown)."""
     from torchstrategy.data import TensorShape
 
     if not isinstance(shape, TensorShape):
         raise TypeError(f"tf.compat.dimension_at_index expects a tf.TensorShape, got {type(shape).__name__} "
                         f"({shape!r}); wrap it with tf.TensorShape(...).")
     if shape.rank is None:
-        return None
-    return shape[index]
+        return _Dimension(None)
+    return _Dimension(shape[index])
