@@ -11,7 +11,7 @@ DESIGN.md draws as its own layer under the strategies, and tf.distribute's value
 import nothing of distribute and sit under the parts that use them. The modules at the package root are split by
 what they are, because one "torchstrategy" node would mix the top and the bottom of the stack:
 
-    torchstrategy   the root namespace facades (__init__, config, saved_model, train, tpu, profiler,
+    torchstrategy   the root namespace facades (__init__, config, saved_model, train, tpu, profiler, compat,
                     _experimental): they reach into the subpackages for one TF namespace each
     tensor_ops      the tensor-level TF namespaces everybody uses (dtypes, math_ops, array_ops, ops,
                     nest, errors, nn, image, linalg, random, sparse, strings, tape, variables, ...)
@@ -70,7 +70,7 @@ from typing import Optional
 PACKAGE = "torchstrategy"
 
 #: Root modules that are facades for one TF namespace and reach into the subpackages.
-ROOT_FACADES = {"torchstrategy", "config", "saved_model", "train", "tpu", "profiler", "_experimental"}
+ROOT_FACADES = {"torchstrategy", "config", "saved_model", "train", "tpu", "profiler", "_experimental", "compat"}
 #: Root modules that are shared machinery (underscore names other than _context).
 MACHINERY = {"_machinery"}
 #: Private root modules of the tensor ops (TF's conversion and dtype rules, raising tf.errors): unit tensor_ops

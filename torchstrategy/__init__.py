@@ -98,6 +98,7 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     "signal": "torchstrategy.signal",
     "debugging": "torchstrategy.debugging",
     "test": "torchstrategy.test",
+    "compat": "torchstrategy.compat",
     **{name: f"torchstrategy.math:{name}" for name in _MATH},
     **{name: f"torchstrategy.array_ops:{name}" for name in _ARRAY},
     **{name: f"torchstrategy.ops:{name}" for name in _OPS},

@@ -450,18 +450,20 @@ def set_keyed_setting(table: str, key: str, value: Any) -> None:
 # ----- tf.config settings ------------------------------------------------------------------------
 # tf.config.optimizer (jit, grappler options), tf.config.threading as set (0: never set, the runtime picks)
 # and tf.config.experimental.set_memory_growth per GPU name; dtensor's default-mesh stack; tf.experimental.numpy's
-# prefer_float32 (Python floats as float32, set by experimental_enable_numpy_behavior).
+# prefer_float32 (Python floats as float32, set by experimental_enable_numpy_behavior); tf.compat's
+# forward-compatibility horizon while a forward_compatibility_horizon block is open.
 tf_config: dict = {"jit": "", "optimizer_options": {}, "intra_op_threads": 0, "inter_op_threads": 0,
                    "memory_growth": {}, "dtensor_meshes": [], "dtensor_device_type": None,
                    "tnp_prefer_float32": False, "run_functions_eagerly": False, "soft_device_placement": True,
                    "device_policy": None, "synchronous_execution": True, "mlir_bridge": False,
-                   "visible_devices": None}
+                   "visible_devices": None, "forward_compatibility_horizon": None}
 
 
 def config_setting(name: str) -> Any:
     """One process-wide tf.config setting: 'jit', 'optimizer_options', 'intra_op_threads', 'inter_op_threads',
     'memory_growth', 'tnp_prefer_float32', 'run_functions_eagerly', 'soft_device_placement', 'device_policy',
-    'synchronous_execution', 'mlir_bridge' or 'visible_devices'."""
+    'synchronous_execution', 'mlir_bridge', 'visible_devices' or 'forward_compatibility_horizon' (a date number
+    set by tf.compat.forward_compatibility_horizon; None: TF's built-in horizon)."""
     return tf_config[name]
 
 

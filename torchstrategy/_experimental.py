@@ -10,5 +10,7 @@ __all__ = ["Optional"]
 from torchstrategy._machinery.lazy import lazy_namespace  # noqa: E402
 
 __getattr__, _dir = lazy_namespace(__name__, {"dtensor": "torchstrategy.dtensor",
-                                              "numpy": "torchstrategy.experimental_numpy"})
-__all__ += ["dtensor", "numpy"]
+                                              "numpy": "torchstrategy.experimental_numpy",
+                                              "RowPartition": "torchstrategy.ragged:RowPartition",
+                                              "DynamicRaggedShape": "torchstrategy.ragged:DynamicRaggedShape"})
+__all__ += ["dtensor", "numpy", "RowPartition", "DynamicRaggedShape"]

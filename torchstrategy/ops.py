@@ -10,7 +10,7 @@ import torch
 
 from torchstrategy._tensor_convert import byte_strings, refuse_layout
 from torchstrategy.dtypes import as_dtype
-from torchstrategy.ragged import RaggedTensor
+from torchstrategy.ragged import DynamicRaggedShape, RaggedTensor
 from torchstrategy.ragged import concat as ragged_concat
 
 # The reductions, argmax and equal follow TF's dtype rules; they live with the rest of tf.math.
@@ -135,11 +135,14 @@ def reshape(tensor: Any, shape: Any, name: Optional[str] = None) -> torch.Tensor
 
 
 def shape(input: Any, out_type: Any = None, name: Optional[str] = None) -> torch.Tensor:  # noqa: A002
-    """The shape of `input` as a 1-D int32 tensor (or `out_type`, tf.int32 or tf.int64), as TF returns it.
+    """The shape of `input` as a 1-D int32 tensor (or `out_type`, tf.int32 or tf.int64), as TF returns it; a
+    RaggedTensor's as a tf.experimental.DynamicRaggedShape in the same dtype.
 
     >>> shape([[1, 2, 3]]).tolist()
     [1, 3]
     """
+    if isinstance(input, RaggedTensor):  # TF 2.21: a ragged tensor's shape is a DynamicRaggedShape (int32 too)
+        return DynamicRaggedShape.from_tensor(input, dtype=torch.int32 if out_type is None else out_type)
     dims = _static_shape(input)
     dtype = torch.int32 if out_type is None else as_dtype(out_type)
     if dtype not in (torch.int32, torch.int64):

@@ -30,7 +30,8 @@ def _message(fn) -> str:
 
 @pytest.mark.parametrize("reach, path, hint", [
     (lambda: tf.lite.TFLiteConverter, "tf.lite", "torch.export"),
-    (lambda: tf.compat.v1.Session, "tf.compat", "eager"),
+    (lambda: tf.compat.v1.Session, "tf.compat.v1", "eager"),
+    (lambda: tf.compat.v2.nn.relu, "tf.compat.v2", "tf.X"),
     (lambda: tf.raw_ops.MatMul, "tf.raw_ops", "tf.math"),
     (lambda: tf.estimator.Estimator, "tf.estimator", "Model.fit"),
     (lambda: tf.feature_column.numeric_column, "tf.feature_column", "preprocessing layers"),

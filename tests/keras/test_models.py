@@ -188,3 +188,38 @@ def test_add_metric_is_refused_as_in_keras_3():
 
     with pytest.raises(NotImplementedError, match="add_metric\\(\\) was removed in Keras 3"):
         keras.layers.Dense(2).add_metric(1.0, name="m")
+
+
+def test_model_metrics_list_held_trackers_after_the_compiled_ones():
+    """Keras 3.15: a subclassed model holding a Mean tracker lists it uncompiled (['trk']) and after compile's
+    (['loss', 'compile_metrics', 'trk'] there; the compiled part is listed metric by metric here)."""
+    keras = tf.keras
+
+    class Holder(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(1)
+            self.tracker = keras.metrics.Mean(name="trk")
+
+        def call(self, x):
+            return self.dense(x)
+
+    model = Holder()
+    model(np.ones((2, 3), "float32"))
+    assert [m.name for m in model.metrics] == ["trk"]
+    model.compile("sgd", "mse")
+    names = [m.name for m in model.metrics]
+    assert names[0] == "loss" and names[-1] == "trk" and names.count("trk") == 1
+    model.tracker.update_state([4.0])
+    model.reset_metrics()
+    assert float(model.tracker.result()) == 0.0  # reset with the model's metrics, as in Keras
+
+    class Outer(keras.Model):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def call(self, x):
+            return self.inner(x)
+
+    assert Outer(model).metrics == []  # a nested model's metrics stay its own (Keras 3's Trainer skips it)

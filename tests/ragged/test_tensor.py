@@ -2,6 +2,8 @@
 Expected values frozen from TF 2.21.0 (tools/tf_reference/ragged_reference.py)."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -131,3 +133,40 @@ def test_from_sparse_keeps_each_row_and_refuses_a_sparse_tensor_that_is_not_righ
             tf.RaggedTensor.from_sparse(bad)
     with pytest.raises(ValueError, match="needs a 2-D SparseTensor"):
         tf.RaggedTensor.from_sparse(tf.sparse.SparseTensor(indices=[[0, 0, 0]], values=[1], dense_shape=[1, 1, 1]))
+
+
+# ----- from_uniform_row_length (values and messages from TF 2.21) ----------------------------------------------
+
+def test_from_uniform_row_length_keeps_the_static_row_length():
+    rt = tf.RaggedTensor.from_uniform_row_length([1, 2, 3, 4, 5, 6], 2)
+    assert rt.to_list() == [[1, 2], [3, 4], [5, 6]]
+    assert rt.shape.as_list() == [3, 2]
+    assert int(rt.uniform_row_length) == 2 and rt.uniform_row_length.dtype == torch.int64
+    assert rt.row_splits.tolist() == [0, 2, 4, 6] and int(rt.nrows()) == 3
+    assert (rt * 2).uniform_row_length is not None and (rt + 1).to_list() == [[2, 3], [4, 5], [6, 7]]
+    assert rt[1].tolist() == [3, 4] and rt.to_tensor().tolist() == [[1, 2], [3, 4], [5, 6]]
+    assert tf.RaggedTensor.from_row_lengths([1, 2, 3], [1, 2]).uniform_row_length is None
+
+
+def test_from_uniform_row_length_over_ragged_and_matrix_values_and_empty_rows():
+    nested = tf.RaggedTensor.from_uniform_row_length(tf.RaggedTensor.from_row_lengths([1, 2, 3, 4, 5, 6],
+                                                                                      [1, 2, 0, 3]), 2)
+    assert nested.to_list() == [[[1], [2, 3]], [[], [4, 5, 6]]]
+    assert nested.shape.as_list() == [2, 2, None] and nested.ragged_rank == 2
+    matrix = tf.RaggedTensor.from_uniform_row_length(np.arange(12).reshape(6, 2), 3)
+    assert matrix.shape.as_list() == [2, 3, 2] and matrix.to_list()[1] == [[6, 7], [8, 9], [10, 11]]
+    empty = tf.RaggedTensor.from_uniform_row_length(tf.zeros([0]), 0, nrows=3)
+    assert empty.to_list() == [[], [], []] and empty.shape.as_list() == [3, 0]
+    assert empty.row_splits.tolist() == [0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("values, length, nrows, message", [
+    ([1, 2, 3, 4, 5], 2, None, "uniform_row_length=2 times nrows=2 must equal nvals=5"),
+    ([1, 2, 3, 4], 2, 3, "uniform_row_length=2 times nrows=3 must equal nvals=4"),
+    ([1, 2, 3, 4], -1, None, "uniform_row_length must be >= 0."),
+    ([1, 2, 3, 4], 0, None, "uniform_row_length=0 times nrows=0 must equal nvals=4"),
+    ([1, 2, 3, 4], [2], None, "Shape (1,) must have rank 0"),
+])
+def test_from_uniform_row_length_rejects_what_tf_rejects(values, length, nrows, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        tf.RaggedTensor.from_uniform_row_length(values, length, nrows=nrows)

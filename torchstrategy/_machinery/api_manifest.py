@@ -22,8 +22,7 @@ ALTERNATIVES = {
                     "placeholders and collections",
     "tf.compat.v1.Session": "eager execution: call the ops directly, or wrap a step in tf.function",
     "tf.compat.v1.placeholder": "eager execution: pass tensors as function arguments",
-    "tf.compat": "the eager TF2 API (tf.compat.v1 sessions and placeholders become eager code or tf.function; "
-                 "tf.compat.as_bytes/as_str become str.encode/bytes.decode)",
+    "tf.compat.v2": "the tf.* names themselves (tf.compat.v2.X is tf.X in TF 2)",
     "tf.lite": "torch.export (and ai-edge-torch to produce a .tflite model)",
     "tf.estimator": "keras Model.fit / Model.evaluate / Model.predict under a tf.distribute strategy",
     "tf.feature_column": "keras.utils.FeatureSpace or keras preprocessing layers, per column: numeric_column -> "
@@ -220,6 +219,8 @@ def not_provided_error(api_paths: tuple, name: str, module_name: str) -> Attribu
         for api_path in api_paths:
             path = f"{api_path}.{name}"
             found = entry(path)
+            if found is None and path in load()["aliases"]:
+                found = ["module"]  # an alias namespace (tf.compat.v2 stands for tf itself)
             if found is None:
                 continue
             library = "Keras" if canonical_path(path).startswith("keras") else "TensorFlow"

@@ -216,8 +216,9 @@ class Distiller(Model):
 
     @property
     def metrics(self) -> list:
-        return super().metrics + [self.student_loss_tracker, self.distillation_loss_tracker,
-                                  self.total_loss_tracker]
+        base = super().metrics  # the trackers are held attributes, so already listed there; keep them last
+        trackers = [self.student_loss_tracker, self.distillation_loss_tracker, self.total_loss_tracker]
+        return [m for m in base if all(m is not t for t in trackers)] + trackers
 
     def compute_metrics(self, x: Any, y: Any, y_pred: Any, sample_weight: Any = None) -> dict:
         logs = super().compute_metrics(x, y, y_pred, sample_weight)

@@ -92,7 +92,11 @@ class Model(Layer):
 
     @property
     def metrics(self) -> list:
-        return self._compiled.all_metrics() if self._compiled else []
+        """Keras 3's: the compiled loss tracker and metrics, then the metrics the model and its layers hold as
+        attributes (a tracker made in __init__), nested models left out."""
+        compiled = self._compiled.all_metrics() if self._compiled else []
+        held = self._held_metrics(lambda child: isinstance(child, Model))
+        return compiled + [m for m in held if all(m is not c for c in compiled)]
 
     @property
     def metrics_variables(self) -> list:

@@ -6,6 +6,7 @@ from torchstrategy.ragged._ops import (  # noqa: F401
     boolean_mask, concat, constant, elementwise, map_flat_values, range, row_splits_to_segment_ids, segment_ids_to_row_splits,
     stack,
 )
+from torchstrategy.ragged._partition import DynamicRaggedShape, RowPartition  # noqa: F401 (tf.experimental's)
 from torchstrategy.ragged._reduce import reduce  # noqa: F401
 from torchstrategy.ragged._spec import RaggedTensorSpec  # noqa: F401
 from torchstrategy.ragged._tensor import RaggedShape, RaggedTensor, check_row_splits_dtype, is_ragged  # noqa: F401

@@ -98,11 +98,14 @@ class RaggedTensor:
             raise ValueError("RaggedTensor constructor is private; please use one of the factory methods "
                              "instead (e.g., RaggedTensor.from_row_lengths()).")
         self._values, self._row_splits = values, row_partition
+        self._uniform: Optional[int] = None  # every row's length when built as uniform (from_uniform_row_length)
 
     # ------------------------------------------------------------ factories
     @classmethod
-    def _make(cls, values: Any, splits: torch.Tensor) -> "RaggedTensor":
-        return cls(values, splits, internal=_PRIVATE)
+    def _make(cls, values: Any, splits: torch.Tensor, uniform: Optional[int] = None) -> "RaggedTensor":
+        made = cls(values, splits, internal=_PRIVATE)
+        made._uniform = uniform
+        return made
 
     @classmethod
     def from_row_splits(cls, values: Any, row_splits: Any, name: Optional[str] = None, validate: bool = True
@@ -126,6 +129,25 @@ class RaggedTensor:
         if validate:
             _check_splits(splits, _nrows_of(values), "from_row_lengths")
         return cls._make(values, splits)
+
+    @classmethod
+    def from_uniform_row_length(cls, values: Any, uniform_row_length: Any, nrows: Any = None, validate: bool = True,
+                                name: Optional[str] = None) -> "RaggedTensor":
+        """Rows of `uniform_row_length` values each: nrows (default len(values) // uniform_row_length, 0 when that
+        is 0) times uniform_row_length must equal len(values). The row dimension keeps that static length."""
+        values = _values_of(values, "RaggedTensor.from_uniform_row_length")
+        length = torch.as_tensor(np.asarray(uniform_row_length.cpu() if isinstance(uniform_row_length, torch.Tensor)
+                                            else uniform_row_length))
+        if length.dim() != 0:
+            raise ValueError(f"Shape {tuple(length.shape)} must have rank 0 (uniform_row_length is a scalar).")
+        length = int(length)
+        if length < 0:
+            raise ValueError("uniform_row_length must be >= 0.")
+        nvals = _nrows_of(values)
+        count = int(nrows) if nrows is not None else (nvals // length if length else 0)
+        if length * count != nvals:
+            raise ValueError(f"uniform_row_length={length} times nrows={count} must equal nvals={nvals}")
+        return cls._make(values, torch.arange(count + 1, dtype=torch.int64) * length, length)
 
     @classmethod
     def from_value_rowids(cls, values: Any, value_rowids: Any, nrows: Any = None, name: Optional[str] = None,
@@ -263,9 +285,15 @@ class RaggedTensor:
 
     @property
     def shape(self) -> RaggedShape:
-        """(nrows, None, ..., inner dims): None for each ragged dimension."""
-        flat = self.flat_values
-        return RaggedShape((self.nrows_int(),) + (None,) * self.ragged_rank + tuple(int(d) for d in flat.shape[1:]))
+        """(nrows, None, ..., inner dims): None for each ragged dimension (its row length when uniform)."""
+        values = self._values
+        inner = tuple(values.shape[1:]) if isinstance(values, RaggedTensor) else tuple(int(d) for d in values.shape[1:])
+        return RaggedShape((self.nrows_int(), self._uniform) + inner)
+
+    @property
+    def uniform_row_length(self) -> Optional[torch.Tensor]:
+        """Every row's length as an int64 scalar when built by from_uniform_row_length, else None."""
+        return None if self._uniform is None else torch.tensor(self._uniform, dtype=torch.int64)
 
     @property
     def ndim(self) -> int:
@@ -321,19 +349,19 @@ class RaggedTensor:
         if _nrows_of(new_values) != _nrows_of(self._values):
             raise ValueError(f"with_values: new_values has {_nrows_of(new_values)} rows; {_nrows_of(self._values)} "
                              "are needed.")
-        return RaggedTensor._make(new_values, self._row_splits)
+        return RaggedTensor._make(new_values, self._row_splits, self._uniform)
 
     def with_flat_values(self, new_values: Any) -> "RaggedTensor":
         """The same nested partition over new flat values (same outer dimension as flat_values)."""
         if isinstance(self._values, RaggedTensor):
-            return RaggedTensor._make(self._values.with_flat_values(new_values), self._row_splits)
+            return RaggedTensor._make(self._values.with_flat_values(new_values), self._row_splits, self._uniform)
         return self.with_values(new_values)
 
     def slice_rows(self, start: int, stop: int) -> "RaggedTensor":
         """Rows start:stop (0 <= start <= stop <= nrows) as a RaggedTensor."""
         splits = self._row_splits[start:stop + 1]
         first, last = int(splits[0]), int(splits[-1])
-        return RaggedTensor._make(_take_rows(self._values, first, last), splits - first)
+        return RaggedTensor._make(_take_rows(self._values, first, last), splits - first, self._uniform)
 
     # ------------------------------------------------------------ conversion
     def to_list(self) -> list:
@@ -411,7 +439,7 @@ class RaggedTensor:
         taken = values.gather_rows(items) if isinstance(values, RaggedTensor) else (
             values[items] if isinstance(values, torch.Tensor) else values[items.numpy()])
         splits = torch.cat([torch.zeros(1, dtype=torch.int64), torch.cumsum(lengths, 0)])
-        return RaggedTensor._make(taken, splits)
+        return RaggedTensor._make(taken, splits, self._uniform)
 
     def index_select(self, dim: int, index: Any) -> "RaggedTensor":
         """Rows along dimension 0 (as torch's index_select; batching in tf.data gathers rows this way)."""

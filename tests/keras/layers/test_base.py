@@ -129,3 +129,50 @@ def test_a_model_call_hands_down_no_training_value_but_predict_hands_down_false(
 
     assert {"call": changed(model(images)), "call_training": changed(model(images, training=True)),
             "predict": changed(model.predict(images, verbose=0))} == _AUGMENTATION["model"]
+
+
+# ----- add_variable and metrics (Keras 3) -----------------------------------------------------------------------
+
+class _WithMetric(layers.Layer):
+    def __init__(self):
+        super().__init__(name="holder")
+        self.tracker = keras.metrics.Mean(name="mm")
+
+    def build(self, input_shape):
+        self.v = self.add_variable((2, 3), "ones", name="v1")
+        self.w = self.add_variable(shape=(2,), initializer="zeros", dtype="float64", trainable=False)
+
+    def call(self, x):
+        return x
+
+
+def test_add_variable_has_keras_signature_and_makes_weights():
+    """Keras 3.15: add_variable(shape, initializer, dtype=None, trainable=True, ...) with both required."""
+    layer = _WithMetric()
+    layer.build((1,))
+    assert tuple(layer.v.shape) == (2, 3) and float(layer.v.detach().sum()) == 6.0
+    assert layer.v.name == "v1" and layer.v.path == "holder/v1"
+    assert layer.w.dtype == torch.float64 and not layer.w.trainable
+    assert len(layer.trainable_weights) == 1 and len(layer.non_trainable_weights) == 1
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'initializer'"):
+        _WithMetric().add_variable((2,))
+
+
+def test_metrics_lists_held_metrics_and_sublayers():
+    """Keras 3.15: a plain Dense has metrics == []; a layer holding a Mean lists it, and so does its parent."""
+    assert layers.Dense(2).metrics == []
+    inner = _WithMetric()
+    assert [m.name for m in inner.metrics] == ["mm"]
+
+    class Outer(layers.Layer):
+        def __init__(self):
+            super().__init__()
+            self.inner = inner
+            self.own = [keras.metrics.Sum(name="s")]
+
+        def call(self, x):
+            return self.inner(x)
+
+    outer = Outer()
+    assert [m.name for m in outer.metrics] == ["s", "mm"]
+    assert outer.metrics[1] is inner.tracker

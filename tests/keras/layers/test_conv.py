@@ -210,3 +210,63 @@ def test_zero_padding2d():
     np.testing.assert_array_equal(out, np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))))
     with pytest.raises(ValueError, match="padding"):
         layers.ZeroPadding2D((1, 2, 3))
+
+
+# ----- convolution_op (Keras 3's BaseConv method) -------------------------------------------------------------
+
+def test_convolution_op_uses_the_layers_strides_padding_on_a_given_kernel():
+    """Numbers from Keras 3.15 (TF 2.21): Conv2D(2, 3, strides=2, padding='same') on arange(50) inputs, a kernel of
+    ones for filter 0 and twos for filter 1; no bias is added even though the layer has one."""
+    conv = layers.Conv2D(2, 3, strides=2, padding="same")
+    x = np.arange(50, dtype="float32").reshape(2, 5, 5, 1)
+    conv.build(x.shape)
+    kernel = np.ones((3, 3, 1, 2), "float32")
+    kernel[..., 1] = 2.0
+    with torch.no_grad():
+        conv.bias.fill_(100.0)
+    out = np.asarray(conv.convolution_op(x, kernel))
+    assert out.shape == (2, 3, 3, 2)
+    np.testing.assert_array_equal(out[0, :, :, 0], [[12, 27, 24], [63, 108, 81], [72, 117, 84]])
+    np.testing.assert_array_equal(out[1, 1, 1], [333, 666])
+
+
+def test_convolution_op_groups_and_3d():
+    """Keras 3.15: groups=2 with a 1x1 kernel of ones sums each group's two channels; Conv3D valid shapes."""
+    grouped = layers.Conv2D(4, 1, groups=2)
+    x = np.arange(8, dtype="float32").reshape(1, 1, 2, 4)
+    grouped.build(x.shape)
+    np.testing.assert_array_equal(np.asarray(grouped.convolution_op(x, np.ones((1, 1, 2, 4), "float32"))),
+                                  [[[[1, 1, 5, 5], [9, 9, 13, 13]]]])
+    conv3d = layers.Conv3D(1, 2)
+    conv3d.build((1, 3, 3, 3, 1))
+    assert tuple(conv3d.convolution_op(np.ones((1, 3, 3, 3, 1), "float32"),
+                                       np.ones((2, 2, 2, 1, 1), "float32")).shape) == (1, 2, 2, 2, 1)
+
+
+def test_an_overridden_convolution_op_is_what_call_uses_then_the_bias():
+    """The weight-standardisation pattern: call() convolves through the subclass's convolution_op, then adds bias."""
+    class Standardised(layers.Conv2D):
+        def convolution_op(self, inputs, kernel):
+            mean = kernel.mean(dim=(0, 1, 2), keepdim=True)
+            var = kernel.var(dim=(0, 1, 2), unbiased=False, keepdim=True)
+            return super().convolution_op(inputs, (kernel - mean) / torch.sqrt(var + 1e-5))
+
+    layer = Standardised(3, 3, padding="same", bias_initializer="ones")
+    x = RNG.standard_normal((2, 6, 6, 4)).astype("float32")
+    out = layer(x)
+    kernel = layer.kernel.detach()
+    standardised = (kernel - kernel.mean(dim=(0, 1, 2), keepdim=True)) / torch.sqrt(
+        kernel.var(dim=(0, 1, 2), unbiased=False, keepdim=True) + 1e-5)
+    plain = layers.Conv2D(3, 3, padding="same", use_bias=False)
+    plain.build(x.shape)
+    expected = np.asarray(plain.convolution_op(x, standardised)) + 1.0
+    np.testing.assert_allclose(np.asarray(out.detach()), expected, rtol=1e-5, atol=1e-5)
+    raw = np.asarray(plain.convolution_op(x, kernel)) + 1.0  # what call() gives when convolution_op is ignored
+    assert not np.allclose(np.asarray(out.detach()), raw, atol=1e-3)
+
+
+def test_convolution_op_on_a_causal_conv1d_raises_as_keras_does():
+    conv = layers.Conv1D(1, 2, padding="causal")
+    conv.build((1, 6, 1))
+    with pytest.raises(ValueError, match="padding.*CAUSAL"):
+        conv.convolution_op(np.ones((1, 6, 1), "float32"), np.ones((2, 1, 1), "float32"))

@@ -112,3 +112,11 @@ def test_errors_mean_what_tf_says(key, make):
 def test_wrapping_something_that_is_no_cell_is_a_type_error():
     with pytest.raises(TypeError, match="wraps an RNN cell"):
         tf.nn.RNNCellResidualWrapper(tf.keras.layers.Dense(3))
+
+
+def test_add_variable_is_keras_2s_alias_of_add_weight():
+    """TF 2.21's wrappers keep the legacy add_variable(*args, **kwargs): name first, as their add_weight."""
+    wrapper = tf.nn.RNNCellResidualWrapper(_cell())
+    weight = wrapper.add_variable("extra", (2, 2), initializer="ones")
+    assert tuple(weight.shape) == (2, 2) and weight.name == "extra"
+    assert float(weight.detach().sum()) == 4.0

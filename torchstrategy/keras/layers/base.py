@@ -270,6 +270,33 @@ class Layer(nn.Module):
             self._regularizers = getattr(self, "_regularizers", []) + [(attr, regularizers.get(regularizer))]
         return self._parameters[attr] if trainable else self._buffers[attr]  # as stored, even inside a mixed call
 
+    def add_variable(self, shape: Sequence[int], initializer: Any, dtype: Any = None, trainable: bool = True,
+                     autocast: bool = True, regularizer: Any = None, constraint: Any = None,
+                     name: Optional[str] = None) -> torch.Tensor:
+        """Keras 3's add_variable: add_weight with `shape` and `initializer` required (and positional-first)."""
+        return self.add_weight(shape=shape, initializer=initializer, dtype=dtype, trainable=trainable,
+                               autocast=autocast, regularizer=regularizer, constraint=constraint, name=name)
+
+    @property
+    def metrics(self) -> list:
+        """Keras 3's list of the metrics this layer holds as attributes (alone or in a list/tuple), then those of
+        its sublayers, each once; [] for a layer that holds none."""
+        return self._held_metrics(lambda child: False)
+
+    def _held_metrics(self, skip: Any) -> list:
+        """The metrics held as attributes here, then each sublayer's `metrics` (sublayers where `skip(child)`
+        is true left out: a Model leaves out nested models, as Keras 3's Trainer does)."""
+        from torchstrategy.keras.metrics.base import Metric
+
+        found: list = []
+        for value in vars(self).values():
+            items = value if isinstance(value, (list, tuple)) else (value,)
+            found.extend(item for item in items if isinstance(item, Metric) and all(item is not f for f in found))
+        for child in self.children():
+            if isinstance(child, Layer) and not skip(child):
+                found.extend(m for m in child.metrics if all(m is not f for f in found))
+        return found
+
     def _strategy_for_weights(self) -> Any:
         """The strategy this layer's variables belong to: the one it was created (or set up) under."""
         return self._distribute_strategy or _context.get_strategy()

@@ -152,6 +152,23 @@ class _Conv(Layer):
         return [_same_padding(int(x.shape[2 + i]), self.kernel_size[i], self.strides[i], self.dilation_rate[i])
                 for i in range(rank)]
 
+    def convolution_op(self, inputs: Any, kernel: Any) -> torch.Tensor:
+        """Keras 3's BaseConv.convolution_op: `inputs` convolved with the given Keras-layout `kernel`
+        (*kernel_size, in_channels // groups, filters) under this layer's strides, padding, dilation and
+        data_format; no bias, no activation. Subclasses override it (weight standardisation) and call()
+        uses it whenever it is overridden."""
+        if self.padding == "causal":  # Keras 3 hands 'causal' to ops.conv here, which rejects it
+            raise ValueError("convolution_op: `padding` must be one of 'SAME' or 'VALID'. Received: padding=CAUSAL "
+                             "(a causal Conv1D pads in call(); pad the inputs on the left yourself).")
+        from torchstrategy.keras import backend
+
+        x = _to_channels_first(backend.to_tensor(inputs), self.data_format)
+        kernel = backend.to_tensor(kernel).to(x.dtype)
+        x, padding = _pad_spatial(x, self._padding_for(x))
+        y = _CONV_FNS[self._RANK](x, kernel.permute(self._kernel_perm), None, self.strides, padding,
+                                  self.dilation_rate, self.groups)
+        return _from_channels_first(y, self.data_format)
+
     def call(self, inputs: torch.Tensor, _defer_activation: bool = False, _fused_pool: Any = None) -> torch.Tensor:
         # _defer_activation: the model applies the ReLU itself after a max pooling (keras/layers/fusion.py);
         # _fused_pool: that pooling layer, for the fused convolution + ReLU + pooling kernel (fusion.py too)
@@ -160,15 +177,28 @@ class _Conv(Layer):
             if fused is not None:
                 return fused
             return _fused_pool.call(self.call(inputs, _defer_activation=True), _relu=True)
-        x = _to_channels_first(inputs, self.data_format)
-        x, padding = _pad_spatial(x, self._padding_for(x))
-        y = _CONV_FNS[self._RANK](x, self._torch_weight(), self.bias, self.strides, padding, self.dilation_rate,
-                                  self._torch_groups())
-        outputs = _from_channels_first(y, self.data_format)
+        # a subclass's convolution_op (weight standardisation) is used as in Keras 3; a causal Conv1D never calls it
+        if type(self).convolution_op is not _Conv.convolution_op and self.padding != "causal":
+            outputs = self._overridden_convolution(inputs)
+        else:
+            x = _to_channels_first(inputs, self.data_format)
+            x, padding = _pad_spatial(x, self._padding_for(x))
+            y = _CONV_FNS[self._RANK](x, self._torch_weight(), self.bias, self.strides, padding, self.dilation_rate,
+                                      self._torch_groups())
+            outputs = _from_channels_first(y, self.data_format)
         if _defer_activation:
             return outputs
         outputs = self.activation(outputs)
         _record_activity(self, outputs)
+        return outputs
+
+    def _overridden_convolution(self, inputs: torch.Tensor) -> torch.Tensor:
+        """call()'s path through a subclass's convolution_op(inputs, self.kernel), then the bias (Keras 3's order)."""
+        outputs = self.convolution_op(inputs, self.kernel)
+        if self.bias is not None:
+            shape = [1] * outputs.dim()
+            shape[self._channel_axis()] = self.filters
+            outputs = outputs + self.bias.reshape(shape)
         return outputs
 
     def get_config(self) -> dict:

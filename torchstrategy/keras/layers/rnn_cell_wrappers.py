@@ -75,6 +75,10 @@ class _CellWrapper(Layer):
                                   trainable=True if trainable is None else trainable, regularizer=regularizer,
                                   constraint=constraint, aggregation=aggregation, name=name)
 
+    def add_variable(self, *args: Any, **kwargs: Any) -> Any:
+        """Keras 2's deprecated alias of `add_weight` (TF's wrappers take any arguments add_weight takes)."""
+        return self.add_weight(*args, **kwargs)
+
     def add_loss(self, losses: Any, **kwargs: Any) -> None:
         """Adds a loss (or several) from inside `call`, as Layer.add_loss."""
         super().add_loss(losses)
