@@ -42,8 +42,7 @@ _INIT = ["random_normal_initializer", "random_uniform_initializer", "zeros_initi
          "constant_initializer"]
 _MATH_MORE = ["tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "asinh", "acosh", "atanh", "realdiv",
               "truncatediv", "truncatemod", "complex", "scalar_mul", "saturate_cast"]
-_GRAPH_COMPAT = ["Assert", "gradients", "hessians", "no_gradient", "UnconnectedGradients", "AggregationMethod",
-                 "make_ndarray"]
+_GRAPH_COMPAT = ["Assert", "gradients", "hessians", "no_gradient", "UnconnectedGradients", "AggregationMethod"]
 _DTYPES_MORE = ["uint16", "uint32", "uint64", "complex64", "complex128", "half", "double", "DType"]
 _SLICING = ["strided_slice", "space_to_batch_nd", "space_to_batch", "batch_to_space", "required_space_to_batch_paddings"]
 
@@ -119,6 +118,8 @@ __getattr__, __dir__ = lazy_namespace(__name__, {
     **{name: f"torchstrategy.init_ops:{name}" for name in _INIT},
     **{name: f"torchstrategy.math:{name}" for name in _MATH_MORE},
     **{name: f"torchstrategy.graph_compat:{name}" for name in _GRAPH_COMPAT},
+    "make_tensor_proto": "torchstrategy.io.tensor_proto_message:make_tensor_proto",
+    "make_ndarray": "torchstrategy.io.tensor_proto_message:make_ndarray",
     "bitwise": "torchstrategy.bitwise",
     **{name: f"torchstrategy.slicing_ops:{name}" for name in _SLICING},
     "fingerprint": "torchstrategy.hash_ops:fingerprint",

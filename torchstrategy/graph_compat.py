@@ -1,5 +1,5 @@
 """TF's graph-era top-level names in their eager form: tf.Assert, tf.gradients / tf.hessians (refused eagerly as
-TF refuses them), tf.no_gradient, tf.UnconnectedGradients, tf.AggregationMethod and tf.make_ndarray."""
+TF refuses them), tf.no_gradient, tf.UnconnectedGradients and tf.AggregationMethod."""
 from __future__ import annotations
 
 import enum
@@ -10,8 +10,7 @@ import torch
 
 from torchstrategy.errors import InvalidArgumentError
 
-__all__ = ["Assert", "gradients", "hessians", "no_gradient", "UnconnectedGradients", "AggregationMethod",
-           "make_ndarray"]
+__all__ = ["Assert", "gradients", "hessians", "no_gradient", "UnconnectedGradients", "AggregationMethod"]
 
 
 class UnconnectedGradients(enum.Enum):
@@ -66,12 +65,3 @@ def no_gradient(op_type: str) -> None:
     if not isinstance(op_type, str):
         raise TypeError(f"op_type must be a string, got {type(op_type).__name__}.")
     return None
-
-
-def make_ndarray(tensor: Any) -> np.ndarray:
-    """The value of a tensor as a NumPy array (TF takes a TensorProto; a tensor or array works here)."""
-    if isinstance(tensor, torch.Tensor):
-        return torch.Tensor.detach(tensor).cpu().numpy().copy()
-    if isinstance(tensor, np.ndarray):
-        return tensor.copy()
-    raise TypeError(f"tf.make_ndarray takes a tensor, got {type(tensor).__name__}.")
