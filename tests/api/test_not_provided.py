@@ -47,6 +47,10 @@ def _message(fn) -> str:
      "torch.ao.quantization"),
     (lambda: tf.profiler.experimental.server.start, "tf.profiler.experimental.server", "no remote profiler service"),
     (lambda: tf.profiler.experimental.client.trace, "tf.profiler.experimental.client", "Profile inside the process"),
+    (lambda: tf.experimental.tensorrt.Converter, "tf.experimental.tensorrt", "torch-tensorrt"),
+    (lambda: tf.experimental.ExtensionType, "tf.experimental.ExtensionType", "a Python class holding tensors"),
+    (lambda: tf.experimental.dispatch_for_api, "tf.experimental.dispatch_for_api", "__torch_function__"),
+    (lambda: tf.queue.FIFOQueue, "tf.queue", "tf.data pipelines"),
 ])
 def test_whole_tf_namespaces_we_lack_say_so(reach, path, hint):
     message = _message(reach)

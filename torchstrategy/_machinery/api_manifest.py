@@ -53,6 +53,16 @@ ALTERNATIVES = {
     "tf.mlir": "torch.export / torch.compile",
     "tf.dtensor": "tf.distribute strategies or keras.distribution (DTensor layouts are torch DTensor here)",
     "tf.queue": "tf.data pipelines",
+    "tf.experimental.tensorrt": "torch-tensorrt (torch_tensorrt.compile) on the model, or torch.export for serving",
+    "tf.experimental.ExtensionType": "a Python class holding tensors (a dataclass); a torch.Tensor subclass with "
+                                     "__torch_function__ where ops must accept it",
+    "tf.experimental.BatchableExtensionType": "a Python class holding tensors (a dataclass); a torch.Tensor "
+                                              "subclass with __torch_function__ where ops must accept it",
+    "tf.experimental.dispatch_for_api": "__torch_function__ on a torch.Tensor subclass (how torch dispatches ops "
+                                        "to a type)",
+    "tf.experimental.dispatch_for_unary_elementwise_apis": "__torch_function__ on a torch.Tensor subclass",
+    "tf.experimental.dispatch_for_binary_elementwise_apis": "__torch_function__ on a torch.Tensor subclass",
+    "tf.experimental.unregister_dispatch_for": "__torch_function__ on a torch.Tensor subclass",
     "tf.data.experimental.service": "a tf.data pipeline in each worker process, split by the strategy "
                                     "(strategy.distribute_datasets_from_function / experimental_distribute_dataset)",
     "tf.data.experimental.distributed_save": "Dataset.save in each worker process",
