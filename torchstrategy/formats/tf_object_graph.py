@@ -7,7 +7,8 @@ from typing import Optional
 
 from torchstrategy._machinery.protobuf import LENGTH_DELIMITED, VARINT, encode_length_delimited, encode_varint, fields
 
-__all__ = ["OBJECT_GRAPH_KEY", "VARIABLE_VALUE", "Attribute", "ObjectNode", "SlotReference", "ObjectGraph"]
+__all__ = ["OBJECT_GRAPH_KEY", "VARIABLE_VALUE", "Attribute", "ObjectNode", "SlotReference", "ObjectGraph",
+           "object_reference"]
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE = "VARIABLE_VALUE"
@@ -63,17 +64,23 @@ def _strings(data: bytes, names: tuple) -> dict:
     return out
 
 
+def object_reference(data: bytes) -> tuple[int, str]:
+    """An ObjectReference message (a child edge of TF's object graphs, in checkpoints and SavedModels alike):
+    (node_id, local_name)."""
+    node_id, name = 0, ""
+    for number, wire, value in fields(data):
+        if number == 1 and wire == VARINT:
+            node_id = value
+        elif number == 2 and wire == LENGTH_DELIMITED:
+            name = value.decode("utf-8")
+    return node_id, name
+
+
 def _parse_node(data: bytes) -> ObjectNode:
     node = ObjectNode()
     for number, wire, value in fields(data):
         if number == 1 and wire == LENGTH_DELIMITED:
-            node_id, name = 0, ""
-            for sub_number, sub_wire, sub_value in fields(value):
-                if sub_number == 1 and sub_wire == VARINT:
-                    node_id = sub_value
-                elif sub_number == 2 and sub_wire == LENGTH_DELIMITED:
-                    name = sub_value.decode("utf-8")
-            node.children.append((node_id, name))
+            node.children.append(object_reference(value))
         elif number == 2 and wire == LENGTH_DELIMITED:
             node.attributes.append(Attribute(**_strings(value, ("name", "full_name", "checkpoint_key"))))
         elif number == 3 and wire == LENGTH_DELIMITED:

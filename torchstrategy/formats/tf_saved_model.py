@@ -11,7 +11,7 @@ import numpy as np
 from torchstrategy._machinery.protobuf import LENGTH_DELIMITED, VARINT, DecodeError, fields
 from torchstrategy.formats.base import FormatError
 from torchstrategy.formats.tf_bundle import _DTYPE_NAMES, BundleCorruptedError, BundleReader, is_bundle
-from torchstrategy.formats.tf_object_graph import OBJECT_GRAPH_KEY, ObjectGraph
+from torchstrategy.formats.tf_object_graph import OBJECT_GRAPH_KEY, ObjectGraph, object_reference
 
 __all__ = ["SAVED_MODEL_PB", "SAVED_MODEL_PBTXT", "TensorInfo", "SignatureInfo", "SavedNode", "TFSavedModel",
            "is_tf_saved_model", "read_tf_saved_model", "variables_prefix", "read_variable_values"]
@@ -165,13 +165,7 @@ def _node(data: bytes) -> SavedNode:
     node = SavedNode()
     for number, wire, value in fields(data):
         if number == 1 and wire == LENGTH_DELIMITED:
-            node_id, name = 0, ""
-            for sub_number, sub_wire, sub_value in fields(value):
-                if sub_number == 1 and sub_wire == VARINT:
-                    node_id = sub_value
-                elif sub_number == 2 and sub_wire == LENGTH_DELIMITED:
-                    name = _text(sub_value)
-            node.children.append((node_id, name))
+            node.children.append(object_reference(value))
         elif number in _KINDS and wire == LENGTH_DELIMITED:
             node.kind = _KINDS[number]
             _fill_kind(node, value)

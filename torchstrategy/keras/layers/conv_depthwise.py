@@ -120,7 +120,7 @@ class DepthwiseConv1D(Conv1D):
         return _depthwise_weight(self.depthwise_kernel)
 
     def _torch_groups(self) -> int:
-        return int(self.depthwise_kernel.shape[1])
+        return int(self.depthwise_kernel.shape[self._RANK])  # the input channels: one group each
 
     def get_config(self) -> dict:
         return {**_config(super().get_config(), ("filters", "groups")), "depth_multiplier": self.depth_multiplier}
@@ -156,7 +156,7 @@ class DepthwiseConv2D(Conv2D):
         return _depthwise_weight(self.depthwise_kernel)
 
     def _torch_groups(self) -> int:
-        return int(self.depthwise_kernel.shape[2])
+        return int(self.depthwise_kernel.shape[self._RANK])  # the input channels: one group each
 
     def get_config(self) -> dict:
         return {**_config(super().get_config(), ("filters", "groups")), "depth_multiplier": self.depth_multiplier}
