@@ -476,15 +476,15 @@ def main() -> None:
     started = time.perf_counter()
     venv = args.tf_venv or os.environ.get("TORCHSTRATEGY_TF_VENV") or vs_tensorflow.DEFAULT_TF_VENV
     pythons = {"ts": sys.executable, "tf": vs_tensorflow.tf_python(venv)}
-    logs = tempfile.mkdtemp(prefix="ps-bench-")
-    _write_inputs(logs)
     out: dict = {"rates": {}, "reports": {}, "idle": {}, "setup": {}, "background": {}, "pids": {}}
-    for workers in (1, 2):
-        print(f"{workers} worker(s): torchstrategy and TF jobs...", flush=True)
-        run_pair(workers, args, pythons, logs, logs, out)
-    if not args.no_sync:
-        print("MultiWorkerMirroredStrategy reference...", flush=True)
-        run_sync(args, logs, logs, out)
+    with tempfile.TemporaryDirectory(prefix="ps-bench-") as logs:
+        _write_inputs(logs)
+        for workers in (1, 2):
+            print(f"{workers} worker(s): torchstrategy and TF jobs...", flush=True)
+            run_pair(workers, args, pythons, logs, logs, out)
+        if not args.no_sync:
+            print("MultiWorkerMirroredStrategy reference...", flush=True)
+            run_sync(args, logs, logs, out)
     write_report(out, args, vs_tensorflow.cpu_flags(), time.perf_counter() - started, BATCH, not args.no_write)
 
 

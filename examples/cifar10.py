@@ -46,10 +46,18 @@ def synthetic_cifar10(num_train: int = 10000, num_test: int = 2000):
     """Writes generated CIFAR-10 files in the real format and loads them through load_data()."""
     from torchstrategy.keras.datasets import testing
 
-    folder = tempfile.mkdtemp(prefix="synthetic-cifar10-")
-    testing.write_cifar10(folder, num_train=num_train, num_test=num_test, learnable=True, seed=0)
-    os.environ["TORCHSTRATEGY_DATA"] = folder
-    return tf.keras.datasets.cifar10.load_data()
+    # load_data() reads the files into memory, so the folder goes as soon as it returns.
+    with tempfile.TemporaryDirectory(prefix="synthetic-cifar10-") as folder:
+        testing.write_cifar10(folder, num_train=num_train, num_test=num_test, learnable=True, seed=0)
+        previous = os.environ.get("TORCHSTRATEGY_DATA")
+        os.environ["TORCHSTRATEGY_DATA"] = folder
+        try:
+            return tf.keras.datasets.cifar10.load_data()
+        finally:
+            if previous is None:
+                del os.environ["TORCHSTRATEGY_DATA"]
+            else:
+                os.environ["TORCHSTRATEGY_DATA"] = previous
 
 
 def make_strategy(args: argparse.Namespace):

@@ -10,6 +10,8 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 stamp="$venv/.torchstrategy-installed"
 if [ ! -f "$stamp" ] || [ "$root/pyproject.toml" -nt "$stamp" ]; then
+  source "$root/scripts/check_disk.sh"
+  [ -f "$stamp" ] || check_disk "$venv" 7 "Installing torch and torchstrategy into $venv"
   "$venv/bin/python" -m pip install --quiet --upgrade pip
   "$venv/bin/python" -m pip install --quiet -e "$root[vision,dev]"
   touch "$stamp"

@@ -12,6 +12,10 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 stamp="$venv/.torchstrategy-installed"
 if [ ! -f "$stamp" ] || [ "$root/pyproject.toml" -nt "$stamp" ]; then
+  source "$root/scripts/check_disk.sh"
+  if [ ! -f "$stamp" ] && ! check_disk "$venv" 9 "Installing torch-xla into $venv"; then
+    exit 75  # the machine, not the code: reported as an environment that could not be installed
+  fi
   "$venv/bin/python" -m pip install --quiet --upgrade pip || true
   for attempt in 1 2 3; do
     if "$venv/bin/python" -m pip install --quiet --resume-retries 20 -e "$root[tpu]" "pytest>=7"; then

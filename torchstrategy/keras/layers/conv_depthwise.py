@@ -9,7 +9,7 @@ import torch
 from torchstrategy.keras import initializers, regularizers
 from torchstrategy.keras.layers.base import InputSpec
 from torchstrategy.keras.layers.conv import (
-    _CONV_FNS, Conv1D, Conv2D, _check_kernel_fits, _from_channels_first, _pad_spatial, _to_channels_first,
+    _CONV_FNS, Conv1D, Conv2D, _Conv, _check_kernel_fits, _from_channels_first, _pad_spatial, _to_channels_first,
 )
 from torchstrategy.keras.layers.core import _record_activity, _require_defined, _require_rank
 
@@ -92,6 +92,22 @@ class _Pointwise:
                 "pointwise_constraint": layer.pointwise_constraint}
 
 
+class _Depthwise:
+    """The depthwise layers' build, torch weight and groups, and config: one definition for 1-D and 2-D."""
+
+    def build(layer: Any, input_shape: Any) -> None:
+        _build(layer, input_shape, pointwise=False)
+
+    def torch_weight(layer: Any) -> torch.Tensor:
+        return _depthwise_weight(layer.depthwise_kernel)
+
+    def torch_groups(layer: Any) -> int:
+        return int(layer.depthwise_kernel.shape[layer._RANK])  # the input channels: one group each
+
+    def get_config(layer: Any) -> dict:
+        return {**_config(_Conv.get_config(layer), ("filters", "groups")), "depth_multiplier": layer.depth_multiplier}
+
+
 class DepthwiseConv1D(Conv1D):
     """Per-channel 1-D convolution over (batch, steps, channels): each input channel gets `depth_multiplier`
     filters of its own.
@@ -113,17 +129,8 @@ class DepthwiseConv1D(Conv1D):
                          activity_regularizer, depthwise_constraint, bias_constraint, **kwargs)
         self.depth_multiplier = depth_multiplier
 
-    def build(self, input_shape: Any) -> None:
-        _build(self, input_shape, pointwise=False)
-
-    def _torch_weight(self) -> torch.Tensor:
-        return _depthwise_weight(self.depthwise_kernel)
-
-    def _torch_groups(self) -> int:
-        return int(self.depthwise_kernel.shape[self._RANK])  # the input channels: one group each
-
-    def get_config(self) -> dict:
-        return {**_config(super().get_config(), ("filters", "groups")), "depth_multiplier": self.depth_multiplier}
+    build, _torch_weight, _torch_groups, get_config = (
+        _Depthwise.build, _Depthwise.torch_weight, _Depthwise.torch_groups, _Depthwise.get_config)
 
 
 class DepthwiseConv2D(Conv2D):
@@ -149,17 +156,8 @@ class DepthwiseConv2D(Conv2D):
             depthwise_constraint, bias_constraint, **kwargs)
         self.depth_multiplier = depth_multiplier
 
-    def build(self, input_shape: Any) -> None:
-        _build(self, input_shape, pointwise=False)
-
-    def _torch_weight(self) -> torch.Tensor:
-        return _depthwise_weight(self.depthwise_kernel)
-
-    def _torch_groups(self) -> int:
-        return int(self.depthwise_kernel.shape[self._RANK])  # the input channels: one group each
-
-    def get_config(self) -> dict:
-        return {**_config(super().get_config(), ("filters", "groups")), "depth_multiplier": self.depth_multiplier}
+    build, _torch_weight, _torch_groups, get_config = (
+        _Depthwise.build, _Depthwise.torch_weight, _Depthwise.torch_groups, _Depthwise.get_config)
 
 
 class SeparableConv1D(Conv1D):
