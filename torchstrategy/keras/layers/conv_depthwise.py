@@ -93,19 +93,20 @@ class _Pointwise:
 
 
 class _Depthwise:
-    """The depthwise layers' build, torch weight and groups, and config: one definition for 1-D and 2-D."""
+    """DepthwiseConv1D/2D's build, torch weight and groups, and config, written once: both class bodies take
+    these functions as their methods (Conv1D and Conv2D share _Conv.get_config, so no super() is needed)."""
 
-    def build(layer: Any, input_shape: Any) -> None:
-        _build(layer, input_shape, pointwise=False)
+    def build(self: Any, input_shape: Any) -> None:
+        _build(self, input_shape, pointwise=False)
 
-    def torch_weight(layer: Any) -> torch.Tensor:
-        return _depthwise_weight(layer.depthwise_kernel)
+    def torch_weight(self: Any) -> torch.Tensor:
+        return _depthwise_weight(self.depthwise_kernel)
 
-    def torch_groups(layer: Any) -> int:
-        return int(layer.depthwise_kernel.shape[layer._RANK])  # the input channels: one group each
+    def torch_groups(self: Any) -> int:
+        return int(self.depthwise_kernel.shape[self._RANK])  # the input channels: one group each
 
-    def get_config(layer: Any) -> dict:
-        return {**_config(_Conv.get_config(layer), ("filters", "groups")), "depth_multiplier": layer.depth_multiplier}
+    def get_config(self: Any) -> dict:
+        return {**_config(_Conv.get_config(self), ("filters", "groups")), "depth_multiplier": self.depth_multiplier}
 
 
 class DepthwiseConv1D(Conv1D):
