@@ -81,13 +81,19 @@ def enter_strategy(strategy: "Strategy") -> Iterator["Strategy"]:
         _state.strategy_stack.pop()
 
 
-@contextmanager
-def enter_replica(replica_context: Any) -> Iterator[Any]:
+class enter_replica:  # noqa: N801 - a context manager used like the function it replaced (every replica step)
     """Makes `replica_context` this thread's current replica for the block (`strategy.run` uses it)."""
-    _state.replica_stack.append(replica_context)
-    try:
-        yield replica_context
-    finally:
+
+    __slots__ = ("_replica_context",)
+
+    def __init__(self, replica_context: Any) -> None:
+        self._replica_context = replica_context
+
+    def __enter__(self) -> Any:
+        _state.replica_stack.append(self._replica_context)
+        return self._replica_context
+
+    def __exit__(self, *exc: Any) -> None:
         _state.replica_stack.pop()
 
 
