@@ -268,6 +268,7 @@ class Layer(nn.Module):
             from torchstrategy.keras import regularizers
 
             self._regularizers = getattr(self, "_regularizers", []) + [(attr, regularizers.get(regularizer))]
+            _context.note_loss_holder(self)
         return self._parameters[attr] if trainable else self._buffers[attr]  # as stored, even inside a mixed call
 
     def add_variable(self, shape: Sequence[int], initializer: Any, dtype: Any = None, trainable: bool = True,
@@ -385,11 +386,14 @@ class Layer(nn.Module):
                 raise ValueError("`add_loss()` can only be called from inside `build()` or `call()`, on a tensor "
                                  f"input. Received invalid value: {value!r}")
         self.__dict__.setdefault("_losses", []).extend(values)
+        _context.note_loss_holder(self)
         scope = _context.keras_scope("stateless")
         if scope is not None and scope.collect_losses:
             scope.losses.extend(values)
 
     def _clear_losses(self) -> None:
+        if not _context.any_loss_holder():  # no layer holds any: nothing to clear (every outermost call)
+            return
         for layer in self._flatten_layers():
             layer.__dict__.setdefault("_losses", []).clear()
 
@@ -397,7 +401,9 @@ class Layer(nn.Module):
     def losses(self) -> list[torch.Tensor]:
         """`add_loss` values (activity regularization included) of this layer and nested layers, then the weight
         regularization penalties (recomputed on access), as Keras 3 orders them."""
-        out = []
+        out: list = []
+        if not _context.any_loss_holder():  # no layer holds any (every training step asks)
+            return out
         layers = self._flatten_layers()
         for layer in layers:
             out.extend(layer.__dict__.get("_losses", []))
@@ -560,6 +566,11 @@ class Layer(nn.Module):
     @classmethod
     def from_config(cls, config: dict) -> "Layer":
         return cls(**config)
+
+    def __setstate__(self, state: dict) -> None:  # a copy (deepcopy, pickle) of a layer holding losses holds them too
+        super().__setstate__(state)
+        if self.__dict__.get("_losses") or self.__dict__.get("_regularizers"):
+            _context.note_loss_holder(self)
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Keras tracks layers held in list/tuple attributes; torch only registers bare modules.
