@@ -3,6 +3,7 @@ the distribution and the other process settings; every module reads and changes 
 from __future__ import annotations
 
 import threading
+import weakref
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional
 
@@ -81,13 +82,19 @@ def enter_strategy(strategy: "Strategy") -> Iterator["Strategy"]:
         _state.strategy_stack.pop()
 
 
-@contextmanager
-def enter_replica(replica_context: Any) -> Iterator[Any]:
+class enter_replica:  # noqa: N801 - a context manager used like the function it replaced (every replica step)
     """Makes `replica_context` this thread's current replica for the block (`strategy.run` uses it)."""
-    _state.replica_stack.append(replica_context)
-    try:
-        yield replica_context
-    finally:
+
+    __slots__ = ("_replica_context",)
+
+    def __init__(self, replica_context: Any) -> None:
+        self._replica_context = replica_context
+
+    def __enter__(self) -> Any:
+        _state.replica_stack.append(self._replica_context)
+        return self._replica_context
+
+    def __exit__(self, *exc: Any) -> None:
         _state.replica_stack.pop()
 
 
@@ -571,6 +578,20 @@ def keras_scope(kind: str) -> Any:
     """The innermost entered scope of `kind` on this thread, or None outside any."""
     stack = _keras_scopes.stacks[kind]
     return stack[-1] if stack else None
+
+
+# ----- Keras layers holding losses (add_loss values, weight regularizers): walks for them skip when none does -----
+_loss_holders: "weakref.WeakSet[Any]" = weakref.WeakSet()
+
+
+def note_loss_holder(layer: Any) -> None:
+    """Records that `layer` holds losses (`add_loss`, a regularized weight, or a copy of such a layer)."""
+    _loss_holders.add(layer)
+
+
+def any_loss_holder() -> bool:
+    """Whether a living layer holds losses (False: `Layer.losses` is empty for every model; nothing to clear)."""
+    return bool(_loss_holders)
 
 
 # ----- keras.distribution.initialize: the job it declared (process-wide; the cluster resolvers read it) ----------

@@ -129,3 +129,33 @@ def test_element_spec_does_not_advance_the_shuffle():
     plain = Dataset.range(20).shuffle(20, seed=5).map(lambda x: x)
     assert peeked.element_spec.shape == ()
     assert order(peeked) == order(plain)
+
+
+def _one_at_a_time(items, buffer_size, rng):
+    """tf.data's shuffle written plainly, one draw per element (the reference for shuffle_stream's runs)."""
+    iterator = iter(items)
+    buffer = [item for _, item in zip(range(buffer_size), iterator)]
+    for item in iterator:
+        slot = int(rng.random() * buffer_size)
+        yield buffer[slot]
+        buffer[slot] = item
+    while buffer:
+        slot = int(rng.random() * len(buffer))
+        yield buffer[slot]
+        buffer[slot] = buffer[-1]
+        buffer.pop()
+
+
+@pytest.mark.parametrize("count,buffer_size", [(0, 4), (1, 1), (5, 2), (255, 300), (256, 256), (257, 1000),
+                                               (1000, 1000), (1000, 7), (3000, 5000)])
+def test_the_end_of_a_pass_drawn_in_runs_keeps_the_one_at_a_time_order(count, buffer_size):
+    import random
+
+    from torchstrategy.data._batching import shuffle_stream
+
+    seed = f"test/{count}/{buffer_size}"
+    expected = list(_one_at_a_time(range(count), buffer_size, random.Random(seed)))
+    assert list(shuffle_stream(range(count), buffer_size, random.Random(seed))) == expected
+    partial = shuffle_stream(range(count), buffer_size, random.Random(seed))
+    assert [next(partial) for _ in range(min(count, 3))] == expected[:3]  # a consumer may stop early
+    partial.close()

@@ -28,13 +28,26 @@ def shuffle_stream(items: Iterator, buffer_size: int, rng: random.Random) -> Ite
             slot = int(draw() * buffer_size)
             yield buffer[slot]
             buffer[slot] = item
-        while buffer:
-            slot = int(draw() * len(buffer))
-            yield buffer[slot]
-            buffer[slot] = buffer[-1]
-            buffer.pop()
+        while buffer:  # what is left, a run at a time: the same draws as one element at a time, in a tight loop
+            yield from _drained(buffer, draw, _DRAIN_RUN)
     finally:
         closing(iterator)
+
+
+#: how many elements the end of a shuffle draws at once (a bound on the draws a consumer that stops early wastes)
+_DRAIN_RUN = 256
+
+
+def _drained(buffer: list, draw: Any, count: int) -> list:
+    """The next `count` (at most) elements of `buffer`'s drain, taken out of it: each a uniformly drawn slot among
+    those left, whose place the last element takes."""
+    out = []
+    for left in range(len(buffer), max(len(buffer) - count, 0), -1):
+        slot = int(draw() * left)
+        out.append(buffer[slot])
+        buffer[slot] = buffer[left - 1]
+    del buffer[len(buffer) - len(out):]
+    return out
 
 
 class ShuffleDataset(UnaryDataset):

@@ -19,6 +19,12 @@ _MISSING = object()
 
 def to_device(structure: Any, device: torch.device) -> Any:
     """Moves every tensor (or numeric NumPy array) leaf to `device`; text stays a NumPy array on the host."""
+    if type(structure) is tuple:  # a step's (x, y) of tensors already there (every step on one device): as it is
+        for leaf in structure:
+            if type(leaf) is not torch.Tensor or leaf.device != device:
+                break
+        else:
+            return structure
 
     def move(leaf: Any) -> Any:
         if isinstance(leaf, np.ndarray) and leaf.dtype.kind not in "USO":
@@ -32,6 +38,8 @@ def to_device(structure: Any, device: torch.device) -> Any:
 
 def batch_size_of(structure: Any) -> int:
     """Rows in a batch: the leading size of its first tensor leaf."""
+    if type(structure) is torch.Tensor and structure.dim():  # a step's x (every step asks)
+        return int(structure.shape[0])
     for leaf in nest.flatten(structure):
         if hasattr(leaf, "shape") and len(leaf.shape) > 0:
             return int(leaf.shape[0])

@@ -3,6 +3,7 @@ placement) and exposes the one public protocol the trainer, layers, optimizers a
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any, Callable, ContextManager, Iterator, Optional, Sequence
 
 import torch
@@ -27,7 +28,10 @@ def _plain(structure: Any) -> bool:
     """True for a value made of tuples and leaves that are not PerReplica (a step's batch): what `run` may hand
     every replica unchanged. Lists and dicts are copied as before, so a step that changes them changes its own."""
     if type(structure) is tuple:
-        return all(_plain(item) for item in structure)
+        for item in structure:  # (a loop, not all(): this runs on every step's batch)
+            if type(item) is not torch.Tensor and not _plain(item):
+                return False
+        return True
     return not isinstance(structure, (PerReplica, tuple, list, dict))  # (a namedtuple is rebuilt as before)
 
 
@@ -152,18 +156,30 @@ class Strategy:
         (a PerReplica when this process holds several)."""
         kwargs = kwargs or {}
         count = self.num_local_replicas
-        per_replica = [(self._replica_value(tuple(args), i), self._replica_value(kwargs, i)) for i in range(count)]
-        grad_enabled = torch.is_grad_enabled()  # grad mode is per thread: replicas take the caller's
-
-        def call(replica_id: int, replica_args: tuple, replica_kwargs: dict) -> Any:
-            entered = _context.enter_strategy(self) if _context.get_strategy() is not self \
-                else contextlib.nullcontext()
-            with entered, torch.set_grad_enabled(grad_enabled), \
-                    _context.enter_replica(ReplicaContext(self, replica_id)):
-                return fn(*replica_args, **replica_kwargs)
-
-        results = self._collectives.run_replicas(call, per_replica)
+        args = tuple(args)
+        if _plain(args) and (not kwargs or self._replica_value(kwargs, 0) is kwargs):
+            per_replica = [(args, kwargs)] * count  # nothing per replica inside: every replica gets them as they are
+        else:
+            per_replica = [(self._replica_value(args, i), self._replica_value(kwargs, i)) for i in range(count)]
+        # grad mode is per thread: replicas take the caller's
+        results = self._collectives.run_replicas(functools.partial(self._replica_call, fn, torch.is_grad_enabled()),
+                                                 per_replica)
         return results[0] if count == 1 else PerReplica(results)
+
+    def _replica_call(self, fn: Callable, grad_enabled: bool, replica_id: int, replica_args: tuple,
+                      replica_kwargs: dict) -> Any:
+        """`fn` as replica `replica_id` runs it: inside this strategy's scope, the caller's grad mode and the
+        replica's context (entered with plain calls: this runs once per replica and step)."""
+        if _context.get_strategy() is not self:
+            with _context.enter_strategy(self):
+                return self._replica_call(fn, grad_enabled, replica_id, replica_args, replica_kwargs)
+        previous = torch.is_grad_enabled()
+        torch._C._set_grad_enabled(grad_enabled)
+        try:
+            with _context.enter_replica(ReplicaContext(self, replica_id)):
+                return fn(*replica_args, **replica_kwargs)
+        finally:
+            torch._C._set_grad_enabled(previous)
 
     def _replica_value(self, structure: Any, index: int) -> Any:
         if _plain(structure):  # no per-replica value inside: the same for every replica, as it is

@@ -137,7 +137,8 @@ class Sequential(Model):
         return super().__getattr__(name)
 
     def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None, **kwargs: Any) -> Any:
-        x = self._input_layer(inputs) if self._input_layer is not None else inputs
+        first = self._input_layer
+        x = inputs if first is None or first.passes_through(inputs) else first(inputs)
         layers, index = list(self._stack), 0
         while index < len(layers):
             if index + 1 < len(layers) and fusion.pools_before_relu(layers[index], layers[index + 1]):

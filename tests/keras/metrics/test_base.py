@@ -247,3 +247,24 @@ def test_metric_states_are_not_written_to_weights_files_as_in_keras(tmp_path):
     assert sorted(names) == sorted(["layers", "layers/dense", "layers/dense/vars", "layers/dense/vars/0",
                                     "layers/dense/vars/1", "optimizer", "optimizer/vars", "optimizer/vars/0",
                                     "optimizer/vars/1", "vars"])
+
+
+def test_a_metric_reads_only_the_values_of_its_inputs_not_what_rides_on_them():
+    """A prediction that needs no gradient reaches the metric's function without a new tensor per update, yet as
+    before without its Python attributes: softmax logits riding on it do not switch crossentropy to them."""
+    y_true = torch.tensor([[0.0, 1.0], [1.0, 0.0]])
+    probs = torch.tensor([[0.3, 0.7], [0.6, 0.4]])
+    plain = tf.keras.metrics.CategoricalCrossentropy()
+    plain.update_state(y_true, probs)
+    carried = probs.clone()
+    carried._keras_logits = torch.tensor([[9.0, -9.0], [-9.0, 9.0]])  # would give a very different loss
+    carried._keras_mask = torch.tensor([True, False])
+    riding = tf.keras.metrics.CategoricalCrossentropy()
+    with torch.no_grad():
+        riding.update_state(y_true, carried)
+    torch.testing.assert_close(riding.result(), plain.result(), rtol=0, atol=0)
+    total = tf.keras.metrics.Mean()
+    values = torch.tensor([1.0, 3.0])
+    total.update_state(values)
+    values.add_(10.0)  # the state holds sums, not the caller's tensor
+    torch.testing.assert_close(total.result(), torch.tensor(2.0))

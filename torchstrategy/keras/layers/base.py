@@ -199,6 +199,8 @@ class Layer(nn.Module):
         # Keras reads float weights in the compute dtype inside a mixed-policy call (AutoCastVariable);
         # torch looks Parameters up here, so the cast happens on read and gradients reach the original.
         value = super().__getattr__(name)
+        if not isinstance(value, torch.Tensor):  # a sublayer or another module: nothing to map or cast
+            return value
         scope = _context.keras_scope("stateless")
         if scope is not None:  # a weight mapped to a value that needs gradients reads as that value
             value = scope._read(value)
@@ -268,6 +270,7 @@ class Layer(nn.Module):
             from torchstrategy.keras import regularizers
 
             self._regularizers = getattr(self, "_regularizers", []) + [(attr, regularizers.get(regularizer))]
+            _context.note_loss_holder(self)
         return self._parameters[attr] if trainable else self._buffers[attr]  # as stored, even inside a mixed call
 
     def add_variable(self, shape: Sequence[int], initializer: Any, dtype: Any = None, trainable: bool = True,
@@ -385,11 +388,14 @@ class Layer(nn.Module):
                 raise ValueError("`add_loss()` can only be called from inside `build()` or `call()`, on a tensor "
                                  f"input. Received invalid value: {value!r}")
         self.__dict__.setdefault("_losses", []).extend(values)
+        _context.note_loss_holder(self)
         scope = _context.keras_scope("stateless")
         if scope is not None and scope.collect_losses:
             scope.losses.extend(values)
 
     def _clear_losses(self) -> None:
+        if not _context.any_loss_holder():  # no layer holds any: nothing to clear (every outermost call)
+            return
         for layer in self._flatten_layers():
             layer.__dict__.setdefault("_losses", []).clear()
 
@@ -397,7 +403,9 @@ class Layer(nn.Module):
     def losses(self) -> list[torch.Tensor]:
         """`add_loss` values (activity regularization included) of this layer and nested layers, then the weight
         regularization penalties (recomputed on access), as Keras 3 orders them."""
-        out = []
+        out: list = []
+        if not _context.any_loss_holder():  # no layer holds any (every training step asks)
+            return out
         layers = self._flatten_layers()
         for layer in layers:
             out.extend(layer.__dict__.get("_losses", []))
@@ -461,6 +469,10 @@ class Layer(nn.Module):
 
     def _cast_inputs(self, inputs: Any) -> Any:
         target = self._compute_torch_dtype if self.autocast else None
+        if type(inputs) is torch.Tensor:  # the usual input, as `cast` below treats it, without making `cast`
+            if target is not None and target.is_floating_point and inputs.is_floating_point() and inputs.dtype != target:
+                return inputs.to(target)
+            return inputs
 
         def cast(value: Any) -> Any:
             if isinstance(value, np.ndarray) and value.dtype.kind not in "USO":  # text stays a NumPy array
@@ -470,7 +482,7 @@ class Layer(nn.Module):
                     return value.to(target)
             return value
 
-        return cast(inputs) if type(inputs) is torch.Tensor else map_structure(cast, inputs)
+        return map_structure(cast, inputs)
 
     def __call__(self, inputs: Any, *args: Any, training: Optional[bool] = None, **kwargs: Any) -> Any:
         if _is_symbolic(inputs) if type(inputs) is torch.Tensor else any(_is_symbolic(leaf) for leaf in flatten(inputs)):
@@ -502,7 +514,9 @@ class Layer(nn.Module):
                 outputs = _call_with_remat(self, super().__call__, inputs, *args, **kwargs)
             else:
                 outputs = super().__call__(inputs, *args, **kwargs)
-        masking_flow.set_output_masks(self, inputs, outputs, previous_mask)
+        if previous_mask is not None or type(self).compute_mask is not Layer.compute_mask \
+                or "compute_mask" in self.__dict__:  # else the base compute_mask gives None: no mask to set
+            masking_flow.set_output_masks(self, inputs, outputs, previous_mask)
         if self.__dict__.get("activity_regularizer") is not None:
             self._add_activity_loss(outputs)
         return eager_outputs(outputs) if outermost else outputs  # user code: outputs convert to NumPy as in TF
@@ -560,6 +574,11 @@ class Layer(nn.Module):
     @classmethod
     def from_config(cls, config: dict) -> "Layer":
         return cls(**config)
+
+    def __setstate__(self, state: dict) -> None:  # a copy (deepcopy, pickle) of a layer holding losses holds them too
+        super().__setstate__(state)
+        if self.__dict__.get("_losses") or self.__dict__.get("_regularizers"):
+            _context.note_loss_holder(self)
 
     def __setattr__(self, name: str, value: Any) -> None:
         # Keras tracks layers held in list/tuple attributes; torch only registers bare modules.

@@ -194,6 +194,15 @@ class InputLayer(Layer):
     def call(self, inputs: Any) -> Any:
         return inputs
 
+    def passes_through(self, inputs: Any) -> bool:
+        """Whether a call on `inputs` would hand them back as they are with nothing else happening (a plain tensor
+        of this layer's dtype, no Keras mask, no input spec, activity regularizer or torch hook on the layer, its
+        first call made): the Sequential it starts then skips the call, which runs on every step."""
+        return (type(inputs) is torch.Tensor and inputs.dtype == self._compute_torch_dtype
+                and getattr(inputs, "_keras_mask", None) is None and not self._strings
+                and self._build_input_shape is not None and self.input_spec is None
+                and self.__dict__.get("activity_regularizer") is None and not _hooked(self))
+
     def _cast_inputs(self, inputs: Any) -> Any:
         if self._strings:
             array = inputs if isinstance(inputs, np.ndarray) else np.asarray(inputs)
@@ -204,6 +213,14 @@ class InputLayer(Layer):
 
     def get_config(self) -> dict:
         return {"batch_input_shape": list(self._batch_input_shape), "dtype": self.dtype, "name": self.name}
+
+
+def _hooked(module: torch.nn.Module) -> bool:
+    """Whether torch runs hooks around a call of `module`: its own or global forward/backward hooks."""
+    hooks = torch.nn.modules.module
+    return bool(module._forward_hooks or module._forward_pre_hooks or module._backward_hooks
+                or module._backward_pre_hooks or hooks._global_forward_hooks or hooks._global_forward_pre_hooks
+                or hooks._global_backward_hooks or hooks._global_backward_pre_hooks)
 
 
 def Input(shape: Optional[Sequence[Optional[int]]] = None, batch_size: Optional[int] = None, dtype: Any = None,

@@ -18,7 +18,10 @@ def as_predictions(y_pred: Any) -> torch.Tensor:
 
 
 def targets_like(y_true: Any, y_pred: torch.Tensor) -> torch.Tensor:
-    return backend.to_tensor(y_true).to(device=y_pred.device, dtype=y_pred.dtype, non_blocking=True)
+    tensor = backend.to_tensor(y_true)
+    if tensor.dtype == y_pred.dtype and tensor.device == y_pred.device:  # as `.to` would give it, without the call
+        return tensor
+    return tensor.to(device=y_pred.device, dtype=y_pred.dtype, non_blocking=True)
 
 
 def cached_logits(y_pred: Any, from_logits: bool) -> tuple[Any, bool]:

@@ -27,6 +27,17 @@ def _device_of(*values: Any) -> torch.device:
     return torch.device("cpu")
 
 
+def _as_input(value: Any, device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+    """`value` as a tensor on `device` in `dtype`, without autograd history or Python attributes riding on it (a
+    Keras mask, logits): the tensor itself when it is one already (no new tensor per update and step)."""
+    tensor = backend.to_tensor(value)
+    if type(tensor) is not torch.Tensor or tensor.requires_grad or tensor.__dict__:
+        tensor = tensor.detach()
+    if tensor.dtype != dtype or tensor.device != device:
+        tensor = tensor.to(device=device, dtype=dtype, non_blocking=True)
+    return tensor
+
+
 # Replica threads of one process share the metric objects: their updates (and reads) run one at a time, each
 # replica's update on its own copy of the states (replica_states.ReplicaCopies), as TF keeps one per replica.
 _UPDATE_LOCK = threading.RLock()
@@ -321,7 +332,7 @@ class _Reduce(Metric):
 
     def update_state(self, values: Any, sample_weight: Any = None) -> None:
         device = self._follow_device(_device_of(values))
-        values = backend.to_tensor(values).detach().to(device=device, dtype=self._dtype, non_blocking=True)
+        values = _as_input(values, device, self._dtype)
         if sample_weight is None:
             self.total.add_(values.sum())
             if self._with_count:
@@ -378,8 +389,7 @@ class MeanMetricWrapper(Mean):
 
     def _inputs(self, y_true: Any, y_pred: Any) -> tuple[torch.Tensor, torch.Tensor]:
         device = self._follow_device(_device_of(y_pred, y_true))
-        y_pred = backend.to_tensor(y_pred).detach().to(device=device, dtype=self._dtype, non_blocking=True)
-        y_true = backend.to_tensor(y_true).detach().to(device=device, dtype=self._dtype, non_blocking=True)
+        y_pred, y_true = _as_input(y_pred, device, self._dtype), _as_input(y_true, device, self._dtype)
         return _checks.align_ranks(y_true, y_pred)
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
