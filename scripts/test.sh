@@ -4,4 +4,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/setup.sh"
 cd "$root"
-exec python -m pytest -q --durations=25 "$@"
+# Two pytest workers (pytest-xdist), each taking whole test files: a multi-process test spends much of its time
+# waiting (replicas starting and joining, a timeout under test) with a core idle, which the other worker's tests
+# fill. `-n 0` (after the other arguments) runs everything in one process.
+exec python -m pytest -q -n 2 --dist loadfile --durations=25 "$@"

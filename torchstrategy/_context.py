@@ -364,23 +364,6 @@ def set_exit_request(code: Any) -> None:
     _exit_request = code
 
 
-# Names of the TPU systems tf.tpu.experimental.initialize_tpu_system set up in this process ('local' here).
-_initialized_tpu_systems: set[str] = set()
-
-
-def tpu_system_initialized(name: str) -> bool:
-    """True once the TPU system `name` was initialized in this process (and not shut down since)."""
-    return name in _initialized_tpu_systems
-
-
-def set_tpu_system_initialized(name: str, initialized: bool) -> None:
-    """Notes that the TPU system `name` was initialized (True) or shut down (False)."""
-    if initialized:
-        _initialized_tpu_systems.add(name)
-    else:
-        _initialized_tpu_systems.discard(name)
-
-
 # The generator tf.random.get_global_generator hands out (None until first asked for or set).
 _global_rng_generator: Any = None
 
@@ -437,12 +420,13 @@ def task_service() -> Any:
 # ----- keyed optional settings (process-wide, as in TF) ----------------------------------------------------------
 # 'logical_devices': physical device name -> the tuple of LogicalDeviceConfiguration it was split into;
 # 'debug': tf.debugging's 'check_numerics', 'log_device_placement', 'traceback_filtering' and the torch function
-# mode that carries the first two ('torch_function_mode').
-_keyed: dict = {"logical_devices": {}, "debug": {}}
+# mode that carries the first two ('torch_function_mode'); 'tpu_systems': TPU system name ('local' here) -> True
+# while tf.tpu.experimental.initialize_tpu_system has set it up (and no shutdown since).
+_keyed: dict = {"logical_devices": {}, "debug": {}, "tpu_systems": {}}
 
 
 def keyed_setting(table: str, key: str) -> Any:
-    """One entry of a keyed setting table ('logical_devices' or 'debug'), or None when unset."""
+    """One entry of a keyed setting table ('logical_devices', 'debug' or 'tpu_systems'), or None when unset."""
     return _keyed[table].get(key)
 
 

@@ -250,14 +250,14 @@ def initialize_tpu_system(cluster_resolver: Optional[TPUClusterResolver] = None)
     (or `shutdown_tpu_system` first).
     """
     resolver = _tpu_resolver(cluster_resolver, "tf.tpu.experimental.initialize_tpu_system")
-    if _context.tpu_system_initialized(resolver.tpu_name):
+    if _context.keyed_setting("tpu_systems", resolver.tpu_name):
         raise RuntimeError(f"tf.tpu.experimental.initialize_tpu_system: the TPU system {resolver.tpu_name!r} is "
                            "already initialized in this process. Call it once (re-initializing would lose the "
                            "variables already on the devices), or call tf.tpu.experimental.shutdown_tpu_system "
                            "first.")
     count = xla_device_count("tf.tpu.experimental.initialize_tpu_system")
     topology = local_topology(count, xla_device_kind())
-    _context.set_tpu_system_initialized(resolver.tpu_name, True)
+    _context.set_keyed_setting("tpu_systems", resolver.tpu_name, True)
     return topology
 
 
@@ -265,10 +265,10 @@ def shutdown_tpu_system(cluster_resolver: Optional[TPUClusterResolver] = None) -
     """`tf.tpu.experimental.shutdown_tpu_system`: forgets the initialization (torch-xla's runtime stays up
     for the process's life; its devices cannot be released and started again in one process)."""
     resolver = _tpu_resolver(cluster_resolver, "tf.tpu.experimental.shutdown_tpu_system")
-    _context.set_tpu_system_initialized(resolver.tpu_name, False)
+    _context.set_keyed_setting("tpu_systems", resolver.tpu_name, None)
 
 
 def tpu_system_initialized(cluster_resolver: Optional[TPUClusterResolver] = None) -> bool:
     """Whether `initialize_tpu_system` ran for this resolver's system (and was not shut down)."""
     name = "local" if cluster_resolver is None else _tpu_resolver(cluster_resolver, "tpu_system_initialized").tpu_name
-    return _context.tpu_system_initialized(name)
+    return bool(_context.keyed_setting("tpu_systems", name))

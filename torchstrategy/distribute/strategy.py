@@ -174,12 +174,12 @@ class Strategy:
             with _context.enter_strategy(self):
                 return self._replica_call(fn, grad_enabled, replica_id, replica_args, replica_kwargs)
         previous = torch.is_grad_enabled()
-        torch._C._set_grad_enabled(grad_enabled)
+        torch.set_grad_enabled(grad_enabled)  # called, not entered: sets the mode at once
         try:
             with _context.enter_replica(ReplicaContext(self, replica_id)):
                 return fn(*replica_args, **replica_kwargs)
         finally:
-            torch._C._set_grad_enabled(previous)
+            torch.set_grad_enabled(previous)
 
     def _replica_value(self, structure: Any, index: int) -> Any:
         if _plain(structure):  # no per-replica value inside: the same for every replica, as it is
