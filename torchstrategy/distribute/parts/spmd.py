@@ -108,7 +108,7 @@ class SpmdReplication(LocalReplication):
         self._annotated: dict = {}  # id(optimizer) -> how many slots were annotated
 
     def setup(self, module: Any, optimizer: Any = None) -> Any:
-        module.to(self._mesh.device)
+        _to_device_in_place(module, self._mesh.device)
         if id(module) not in self._placed:
             self._placed.add(id(module))
             for tensor in module.parameters():
@@ -147,6 +147,19 @@ class SpmdReplication(LocalReplication):
             return value
 
         return map_structure(place, args), kwargs
+
+
+def _to_device_in_place(module: Any, device: torch.device) -> None:
+    """`module.to(device)` keeping every parameter and buffer object: a host tensor cannot hold XLA storage, so
+    plain `.to()` makes new Parameters, and an optimizer built before (`optimizer.build(model.trainable_variables)`
+    in the scope, TF's idiom before restoring a checkpoint) would hold the old ones. torch's swap of tensor
+    contents keeps the objects, with the Keras attributes they carry."""
+    swapping = torch.__future__.get_swap_module_params_on_conversion()
+    torch.__future__.set_swap_module_params_on_conversion(True)
+    try:
+        module.to(device)
+    finally:
+        torch.__future__.set_swap_module_params_on_conversion(swapping)
 
 
 def _move_optimizer_state(optimizer: Any, device: torch.device) -> None:
