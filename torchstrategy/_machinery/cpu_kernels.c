@@ -255,7 +255,12 @@ void ts_conv_pool_forward(const float *restrict x, const float *restrict kernel,
 DEFINE_CONV_POOL_GRAD(conv_pool_grad_1, 1, TAP_CHUNK_1)
 DEFINE_CONV_POOL_GRAD(conv_pool_grad_2, 2, TAP_CHUNK_2)
 
-/* Returns 0, or 1 when the per-thread sums could not be allocated. */
+/* cpu_kernels_conv_grad.c: one image's gradients from the picked window positions (1), or 0 where it declines */
+int ts_conv_grad_picked_image(const float *x, const float *grad, const int8_t *code, const long *offsets, long h,
+                              long w, long in, long oh, long ow, long taps, long out, double *totals);
+
+/* Returns 0, or 1 when the per-thread sums could not be allocated. Each image goes to the AVX-512 loop of
+   cpu_kernels_conv_grad.c where it takes it, else to the dense loop above. */
 int ts_conv_pool_backward(const float *restrict x, const float *restrict grad_out, const int8_t *restrict code,
                           float *restrict grad_kernel, float *restrict grad_bias, long n, long h, long w, long in,
                           long kh, long kw, long out, int threads) {
@@ -271,12 +276,17 @@ int ts_conv_pool_backward(const float *restrict x, const float *restrict grad_ou
   {
     double *mine = totals + omp_get_thread_num() * sums;
     _Pragma("omp for schedule(static)")
-    for (long b = 0; b < n; ++b)
+    for (long b = 0; b < n; ++b) {
+      const long cells = b * oh * ow * out;
+      if (ts_conv_grad_picked_image(x + b * h * w * in, grad_out + cells, code + cells, offsets, h, w, in, oh, ow,
+                                    taps, out, mine))
+        continue;
       for (long block = 0; block < out; block += step)
         for (long chunk = 0; chunk < taps; chunk += tap_chunk) {
           if (step == 32) conv_pool_grad_2(x, grad_out, code, offsets, b, h, w, in, oh, ow, taps, out, block, chunk, mine);
           else conv_pool_grad_1(x, grad_out, code, offsets, b, h, w, in, oh, ow, taps, out, block, chunk, mine);
         }
+    }
   }
   for (long s = 0; s < sums; ++s) {
     double v = 0.0;
