@@ -220,7 +220,7 @@ def test_fused_convolution_double_backward_is_torchs():
     ((6, 33, 33, 3), (3, 3, 3, 64)),    # the one-conv CNN's layer (channels in blocks of 32), 31 conv rows
     ((5, 15, 14, 1), (3, 3, 1, 16)),    # blocks of 16, 14 taps at a time
     ((4, 14, 13, 5), (2, 2, 5, 48)),    # 5 input channels; 48 channels = a block of 32 and one of 16
-    ((3, 11, 11, 16), (1, 1, 16, 32)),  # 16 input channels: past the picked loop's lanes, the dense loop runs
+    ((3, 11, 11, 16), (1, 1, 16, 32)),  # 16 input channels, 1x1 taps
 ])
 def test_the_float32_kernel_gradient_is_a_float64_references_and_the_dense_loops_bits(image, kernel_shape):
     """The float32 kernel's and bias's gradients against torch's in float64 on the same values, and the picked
@@ -246,15 +246,15 @@ def test_the_float32_kernel_gradient_is_a_float64_references_and_the_dense_loops
 
 
 @needs_kernels
-def test_the_picked_gradient_loop_takes_finite_images_of_under_16_channels_on_avx512():
+def test_the_picked_gradient_loop_takes_the_finite_images_on_avx512():
     """ts_conv_grad_picked_image (cpu_kernels_conv_grad.c) runs where the build has AVX-512 and sums what a float64
-    reference does; it declines (0, nothing added) an image with an infinity or a NaN, and 16 input channels."""
+    reference does; it declines (0, nothing added) an image with an infinity or a NaN, and builds without AVX-512."""
     from torchstrategy._machinery import kernel_build
 
     lib = _cpu_kernels.library()
     avx512 = "avx512f" in kernel_build._cpu_flags().split()
     g = torch.Generator().manual_seed(12)
-    for h, w, channels, kh, kw, out_channels in ((12, 11, 3, 3, 3, 32), (9, 9, 16, 1, 1, 16)):
+    for h, w, channels, kh, kw, out_channels in ((12, 11, 3, 3, 3, 32), (9, 9, 16, 1, 1, 16), (7, 8, 5, 2, 3, 48)):
         x = torch.rand(1, h, w, channels, generator=g)
         kernel = torch.randn(kh, kw, channels, out_channels, generator=g) * 0.3
         out, code = torch.ops.torchstrategy.conv_relu_max_pool_nhwc(x, kernel, None)
@@ -272,10 +272,11 @@ def test_the_picked_gradient_loop_takes_finite_images_of_under_16_channels_on_av
             if poison is not None:
                 image[0, 2, 3, 0] = poison
             totals = torch.zeros(taps * out_channels + out_channels, dtype=torch.float64)
+            scratch = torch.empty(lib.ts_conv_grad_scratch_floats(h, w, channels))
             done = lib.ts_conv_grad_picked_image(image.data_ptr(), grad.data_ptr(), code.data_ptr(),
                                                  offsets.data_ptr(), h, w, channels, oh, ow, taps, out_channels,
-                                                 totals.data_ptr())
-            takes = avx512 and channels < 16 and poison is None
+                                                 totals.data_ptr(), scratch.data_ptr())
+            takes = avx512 and poison is None
             assert done == int(takes)
             if takes:
                 assert _close(totals, truth)
@@ -398,6 +399,29 @@ def test_the_bfloat16_dot_product_gradients_are_the_widened_kernels_bits(image, 
     for a, b_, t in zip(grads, wide_grads, truth):
         assert a.dtype == torch.float32 and torch.equal(a, b_)
         assert _close(a.double(), t, rtol=2 ** -8)
+
+
+@needs_bf16_dot
+@pytest.mark.parametrize("image,kernel_shape", [((4, 15, 15, 3), (3, 3, 3, 32)), ((3, 14, 12, 2), (2, 3, 2, 48))])
+def test_the_bfloat16_dot_product_loop_and_the_picked_loop_give_the_same_gradient_bits(image, kernel_shape):
+    """The picked loop (cpu_kernels_conv_grad.c) takes finite bfloat16 images; an infinity in every image's last
+    row, which no window reads, sends them all to the AVX512-BF16 dot product loop: the same bits."""
+    g = torch.Generator().manual_seed(13)
+    x = torch.randn(image, generator=g).bfloat16()
+    kernel = (torch.randn(kernel_shape, generator=g) * 0.3).bfloat16()
+    out, code = torch.ops.torchstrategy.conv_relu_max_pool_nhwc(x, kernel, None)
+    grad = torch.randn(out.shape, generator=g).bfloat16()
+    poisoned = x.clone()
+    poisoned[:, -1] = float("inf")
+    sums = []
+    for images in (x, poisoned):
+        grad_kernel, grad_bias = torch.empty(kernel_shape), torch.empty(kernel_shape[-1])
+        assert _cpu_kernels.library().ts_conv_pool_backward_bf16(
+            images.data_ptr(), grad.data_ptr(), code.data_ptr(), grad_kernel.data_ptr(), grad_bias.data_ptr(),
+            *x.shape, *kernel_shape[:2], kernel_shape[-1], 2) == 0
+        sums.append((grad_kernel, grad_bias))
+    assert torch.isfinite(sums[0][0]).all() and torch.equal(sums[0][0], sums[1][0])
+    assert torch.equal(sums[0][1], sums[1][1])
 
 
 @pytest.mark.slow  # runs the C compiler

@@ -188,8 +188,10 @@ def _load() -> Optional[ctypes.CDLL]:
     lib.ts_conv_pool_backward_bf16.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
     lib.ts_conv_pool_backward_bf16.restype = int_
     lib.ts_conv_pool_bf16_supported.restype = int_
-    lib.ts_conv_grad_picked_image.argtypes = [ptr] * 4 + [long_] * 7 + [ptr]
+    lib.ts_conv_grad_picked_image.argtypes = [ptr] * 4 + [long_] * 7 + [ptr, ptr]
     lib.ts_conv_grad_picked_image.restype = int_
+    lib.ts_conv_grad_scratch_floats.argtypes = [long_] * 3
+    lib.ts_conv_grad_scratch_floats.restype = long_
     lib.ts_crc32c_extend.argtypes = [ctypes.c_uint32, ptr, ctypes.c_size_t]
     lib.ts_crc32c_extend.restype = ctypes.c_uint32
     lib.ts_crc32c_hardware.restype = int_
