@@ -78,7 +78,7 @@ PICKED_INLINE void picked_pass(const float *restrict quads, const void *restrict
       _Pragma("GCC unroll 16")
       for (int t = 0; t < tap_chunk; ++t) {
         const __m512 four = _mm512_broadcast_f32x4(_mm_loadu_ps(top + 4 * offsets[chunk + t]));
-        for (int q = 0; q < nb; ++q)
+        for (int q = 0; q < nb; ++q)  /* the code's low two bits pick the lane (-1: lane 3, times a zero gradient) */
           acc[t][q] = _mm512_fmadd_ps(_mm512_permutevar_ps(four, codes[q]), picked[q], acc[t][q]);
       }
     }
@@ -132,8 +132,11 @@ PICKED_INLINE void picked_image(const float *restrict quads, const void *restric
   const long step = out % 32 == 0 ? 32 : 16, tap_chunk = step == 32 ? 9 : PICKED_MAX_TAPS;
   for (long block = 0; block < out; block += step)
     for (long chunk = 0; chunk < taps; chunk += tap_chunk) {
-      if (step == 32) picked_pass(quads, grad, code, offsets, w, in, oh, ow, taps, out, block, chunk, totals, 2, 9, bf16);
-      else picked_pass(quads, grad, code, offsets, w, in, oh, ow, taps, out, block, chunk, totals, 1, PICKED_MAX_TAPS, bf16);
+      if (step == 32)
+        picked_pass(quads, grad, code, offsets, w, in, oh, ow, taps, out, block, chunk, totals, 2, 9, bf16);
+      else
+        picked_pass(quads, grad, code, offsets, w, in, oh, ow, taps, out, block, chunk, totals, 1, PICKED_MAX_TAPS,
+                    bf16);
     }
 }
 #endif
