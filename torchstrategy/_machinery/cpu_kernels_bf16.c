@@ -1,6 +1,8 @@
 /* The fused first convolution + bias + ReLU + 2x2 max pool of cpu_kernels.c and its kernel's and bias's gradients
    for bfloat16 inputs, weights and output gradients, on the AVX512-BF16 dot product (vdpbf16ps: each float32 lane
-   adds the two products of a pair of bfloat16 values): the forward pairs taps, the gradient a window's positions.
+   adds the two products of a pair of bfloat16 values): the forward pairs taps, the gradient a window's positions (the
+   gradient only for the images cpu_kernels_conv_grad.c's picked loop declines: those holding an infinity or a NaN,
+   and all of them in a build without -march=native on AVX-512).
    Built with the other kernels; its functions carry their own target attribute, so the library still builds for
    CPUs without the instructions, and ts_conv_pool_bf16_supported() says at run time whether this CPU has them
    (cpu_kernels.py otherwise widens the values to float32 and runs the float32 kernel).
