@@ -216,6 +216,75 @@ def test_fused_convolution_double_backward_is_torchs():
 
 
 @needs_kernels
+@pytest.mark.parametrize("image,kernel_shape", [
+    ((6, 33, 33, 3), (3, 3, 3, 64)),    # the one-conv CNN's layer (channels in blocks of 32), 31 conv rows
+    ((5, 15, 14, 1), (3, 3, 1, 16)),    # blocks of 16, 14 taps at a time
+    ((4, 14, 13, 5), (2, 2, 5, 48)),    # 5 input channels; 48 channels = a block of 32 and one of 16
+    ((3, 11, 11, 16), (1, 1, 16, 32)),  # 16 input channels, 1x1 taps
+])
+def test_the_float32_kernel_gradient_is_a_float64_references_and_the_dense_loops_bits(image, kernel_shape):
+    """The float32 kernel's and bias's gradients against torch's in float64 on the same values, and the picked
+    loop (each channel's own window position) against the dense loop (all four, three times zero) bit for bit:
+    an infinity in image 1's last row, which no window reads, sends that image to the dense loop and changes
+    no bit of the result. The ReLU cuts some windows (code -1) of every channel."""
+    g = torch.Generator().manual_seed(11)
+    x = torch.randn(image, generator=g)
+    weights = [(torch.randn(kernel_shape, generator=g) * 0.3).requires_grad_(),
+               (torch.randn(kernel_shape[-1], generator=g) * 0.1).requires_grad_()]
+    out = _cpu_kernels.conv_relu_max_pool_nhwc(x, *weights)
+    assert out is not None and ((out == 0).sum((0, 1, 2)) > 0).all()
+    grad = torch.randn(out.shape, generator=g)
+    mine = torch.autograd.grad(out, weights, grad)
+    exact = [w.detach().double().requires_grad_() for w in weights]
+    truth = torch.autograd.grad(_torch_conv_pool(x.double(), *exact), exact, grad.double())
+    for a, t in zip(mine, truth):
+        assert a.dtype == torch.float32 and _close(a.double(), t)
+    x[1, -1, 0, 0] = float("inf")  # unread: the last conv row is odd, pooling drops it
+    dense = torch.autograd.grad(_cpu_kernels.conv_relu_max_pool_nhwc(x, *weights), weights, grad)
+    for a, b_ in zip(mine, dense):
+        assert torch.equal(a, b_)
+
+
+@needs_kernels
+def test_the_picked_gradient_loop_takes_the_finite_images_on_avx512():
+    """ts_conv_grad_picked_image (cpu_kernels_conv_grad.c) runs where the build has AVX-512 and sums what a float64
+    reference does; it declines (0, nothing added) an image with an infinity or a NaN, and builds without AVX-512."""
+    from torchstrategy._machinery import kernel_build
+
+    lib = _cpu_kernels.library()
+    avx512 = "avx512f" in kernel_build._cpu_flags().split()
+    g = torch.Generator().manual_seed(12)
+    for h, w, channels, kh, kw, out_channels in ((12, 11, 3, 3, 3, 32), (9, 9, 16, 1, 1, 16), (7, 8, 5, 2, 3, 48)):
+        x = torch.rand(1, h, w, channels, generator=g)
+        kernel = torch.randn(kh, kw, channels, out_channels, generator=g) * 0.3
+        out, code = torch.ops.torchstrategy.conv_relu_max_pool_nhwc(x, kernel, None)
+        grad = torch.randn(out.shape, generator=g)
+        _, oh, ow, _ = out.shape
+        taps = kh * kw * channels
+        offsets = torch.tensor([(ky * w + kx) * channels + c for ky in range(kh) for kx in range(kw)
+                                for c in range(channels)] + [0] * 14, dtype=torch.int64)
+        exact = kernel.double().requires_grad_()
+        bias = torch.zeros(out_channels, dtype=torch.float64, requires_grad=True)
+        truth = torch.cat([t.reshape(-1) for t in torch.autograd.grad(
+            _torch_conv_pool(x.double(), exact, bias), (exact, bias), grad.double())])
+        for poison in (None, float("inf"), float("nan")):
+            image = x.clone()
+            if poison is not None:
+                image[0, 2, 3, 0] = poison
+            totals = torch.zeros(taps * out_channels + out_channels, dtype=torch.float64)
+            scratch = torch.empty(lib.ts_conv_grad_scratch_floats(h, w, channels))
+            done = lib.ts_conv_grad_picked_image(image.data_ptr(), grad.data_ptr(), code.data_ptr(),
+                                                 offsets.data_ptr(), h, w, channels, oh, ow, taps, out_channels,
+                                                 totals.data_ptr(), scratch.data_ptr())
+            takes = avx512 and poison is None
+            assert done == int(takes)
+            if takes:
+                assert _close(totals, truth)
+            else:
+                assert not totals.any()
+
+
+@needs_kernels
 def test_the_fused_convolution_in_bfloat16_gives_a_bfloat16_convolutions_numbers():
     from torchstrategy._machinery import kernel_build
 
@@ -330,6 +399,29 @@ def test_the_bfloat16_dot_product_gradients_are_the_widened_kernels_bits(image, 
     for a, b_, t in zip(grads, wide_grads, truth):
         assert a.dtype == torch.float32 and torch.equal(a, b_)
         assert _close(a.double(), t, rtol=2 ** -8)
+
+
+@needs_bf16_dot
+@pytest.mark.parametrize("image,kernel_shape", [((4, 15, 15, 3), (3, 3, 3, 32)), ((3, 14, 12, 2), (2, 3, 2, 48))])
+def test_the_bfloat16_dot_product_loop_and_the_picked_loop_give_the_same_gradient_bits(image, kernel_shape):
+    """The picked loop (cpu_kernels_conv_grad.c) takes finite bfloat16 images; an infinity in every image's last
+    row, which no window reads, sends them all to the AVX512-BF16 dot product loop: the same bits."""
+    g = torch.Generator().manual_seed(13)
+    x = torch.randn(image, generator=g).bfloat16()
+    kernel = (torch.randn(kernel_shape, generator=g) * 0.3).bfloat16()
+    out, code = torch.ops.torchstrategy.conv_relu_max_pool_nhwc(x, kernel, None)
+    grad = torch.randn(out.shape, generator=g).bfloat16()
+    poisoned = x.clone()
+    poisoned[:, -1] = float("inf")
+    sums = []
+    for images in (x, poisoned):
+        grad_kernel, grad_bias = torch.empty(kernel_shape), torch.empty(kernel_shape[-1])
+        assert _cpu_kernels.library().ts_conv_pool_backward_bf16(
+            images.data_ptr(), grad.data_ptr(), code.data_ptr(), grad_kernel.data_ptr(), grad_bias.data_ptr(),
+            *x.shape, *kernel_shape[:2], kernel_shape[-1], 2) == 0
+        sums.append((grad_kernel, grad_bias))
+    assert torch.isfinite(sums[0][0]).all() and torch.equal(sums[0][0], sums[1][0])
+    assert torch.equal(sums[0][1], sums[1][1])
 
 
 @pytest.mark.slow  # runs the C compiler

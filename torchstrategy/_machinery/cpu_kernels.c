@@ -203,10 +203,11 @@ void ts_conv_pool_forward(const float *restrict x, const float *restrict kernel,
   }
 }
 
-/* The kernel's gradient for taps [chunk, chunk + CHUNK) and channels [block, block + 16 * NB) summed
-   over one image, added to that thread's float64 totals (the bias's too, on the first chunk). CHUNK * NB
-   accumulators plus 4 * NB working vectors stay within the 32 vector registers: 14 taps of 16 channels or 9
-   of 32 (a 3x3x3 kernel's 27 taps are 3 chunks of 9); more spill to the stack on every multiply-add. */
+/* The dense loop (cpu_kernels_conv_grad.c's picked loop takes the images it can, with the same sums): the
+   kernel's gradient for taps [chunk, chunk + CHUNK) and channels [block, block + 16 * NB) summed over one
+   image, added to that thread's float64 totals (the bias's too, on the first chunk). CHUNK * NB accumulators
+   plus 4 * NB working vectors stay within the 32 vector registers: 14 taps of 16 channels or 9 of 32 (a
+   3x3x3 kernel's 27 taps are 3 chunks of 9); more spill to the stack on every multiply-add. */
 #define TAP_CHUNK_1 14
 #define TAP_CHUNK_2 9
 #define TAP_CHUNK_MAX 14
@@ -255,7 +256,13 @@ void ts_conv_pool_forward(const float *restrict x, const float *restrict kernel,
 DEFINE_CONV_POOL_GRAD(conv_pool_grad_1, 1, TAP_CHUNK_1)
 DEFINE_CONV_POOL_GRAD(conv_pool_grad_2, 2, TAP_CHUNK_2)
 
-/* Returns 0, or 1 when the per-thread sums could not be allocated. */
+/* cpu_kernels_conv_grad.c: one image's gradients from the picked window positions (1), or 0 where it declines */
+long ts_conv_grad_scratch_floats(long h, long w, long in);
+int ts_conv_grad_picked_image(const float *x, const float *grad, const int8_t *code, const long *offsets, long h,
+                              long w, long in, long oh, long ow, long taps, long out, double *totals, float *scratch);
+
+/* Returns 0, or 1 when the per-thread sums could not be allocated. Each image goes to the AVX-512 loop of
+   cpu_kernels_conv_grad.c where it takes it, else to the dense loop above. */
 int ts_conv_pool_backward(const float *restrict x, const float *restrict grad_out, const int8_t *restrict code,
                           float *restrict grad_kernel, float *restrict grad_bias, long n, long h, long w, long in,
                           long kh, long kw, long out, int threads) {
@@ -270,13 +277,20 @@ int ts_conv_pool_backward(const float *restrict x, const float *restrict grad_ou
   _Pragma("omp parallel num_threads(threads)")
   {
     double *mine = totals + omp_get_thread_num() * sums;
+    float *scratch = malloc(sizeof(float) * (size_t)ts_conv_grad_scratch_floats(h, w, in));  /* none: dense */
     _Pragma("omp for schedule(static)")
-    for (long b = 0; b < n; ++b)
+    for (long b = 0; b < n; ++b) {
+      const long cells = b * oh * ow * out;
+      if (scratch && ts_conv_grad_picked_image(x + b * h * w * in, grad_out + cells, code + cells, offsets, h, w, in,
+                                               oh, ow, taps, out, mine, scratch))
+        continue;
       for (long block = 0; block < out; block += step)
         for (long chunk = 0; chunk < taps; chunk += tap_chunk) {
           if (step == 32) conv_pool_grad_2(x, grad_out, code, offsets, b, h, w, in, oh, ow, taps, out, block, chunk, mine);
           else conv_pool_grad_1(x, grad_out, code, offsets, b, h, w, in, oh, ow, taps, out, block, chunk, mine);
         }
+    }
+    free(scratch);
   }
   for (long s = 0; s < sums; ++s) {
     double v = 0.0;

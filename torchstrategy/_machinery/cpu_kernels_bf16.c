@@ -1,6 +1,8 @@
 /* The fused first convolution + bias + ReLU + 2x2 max pool of cpu_kernels.c and its kernel's and bias's gradients
    for bfloat16 inputs, weights and output gradients, on the AVX512-BF16 dot product (vdpbf16ps: each float32 lane
-   adds the two products of a pair of bfloat16 values): the forward pairs taps, the gradient a window's positions.
+   adds the two products of a pair of bfloat16 values): the forward pairs taps, the gradient a window's positions (the
+   gradient only for the images cpu_kernels_conv_grad.c's picked loop declines: those holding an infinity or a NaN,
+   and all of them in a build without -march=native on AVX-512).
    Built with the other kernels; its functions carry their own target attribute, so the library still builds for
    CPUs without the instructions, and ts_conv_pool_bf16_supported() says at run time whether this CPU has them
    (cpu_kernels.py otherwise widens the values to float32 and runs the float32 kernel).
@@ -15,6 +17,11 @@
 #include <stdlib.h>
 
 void ts_conv_tap_offsets(long *offsets, long width, long in, long kh, long kw); /* cpu_kernels.c */
+/* cpu_kernels_conv_grad.c: one image's gradients from each channel's picked window position (1), or 0 */
+long ts_conv_grad_scratch_floats(long h, long w, long in);
+int ts_conv_grad_picked_image_bf16(const uint16_t *x, const uint16_t *grad, const int8_t *code, const long *offsets,
+                                   long h, long w, long in, long oh, long ow, long taps, long out, double *totals,
+                                   float *scratch);
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -225,10 +232,15 @@ static BF16_TARGET int conv_pool_grad_images(const uint16_t *restrict x, const u
   {
     double *mine = totals + omp_get_thread_num() * sums;
     uint32_t *words = malloc(sizeof(uint32_t) * (size_t)(h * w * in));
-    failed = words == NULL;
+    float *scratch = malloc(sizeof(float) * (size_t)ts_conv_grad_scratch_floats(h, w, in));
+    failed = words == NULL || scratch == NULL;
     _Pragma("omp for schedule(static)")
     for (long b = 0; b < n; ++b) {
-      if (!words) continue;
+      if (!words || !scratch) continue;
+      const long cells = b * oh * ow * out;
+      if (ts_conv_grad_picked_image_bf16(x + b * h * w * in, grad_out + cells, code + cells, offsets, h, w, in, oh,
+                                         ow, taps, out, mine, scratch))
+        continue;
       pair_columns(x + b * h * w * in, words, h, w, in);
       for (long block = 0; block < out; block += step)
         for (long chunk = 0; chunk < taps; chunk += tap_chunk) {
@@ -241,6 +253,7 @@ static BF16_TARGET int conv_pool_grad_images(const uint16_t *restrict x, const u
         }
     }
     free(words);
+    free(scratch);
   }
   return failed;
 }

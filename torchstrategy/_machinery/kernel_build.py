@@ -1,5 +1,5 @@
-"""Getting the C kernels of cpu_kernels.c (and cpu_kernels_bf16.c) as one loaded library: compiled once per machine into the cache
-directory (one build per job: the processes take a file lock for it), then loaded with ctypes."""
+"""Getting the C kernels of cpu_kernels.c (with cpu_kernels_bf16.c and cpu_kernels_conv_grad.c) as one loaded
+library: compiled once per machine into the cache directory (one build per job: a file lock), then loaded by ctypes."""
 from __future__ import annotations
 
 import contextlib
@@ -21,7 +21,7 @@ from typing import Optional
 _log = logging.getLogger("torchstrategy._machinery.cpu_kernels")
 SOURCE = Path(__file__).with_name("cpu_kernels.c")
 #: every C file the library is built from (one key over all of them)
-SOURCES = (SOURCE, SOURCE.with_name("cpu_kernels_bf16.c"))
+SOURCES = (SOURCE, SOURCE.with_name("cpu_kernels_bf16.c"), SOURCE.with_name("cpu_kernels_conv_grad.c"))
 #: -march=native builds for the machine at hand (the cache key holds its CPU flags); -fopenmp links libgomp,
 #: which the loader resolves to the copy torch already has loaded. Tried in order: a compiler without
 #: -march=native or OpenMP support still gives a (slower, then single-threaded) library.
@@ -188,6 +188,10 @@ def _load() -> Optional[ctypes.CDLL]:
     lib.ts_conv_pool_backward_bf16.argtypes = [ptr] * 5 + [long_] * 7 + [int_]
     lib.ts_conv_pool_backward_bf16.restype = int_
     lib.ts_conv_pool_bf16_supported.restype = int_
+    lib.ts_conv_grad_picked_image.argtypes = [ptr] * 4 + [long_] * 7 + [ptr, ptr]
+    lib.ts_conv_grad_picked_image.restype = int_
+    lib.ts_conv_grad_scratch_floats.argtypes = [long_] * 3
+    lib.ts_conv_grad_scratch_floats.restype = long_
     lib.ts_crc32c_extend.argtypes = [ctypes.c_uint32, ptr, ctypes.c_size_t]
     lib.ts_crc32c_extend.restype = ctypes.c_uint32
     lib.ts_crc32c_hardware.restype = int_
