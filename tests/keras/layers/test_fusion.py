@@ -172,6 +172,23 @@ def test_the_first_convolution_runs_fused_with_its_relu_and_pooling():
         assert torch.allclose(a, b, rtol=1e-5, atol=1e-5 * b.abs().max().item())
 
 
+def _assert_fit_with_the_kernels_trains_to_torchs_weights(tf, build, x, y, seed):
+    """fit (2 epochs of Adam, batch 16) with the kernels and with torch's ops only, from the same seed: the same
+    losses (1e-5) and weights (1e-4)."""
+    runs = []
+    for context in (torch.enable_grad, _cpu_kernels.torch_ops_only):
+        tf.random.set_seed(seed)
+        model = build()
+        model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        with context():
+            history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+        runs.append((history.history["loss"], model.get_weights()))
+    (losses, fused), (plain_losses, plain) = runs
+    assert np.allclose(losses, plain_losses, rtol=1e-5)
+    for a, b in zip(fused, plain):
+        assert np.allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
 @pytest.mark.skipif(_cpu_kernels.library() is None, reason="no C compiler to build the kernels")
 def test_fit_with_the_kernels_trains_to_torchs_weights():
     import torchstrategy as tf
@@ -179,18 +196,7 @@ def test_fit_with_the_kernels_trains_to_torchs_weights():
     rng = np.random.default_rng(5)
     x = rng.random((64, 18, 18, 3), dtype=np.float32)
     y = rng.integers(0, 4, (64,))
-    weights = []
-    for context in (torch.enable_grad, _cpu_kernels.torch_ops_only):
-        tf.random.set_seed(6)
-        model = _cifar_like_cnn(tf)
-        model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        with context():
-            history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
-        weights.append((history.history["loss"], model.get_weights()))
-    (losses, fused), (plain_losses, plain) = weights
-    assert np.allclose(losses, plain_losses, rtol=1e-5)
-    for a, b in zip(fused, plain):
-        assert np.allclose(a, b, rtol=1e-4, atol=1e-6)
+    _assert_fit_with_the_kernels_trains_to_torchs_weights(tf, lambda: _cifar_like_cnn(tf), x, y, seed=6)
 
 
 @pytest.mark.skipif(_cpu_kernels.library() is None, reason="no C compiler to build the kernels")
@@ -204,19 +210,10 @@ def test_fit_of_the_one_conv_cnn_with_the_kernels_trains_to_torchs_weights():
     x = rng.random((64, 14, 14, 3), dtype=np.float32)
     y = rng.integers(0, 10, (64,))
     L = tf.keras.layers
-    runs = []
-    for context in (torch.enable_grad, _cpu_kernels.torch_ops_only):
-        tf.random.set_seed(1)
-        model = tf.keras.Sequential([tf.keras.Input((14, 14, 3)), L.Conv2D(64, 3, activation="relu"),
-                                     L.MaxPooling2D(), L.Flatten(), L.Dense(128, activation="relu"), L.Dense(10)])
-        model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-        with context():
-            history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
-        runs.append((history.history["loss"], model.get_weights()))
-    (losses, fused), (plain_losses, plain) = runs
-    assert np.allclose(losses, plain_losses, rtol=1e-5)
-    for a, b in zip(fused, plain):
-        assert np.allclose(a, b, rtol=1e-4, atol=1e-6)
+    _assert_fit_with_the_kernels_trains_to_torchs_weights(
+        tf, lambda: tf.keras.Sequential([tf.keras.Input((14, 14, 3)), L.Conv2D(64, 3, activation="relu"),
+                                         L.MaxPooling2D(), L.Flatten(), L.Dense(128, activation="relu"),
+                                         L.Dense(10)]), x, y, seed=1)
 
 
 @pytest.mark.skipif(_cpu_kernels.library() is None or not _cpu_kernels._bf16_dot_supported()

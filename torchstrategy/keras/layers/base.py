@@ -40,6 +40,16 @@ def _shape_of(value: Any) -> tuple:
     return (None,) + tuple(int(d) for d in shape[1:]) if shape else ()
 
 
+def _cast_leaf(value: Any, target: Optional[torch.dtype]) -> Any:
+    """One input of a layer call: NumPy numbers as a tensor, floating tensors in the autocast `target` dtype."""
+    if isinstance(value, np.ndarray) and value.dtype.kind not in "USO":  # text stays a NumPy array
+        value = backend.to_tensor(value)
+    if target is not None and target.is_floating_point and isinstance(value, torch.Tensor) \
+            and value.is_floating_point() and value.dtype != target:
+        return value.to(target)
+    return value
+
+
 class Layer(nn.Module):
     """Base class of every Keras layer: subclass it and write `build(input_shape)` and `call`.
 
@@ -469,20 +479,9 @@ class Layer(nn.Module):
 
     def _cast_inputs(self, inputs: Any) -> Any:
         target = self._compute_torch_dtype if self.autocast else None
-        if type(inputs) is torch.Tensor:  # the usual input, as `cast` below treats it, without making `cast`
-            if target is not None and target.is_floating_point and inputs.is_floating_point() and inputs.dtype != target:
-                return inputs.to(target)
-            return inputs
-
-        def cast(value: Any) -> Any:
-            if isinstance(value, np.ndarray) and value.dtype.kind not in "USO":  # text stays a NumPy array
-                value = backend.to_tensor(value)
-            if isinstance(value, torch.Tensor) and value.is_floating_point() and value.dtype != target:
-                if target is not None and target.is_floating_point:
-                    return value.to(target)
-            return value
-
-        return map_structure(cast, inputs)
+        if type(inputs) is torch.Tensor:  # the usual input: no structure to walk
+            return _cast_leaf(inputs, target)
+        return map_structure(lambda value: _cast_leaf(value, target), inputs)
 
     def __call__(self, inputs: Any, *args: Any, training: Optional[bool] = None, **kwargs: Any) -> Any:
         if _is_symbolic(inputs) if type(inputs) is torch.Tensor else any(_is_symbolic(leaf) for leaf in flatten(inputs)):

@@ -303,26 +303,33 @@ def int4_block_size(layer: Any, config: Any) -> Optional[int]:
     return None if size is None or size == -1 else int(size)
 
 
+def _build_int4(layer: Any, name: str, shape: Sequence[int], config: Any, scale_shape: Any, grouped: int) -> None:
+    """The int4 variables Dense and Embedding share: `name` (rows, cols) packed two values a byte along cols, its
+    scale of `scale_shape(block)` and, with a block size, a zero point and each of the `grouped` indices' group
+    (`g_idx`); then the layer is marked quantized under the int4 policy of its block size."""
+    rows, cols = int(shape[0]), int(shape[1])
+    if name in layer._parameters or name in layer._buffers:
+        _drop_weight(layer, name)
+    block = int4_block_size(layer, config)
+    layer.add_weight(name, shape=(rows, (cols + 1) // 2), initializer="zeros", dtype="int8", trainable=False)
+    layer.add_weight(f"{name}_scale", shape=scale_shape(block), initializer="ones", trainable=False)
+    if block is not None:
+        layer.add_weight(f"{name}_zero", shape=scale_shape(block), initializer="zeros", dtype="int8", trainable=False)
+        layer.add_weight("g_idx", shape=(grouped,), initializer="zeros", dtype="float32", trainable=False)
+        _assign(layer, "g_idx", torch.div(torch.arange(grouped), block, rounding_mode="floor").float())
+    layer._int4_block_size, layer._orig_output_dim = block, cols
+    layer._is_quantized = True
+    if layer._dtype_policy.quantization_mode is None:
+        layer._dtype_policy = dtype_policies.get(f"int4/{block or -1}_from_{layer._dtype_policy.name}")
+
+
 def build_int4_dense(layer: Any, kernel_shape: Sequence[int], config: Any) -> None:
     """Keras's int4 Dense variables: the kernel packed two values a byte along the units axis, its scale (per
     unit, or per block of `block_size` input rows and unit with a zero point and each row's group `g_idx`)."""
     input_dim, units = int(kernel_shape[0]), int(kernel_shape[1])
-    if "kernel" in layer._parameters or "kernel" in layer._buffers:
-        _drop_weight(layer, "kernel")
-    block = int4_block_size(layer, config)
-    layer.add_weight("kernel", shape=(input_dim, (units + 1) // 2), initializer="zeros", dtype="int8",
-                     trainable=False)
-    scale_shape = (units,) if block is None else (-(-input_dim // block), units)
-    layer.add_weight("kernel_scale", shape=scale_shape, initializer="ones", trainable=False)
-    if block is not None:
-        layer.add_weight("kernel_zero", shape=scale_shape, initializer="zeros", dtype="int8", trainable=False)
-        layer.add_weight("g_idx", shape=(input_dim,), initializer="zeros", dtype="float32", trainable=False)
-        _assign(layer, "g_idx", torch.div(torch.arange(input_dim), block, rounding_mode="floor").float())
-    layer._int4_block_size, layer._orig_output_dim = block, units
-    layer._is_quantized = True
+    _build_int4(layer, "kernel", kernel_shape, config,
+                lambda block: (units,) if block is None else (-(-input_dim // block), units), grouped=input_dim)
     layer.inputs_quantizer = config.activation_quantizer if config is not None else None
-    if layer._dtype_policy.quantization_mode is None:
-        layer._dtype_policy = dtype_policies.get(f"int4/{block or -1}_from_{layer._dtype_policy.name}")
 
 
 def quantize_dense_int4(layer: Any, config: Any) -> None:
@@ -367,21 +374,9 @@ def build_int4_embedding(layer: Any, shape: Sequence[int], config: Any) -> None:
     """Keras's int4 Embedding variables: rows packed two values a byte, a scale per row (or per row and block
     of `block_size` columns, with a zero point and each column's group `g_idx`)."""
     input_dim, output_dim = int(shape[0]), int(shape[1])
-    if "embeddings" in layer._parameters or "embeddings" in layer._buffers:
-        _drop_weight(layer, "embeddings")
-    block = int4_block_size(layer, config)
-    layer.add_weight("embeddings", shape=(input_dim, (output_dim + 1) // 2), initializer="zeros", dtype="int8",
-                     trainable=False)
-    scale_shape = (input_dim,) if block is None else (input_dim, -(-output_dim // block))
-    layer.add_weight("embeddings_scale", shape=scale_shape, initializer="ones", trainable=False)
-    if block is not None:
-        layer.add_weight("embeddings_zero", shape=scale_shape, initializer="zeros", dtype="int8", trainable=False)
-        layer.add_weight("g_idx", shape=(output_dim,), initializer="zeros", dtype="float32", trainable=False)
-        _assign(layer, "g_idx", torch.div(torch.arange(output_dim), block, rounding_mode="floor").float())
-    layer._int4_block_size, layer._orig_output_dim = block, output_dim
-    layer._is_quantized = True
-    if layer._dtype_policy.quantization_mode is None:
-        layer._dtype_policy = dtype_policies.get(f"int4/{block or -1}_from_{layer._dtype_policy.name}")
+    _build_int4(layer, "embeddings", shape, config,
+                lambda block: (input_dim,) if block is None else (input_dim, -(-output_dim // block)),
+                grouped=output_dim)
 
 
 def quantize_embedding_int4(layer: Any, config: Any) -> None:
