@@ -189,3 +189,81 @@ def test_batch_normalization_takes_keras_3_renorm_arguments_and_refuses_renorm()
         layers.BatchNormalization(renorm=True)
     with pytest.raises((TypeError, ValueError), match="fused"):
         layers.BatchNormalization(fused=True)
+
+
+def _grad_fn_names(tensor):
+    """The autograd nodes from `tensor` back to the leaves (a chain: the first input of each node)."""
+    names, node = [], tensor.grad_fn
+    while node is not None and type(node).__name__ != "AccumulateGrad":
+        names.append(type(node).__name__)
+        node = node.next_functions[0][0]
+    return names
+
+
+def _float32_first_call(monkeypatch):
+    """The path before the mixed-type batch norm: the bfloat16 input cast to float32, normalised, cast back."""
+    call = layers.BatchNormalization.call
+    monkeypatch.setattr(layers.BatchNormalization, "call",
+                        lambda self, inputs, *args, **kwargs: call(self, inputs.float(), *args, **kwargs))
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_bfloat16_batchnorm_runs_mixed_type_with_the_float32_paths_numbers(training, monkeypatch):
+    """A mixed_bfloat16 layer on the CPU hands its bfloat16 input to the batch-norm kernel with float32 weights
+    and statistics (no float32 copy of the activation): outputs and input gradients within bfloat16 rounding of
+    the cast-to-float32 path, float32 gamma/beta gradients and moving statistics to float32 rounding."""
+    x = (torch.from_numpy(RNG.normal(1.0, 3.0, (16, 6, 6, 8))).float()).bfloat16().requires_grad_()
+    upstream = torch.from_numpy(RNG.normal(size=(16, 6, 6, 8))).bfloat16()
+    weights = _random_bn_weights(8)
+    results = []
+    for float32_first in (False, True):
+        if float32_first:
+            _float32_first_call(monkeypatch)
+        bn = layers.BatchNormalization(momentum=0.9, dtype="mixed_bfloat16")
+        bn(x.detach())
+        bn.set_weights(weights)
+        out = bn(x, training=training)
+        assert out.dtype == torch.bfloat16
+        if not float32_first:  # the kernel's own output: no cast before or after it
+            names = _grad_fn_names(out)
+            assert "NativeBatchNormBackward0" in names and "ToCopyBackward0" not in names, names
+        grads = torch.autograd.grad(out, (x, bn.gamma, bn.beta), upstream)
+        assert [g.dtype for g in grads] == [torch.bfloat16, torch.float32, torch.float32]
+        results.append((out, grads, [w.copy() for w in bn.get_weights()]))
+    (out, grads, state), (ref_out, ref_grads, ref_state) = results
+    assert torch.allclose(out.float(), ref_out.float(), rtol=2 ** -8, atol=2 ** -8)
+    assert torch.allclose(grads[0].float(), ref_grads[0].float(), rtol=2 ** -8, atol=2 ** -8 * ref_grads[0].abs().max())
+    for a, b in zip(grads[1:], ref_grads[1:]):
+        assert torch.allclose(a, b, rtol=1e-5, atol=1e-5 * b.abs().max())
+    for a, b in zip(state, ref_state):
+        assert a.dtype == np.float32 and np.allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_mixed_bfloat16_fit_with_the_mixed_type_batchnorm_trains_as_the_float32_path(monkeypatch):
+    """A Conv-BatchNorm-ReLU-pool CNN in mixed_bfloat16, 8 Adam steps, against the same fit with each batch norm
+    cast to float32 first: the same losses (1e-5) and weights (1e-4). The convolutions have no bias: a bias
+    before a batch norm gets a gradient of zero plus rounding, which Adam scales up to steps of any sign."""
+    import torchstrategy as tf
+
+    x = RNG.random((64, 12, 12, 3), dtype=np.float32)
+    y = RNG.integers(0, 4, (64,))
+    L = tf.keras.layers
+    runs = []
+    tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    try:
+        for float32_first in (False, True):
+            if float32_first:
+                _float32_first_call(monkeypatch)
+            tf.random.set_seed(4)
+            model = tf.keras.Sequential([tf.keras.Input((12, 12, 3)), L.Conv2D(8, 3, padding="same", use_bias=False),
+                                         L.BatchNormalization(), L.ReLU(), L.MaxPooling2D(), L.Conv2D(16, 3, use_bias=False),
+                                         L.BatchNormalization(), L.ReLU(), L.Flatten(), L.Dense(4)])
+            model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+            history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
+            runs.append((history.history["loss"], model.get_weights()))
+    finally:
+        tf.keras.mixed_precision.set_global_policy("float32")
+    (losses, weights), (ref_losses, ref_weights) = runs
+    assert np.allclose(losses, ref_losses, rtol=1e-5)
+    for a, b in zip(weights, ref_weights):
+        assert a.dtype == np.float32 and np.allclose(a, b, rtol=1e-4, atol=1e-6)

@@ -110,7 +110,12 @@ class BatchNormalization(Layer):
         fused_ok = len(self._axes) == 1 and not (training and (self.synchronized or per_channel < 2
                                                                or mask is not None))
         # As Keras: float16/bfloat16 statistics overflow or lose precision, so they run in float32
-        # (weights read as stored), and the result comes back in the layer's compute dtype.
+        # (weights read as stored), and the result comes back in the layer's compute dtype. A bfloat16
+        # input on the CPU goes to the fused kernel as it is: torch's CPU batch norm takes it with float32
+        # weights and statistics and accumulates in float32 (the same numbers as casting first, without
+        # two extra passes over the activation each way).
+        if fused_ok and inputs.dtype == torch.bfloat16 == self._compute_torch_dtype and inputs.device.type == "cpu":
+            return self._fused(inputs, training, per_channel).to(self._compute_torch_dtype)
         x = inputs.float() if inputs.dtype in (torch.float16, torch.bfloat16) else inputs
         outputs = self._fused(x, training, per_channel) if fused_ok else self._explicit(x, training, mask)
         return outputs.to(self._compute_torch_dtype)
@@ -119,7 +124,8 @@ class BatchNormalization(Layer):
         axis = self._axes[0]
         # For NHWC this is the free channels_last view; F.batch_norm keeps that layout.
         x = inputs.movedim(axis, 1) if axis != 1 else inputs
-        dtype = x.dtype  # float32 even for a float16-policy layer, whose weights are float16
+        # float32 even for a float16-policy layer, whose weights are float16, and for a bfloat16 input
+        dtype = torch.float32 if x.dtype == torch.bfloat16 else x.dtype
         gamma = None if self.gamma is None else self.gamma.to(dtype)
         beta = None if self.beta is None else self.beta.to(dtype)
         if not training:
