@@ -79,6 +79,60 @@ def test_the_classic_cnn_pools_with_the_c_kernel(policy):
     assert "MaxPool2DWithIndicesBackward0" not in names  # the 'same' pool over 6x6 tiles it too
 
 
+@pytest.mark.skipif(_cpu_kernels.library() is None, reason="no C compiler to build the kernels")
+@pytest.mark.parametrize("policy", ["float32", "mixed_bfloat16"])
+def test_a_relu_layer_after_max_pooling_runs_inside_the_pooling_kernel(policy):
+    """BatchNorm -> ReLU layer -> MaxPooling and Conv -> Activation('relu') -> MaxPooling: the pool's C kernel
+    applies the ReLU (no separate ReLU pass either way), with the numbers of the ReLU layer called on the pool's
+    output, gradients included."""
+    import torchstrategy as tf
+
+    tf.keras.mixed_precision.set_global_policy(policy)
+    try:
+        tf.random.set_seed(3)
+        L = tf.keras.layers
+        model = tf.keras.Sequential([tf.keras.Input((14, 14, 3)), L.Conv2D(8, 3, padding="same"),
+                                     L.BatchNormalization(), L.ReLU(), L.MaxPooling2D(), L.Conv2D(4, 3),
+                                     L.Activation("relu"), L.MaxPooling2D(), L.Flatten(), L.Dense(3)])
+    finally:
+        tf.keras.mixed_precision.set_global_policy("float32")
+    layers = model.layers
+    x = torch.from_numpy(np.random.default_rng(4).normal(size=(6, 14, 14, 3)).astype(np.float32))
+    out = model(x, training=True)
+    names = _grad_fn_names(out)
+    assert "_MaxPoolNHWCBackward" in names and "ReluBackward0" not in names, names
+    grads = torch.autograd.grad(out.float().square().sum(), list(model.parameters()))
+
+    def plain(inputs):  # pool, then the ReLU layer called on its output
+        for layer in layers:
+            inputs = layer(inputs, training=True)
+        return inputs
+
+    reference = plain(x)
+    assert out.dtype == reference.dtype and torch.equal(out, reference)
+    for a, b in zip(grads, torch.autograd.grad(reference.float().square().sum(), list(model.parameters()))):
+        assert torch.equal(a, b)
+
+
+def test_a_relu_layer_that_adds_a_loss_or_casts_is_still_called():
+    """A ReLU layer with an activity regularizer, or one computing in another dtype than the pool, is called
+    on the pooled output (its loss is added; its output has its own dtype)."""
+    import torchstrategy as tf
+    from torchstrategy.keras.layers import fusion
+
+    L = tf.keras.layers
+    x = torch.randn(2, 6, 6, 3)
+    regularized = L.ReLU(activity_regularizer="l2")
+    model = tf.keras.Sequential([tf.keras.Input((6, 6, 3)), regularized, L.MaxPooling2D()])
+    out = model(x)
+    assert torch.equal(out, torch.relu(torch.nn.functional.max_pool2d(x.movedim(-1, 1), 2)).movedim(1, -1))
+    assert len(model.losses) == 1
+    float32_relu, pool = L.ReLU(dtype="float32"), L.MaxPooling2D(dtype="mixed_bfloat16")
+    model = tf.keras.Sequential([tf.keras.Input((6, 6, 3)), float32_relu, pool])
+    assert fusion.pools_before_relu(float32_relu, pool)
+    assert model(x).dtype == torch.float32  # the ReLU layer's cast back to float32 still happens
+
+
 def test_layers_that_observe_the_relu_output_are_not_reordered():
     import torchstrategy as tf
     from torchstrategy.keras.layers import fusion

@@ -73,4 +73,15 @@ def pool_then_relu(first: Any, second: Any, inputs: Any, training: Optional[bool
         if _fits_fused_conv_kernel(first, second, inputs):
             return first(inputs, training=training, _fused_pool=second)
         return second(first(inputs, training=training, _defer_activation=True), training=training, _relu=True)
+    if _relu_layer_folds_into(first, second):
+        return second(inputs, training=training, _relu=True)
     return first(second(inputs, training=training), training=training)
+
+
+def _relu_layer_folds_into(relu: Any, pool: Any) -> bool:
+    """Whether a ReLU layer after max pooling may be left uncalled, the pool applying the ReLU itself (in the
+    same pass of the C kernel): the layer is built, adds no activity loss, and would not cast the pool's
+    output to another dtype."""
+    if not relu.built or getattr(relu, "activity_regularizer", None) is not None:
+        return False
+    return not relu.autocast or relu._compute_torch_dtype == pool._compute_torch_dtype
