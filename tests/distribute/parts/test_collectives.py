@@ -1,6 +1,7 @@
 """The process-group collectives on 2 real gloo processes: a small object travels in one collective (a
 fixed-size buffer), a large one in torch's sized object collectives, and the two mix without a hang;
-predict's gathered batches come back in global batch order."""
+predict's gathered batches come back in global batch order; small sums of several dtypes take one gather,
+large ones an all_reduce per dtype, with the same sums."""
 from __future__ import annotations
 
 import pytest
@@ -17,7 +18,7 @@ out, replicas = sys.argv[1], int(sys.argv[2])
 strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(replicas)])
 rank = strategy.process_rank
 calls = collections.Counter()
-for name in ("all_gather", "broadcast", "all_gather_object", "broadcast_object_list"):
+for name in ("all_gather_single", "all_reduce", "broadcast", "all_gather_object", "broadcast_object_list"):
     def counted(*args, _original=getattr(dist, name), _name=name, **kwargs):
         calls[_name] += 1
         return _original(*args, **kwargs)
@@ -41,6 +42,14 @@ report = {
 # predict's outputs: rank r's rows of batch b are filled with 10 * b + r; the batches differ in size
 chunks = [torch.full((2, 3), 10.0 * 0 + rank), torch.full((1 + rank, 3), 10.0 * 1 + rank)]
 report["gather_batches"] = measured(lambda: strategy.gather_batches(chunks)[:, 0].tolist())
+collectives = strategy._collectives  # the parts the Keras loop sums its metrics with
+def summed(n):  # float32, int64 and float64 parts; rank r's values are its own, so the sums are known
+    parts = [torch.arange(n, dtype=torch.float32) * (rank + 1) + 0.25, torch.tensor([[3 + rank, 2**40]]),
+             torch.tensor(0.1 * (rank + 1), dtype=torch.float64), torch.full((2,), rank, dtype=torch.float32)]
+    return [t.tolist() for t in collectives.sum_tensors(parts)] + [[str(t.dtype) for t in collectives.sum_tensors(parts)]]
+report["sum_small"] = measured(lambda: summed(5))
+report["sum_large"] = measured(lambda: summed(20000))  # 80 KB of float32: over the gathered size
+report["any"] = measured(lambda: [collectives.any(rank == 1), collectives.any(False)])
 with open(os.path.join(out, f"report_{rank}.json"), "w") as f:
     json.dump(report, f)
 '''
@@ -52,12 +61,12 @@ def test_small_objects_take_one_collective_and_large_ones_still_arrive(tmp_path)
     for rank, report in enumerate(reports):
         small = report["gather_small"]
         assert small["value"] == [{"rank": 0, "stats": [1.5, 0.0]}, {"rank": 1, "stats": [1.5, 1.0]}]
-        assert small["calls"] == {"all_gather": 1}
+        assert small["calls"] == {"all_gather_single": 1}
         big = report["gather_big"]
         assert big["value"] == ["010001", "110001"]
-        assert big["calls"] == {"all_gather": 1, "all_gather_object": 1}
+        assert big["calls"] == {"all_gather_single": 1, "all_gather_object": 1}
         assert report["gather_mixed"]["value"] == [5, 10001]
-        assert report["gather_mixed"]["calls"] == {"all_gather": 1, "all_gather_object": 1}
+        assert report["gather_mixed"]["calls"] == {"all_gather_single": 1, "all_gather_object": 1}
         assert report["broadcast_small"]["value"] == {"from": 1}
         assert report["broadcast_small"]["calls"] == {"broadcast": 1}
         assert report["broadcast_big"]["value"] == "0"
@@ -66,4 +75,13 @@ def test_small_objects_take_one_collective_and_large_ones_still_arrive(tmp_path)
         # global batch order: batch 0 (rank 0's rows, then rank 1's), then batch 1
         gathered = report["gather_batches"]
         assert gathered["value"] == [0.0, 0.0, 1.0, 1.0, 10.0, 11.0, 11.0], rank
-        assert gathered["calls"] == {"all_gather": 2}  # the row counts (one small object), then the rows
+        assert gathered["calls"] == {"all_gather_single": 2}  # the row counts (one small object), then the rows
+        for key, n, calls in (("sum_small", 5, {"all_gather_single": 2}), ("sum_large", 20000, {"all_reduce": 6})):
+            floats, ints, double, ranks, dtypes = report[key]["value"]
+            # the single-process reference: rank 0's part plus rank 1's (i * 1 + 0.25) + (i * 2 + 0.25)
+            assert floats == [float(i * 3 + 0.5) for i in range(n)], key
+            assert ints == [[7, 2**41]] and ranks == [1.0, 1.0], key
+            assert double == pytest.approx(0.1 + 0.2, abs=1e-15), key
+            assert dtypes == ["torch.float32", "torch.int64", "torch.float64", "torch.float32"], key
+            assert report[key]["calls"] == calls, key  # summed twice above: one gather, or 3 dtypes x all_reduce
+        assert report["any"] == {"value": [True, False], "calls": {"all_gather_single": 2}}

@@ -25,6 +25,13 @@ from torchstrategy.nest import map_structure
 #: a pickled value up to this many bytes travels in one collective (a header and the bytes, in a buffer of
 #: fixed size); a larger one makes every process take a second, sized round (torch's object collectives)
 _SMALL_OBJECT_BYTES = 4088
+#: a sum over processes of at most this many bytes per process travels as one gather and is added up by every
+#: process in rank order (the same result everywhere): on gloo a small all_reduce takes several times as long
+#: as a gather of the same bytes (benchmarks/call_overhead.py prints both), and fit ends each call with one
+_SMALL_SUM_BYTES = 1 << 16
+#: the dtypes a gathered sum adds up exactly as an all_reduce(SUM) would (bool and complex take the all_reduce)
+_GATHER_SUMMABLE = frozenset({torch.float64, torch.float32, torch.float16, torch.bfloat16, torch.int64,
+                              torch.int32, torch.int16, torch.int8, torch.uint8})
 _TEARDOWN_TIMEOUT = timedelta(seconds=30)
 _PROBE_TIMEOUT = timedelta(seconds=3)  # after a timed-out collective: who still answers
 _failed = False  # set by the excepthook below: a failing process must not wait for its peers at exit
@@ -187,6 +194,20 @@ def _size_of(buffer: torch.Tensor) -> int:
     return int(buffer[:8].view(torch.int64)[0])
 
 
+def _gather_flat(local: torch.Tensor, processes: int) -> torch.Tensor:
+    """Every process's `local` (the same shape everywhere), stacked in rank order: one collective."""
+    out = torch.empty((processes * local.numel(),), dtype=local.dtype, device=local.device)
+    if _HAS_GATHER_SINGLE:
+        dist.all_gather_single(out, local.reshape(-1))
+    else:
+        dist.all_gather_into_tensor(out, local.reshape(-1))
+    return out.view((processes,) + tuple(local.shape))
+
+
+#: torch 2.14 names the one-tensor gather all_gather_single; the torch-xla venv's torch 2.9 has only the old name
+_HAS_GATHER_SINGLE = hasattr(dist, "all_gather_single")
+
+
 def _unpacked(buffer: torch.Tensor) -> Any:
     return pickle.loads(buffer[8:8 + _size_of(buffer)].numpy().tobytes())
 
@@ -332,9 +353,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         if not self.active:
             return [value]
         buffer = _packed(value, self._home())
-        parts = [torch.empty_like(buffer) for _ in range(self.num_processes)]
-        dist.all_gather(parts, buffer)  # one collective for small values: every process sees every size
-        parts = [part.cpu() for part in parts]
+        parts = list(_gather_flat(buffer, self.num_processes).cpu())  # one collective: every process sees every size
         if all(_size_of(part) <= _SMALL_OBJECT_BYTES for part in parts):
             return [_unpacked(part) for part in parts]
         gathered: list = [None] * self.num_processes
@@ -355,42 +374,58 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
     def sum_tensors(self, tensors: list) -> list:
         if not self.active or not tensors:
             return tensors
+        groups = {}  # dtype -> positions, in the same order on every process
+        for dtype in sorted({t.dtype for t in tensors}, key=str):
+            groups[dtype] = [i for i, t in enumerate(tensors) if t.dtype == dtype]
+        flats = {dtype: _flatten_dense_tensors([tensors[i].detach().reshape(-1).to(self._home()) for i in indices])
+                 for dtype, indices in groups.items()}
+        nbytes = sum(flat.numel() * flat.element_size() for flat in flats.values())
+        if nbytes <= _SMALL_SUM_BYTES and set(flats) <= _GATHER_SUMMABLE:
+            sums = self._sums_by_gather(flats)
+        else:  # one all_reduce per dtype, in the same order everywhere
+            sums = {}
+            for dtype, flat in flats.items():
+                # one tensor "flattens" to a view of itself: copy it, or the all-reduce would change the caller's
+                sums[dtype] = flat.clone() if len(groups[dtype]) == 1 else flat
+                dist.all_reduce(sums[dtype])
         out: list[Optional[torch.Tensor]] = [None] * len(tensors)
-        for dtype in sorted({t.dtype for t in tensors}, key=str):  # one collective per dtype, in the same order everywhere
-            indices = [i for i, t in enumerate(tensors) if t.dtype == dtype]
-            group = [tensors[i].detach().reshape(-1).to(self._home()) for i in indices]
-            # one tensor "flattens" to a view of itself: copy it, or the all-reduce would change the caller's tensor
-            flat = _flatten_dense_tensors(group) if len(group) > 1 else group[0].clone()
-            dist.all_reduce(flat)
-            for i, part in zip(indices, _unflatten_dense_tensors(flat, group)):
+        for dtype, indices in groups.items():
+            for i, part in zip(indices, _unflatten_dense_tensors(sums[dtype], [tensors[i].reshape(-1) for i in indices])):
                 out[i] = part.reshape(tensors[i].shape).to(tensors[i].device)
         return out
+
+    def _sums_by_gather(self, flats: dict) -> dict:
+        """The per-dtype sums over processes of `flats`' vectors, from one gather of all their bytes."""
+        local = torch.cat([flat.view(torch.uint8) for flat in flats.values()])
+        rows = _gather_flat(local, self.num_processes)
+        sums, start = {}, 0
+        for dtype, flat in flats.items():
+            end = start + flat.numel() * flat.element_size()
+            sums[dtype] = rows[:, start:end].contiguous().view(dtype).sum(dim=0, dtype=dtype)
+            start = end
+        return sums
 
     @counted("agreement over replicas")
     def any(self, flag: bool) -> bool:
         if not self.active:
             return bool(flag)
-        value = torch.tensor([1.0 if flag else 0.0], device=self._home())
-        dist.all_reduce(value, op=dist.ReduceOp.MAX)
-        return bool(value.item())
+        flags = _gather_flat(torch.tensor([bool(flag)], dtype=torch.uint8, device=self._home()), self.num_processes)
+        return bool(flags.any())
 
     @counted("gather of tensors")
     def gather_padded(self, local: torch.Tensor) -> list:
         """Every process's `local` (their first dimensions may differ), in rank order."""
         if not self.active:
             return [local]
-        size = torch.tensor([local.shape[0]], device=self._home())
-        sizes = [torch.zeros_like(size) for _ in range(self.num_replicas)]
-        dist.all_gather(sizes, size)
-        return self._gather_rows(local, [int(n) for n in sizes])
+        sizes = _gather_flat(torch.tensor([local.shape[0]], device=self._home()), self.num_replicas)
+        return self._gather_rows(local, [int(n) for n in sizes.reshape(-1)])
 
     def _gather_rows(self, local: torch.Tensor, sizes: list) -> list:
         """Every process's `local`, whose first dimensions `sizes` (in rank order) every process knows."""
         device = self._home()
         padded = torch.zeros((max(sizes),) + tuple(local.shape[1:]), dtype=local.dtype, device=device)
         padded[: local.shape[0]] = local.detach().to(device)
-        gathered = [torch.empty_like(padded) for _ in range(self.num_replicas)]
-        dist.all_gather(gathered, padded)
+        gathered = _gather_flat(padded, self.num_replicas)
         return [part[:n].to(local.device) for part, n in zip(gathered, sizes)]
 
     def gather_batches(self, chunks: list) -> torch.Tensor:
