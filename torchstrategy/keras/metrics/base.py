@@ -198,6 +198,7 @@ class Metric:
         """Gives state `index` new data: swapped in (version counter moved) when torch allows it, else as a new
         variable put wherever the metric held the old one (a tensor of another kind, e.g. on an XLA device)."""
         old = self._state_variables[index]
+        self.__dict__.pop("_unit", None)  # _Reduce._add_count's one: made again next to the new state
         try:
             old.data = value
             torch.autograd.graph.increment_version(old)  # `.data =` alone leaves no trace of the write
@@ -336,7 +337,7 @@ class _Reduce(Metric):
         if sample_weight is None:
             self.total.add_(values.sum())
             if self._with_count:
-                self.count.add_(values.numel())
+                self._add_count(values.numel())
             return
         if type(sample_weight) is int and values.ndim == 0 and abs(sample_weight) < 2 ** 24 \
                 and values.dtype in (torch.float32, torch.float64):
@@ -344,12 +345,22 @@ class _Reduce(Metric):
             # the tensor path's numbers (up to rounding) in one op, without making a weight tensor every step
             self.total.add_(values, alpha=sample_weight)
             if self._with_count:
-                self.count.add_(sample_weight)
+                self._add_count(sample_weight)
             return
         values, weights = _weights_for(values, sample_weight, reduce_by_sum=not self._with_count)
         self.total.add_((values * weights).sum())
         if self._with_count:
             self.count.add_(weights.sum())
+
+
+    def _add_count(self, amount: int) -> None:
+        """count += amount, as a held one times `amount` (a Python number given to add_ is made into a tensor on
+        every call, which costs more than the add): the same float32 sum, exact below 2**24."""
+        count = self.count
+        unit = self.__dict__.get("_unit")
+        if unit is None:  # dropped by _replace_state whenever a state moves or changes dtype
+            unit = self.__dict__["_unit"] = torch.ones((), dtype=count.dtype, device=count.device)
+        count.add_(unit, alpha=amount)
 
 
 class Sum(_Reduce):
@@ -403,7 +414,7 @@ class MeanMetricWrapper(Mean):
             if mean is not None:  # the per-sample values' sum is their mean times their count
                 count = y_pred.numel() // y_pred.shape[-1]
                 self.total.add_(mean, alpha=count)
-                self.count.add_(count)
+                self._add_count(count)
                 return
         super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight=sample_weight)
 
