@@ -91,6 +91,8 @@ KEPT = [  # inputs or settings the fused ops leave to the Keras formula: (id, lo
     ("smoothing", losses.CategoricalCrossentropy(from_logits=True, label_smoothing=0.1), torch.eye(3), torch.rand(3, 3)),
     ("probabilities", losses.CategoricalCrossentropy(), torch.eye(3), torch.rand(3, 3)),
     ("huber", losses.Huber(), torch.ones(4, 3), torch.zeros(4, 3)),
+    # tensor subclasses (a DTensor has no sharding rule for mse_loss or l1_loss) keep the formula's ops
+    ("subclass", losses.MeanSquaredError(), torch.ones(4, 3), torch.nn.Parameter(torch.zeros(4, 3))),
 ]
 
 

@@ -7,17 +7,20 @@ from typing import Any, Callable, Optional
 import torch
 import torch.nn.functional as F
 
+from torchstrategy._machinery.eager import EagerTensor
 from torchstrategy.keras import backend
 from torchstrategy.keras.losses import functions
 from torchstrategy.keras.losses._checks import cached_logits, check_batch, check_sparse_labels
 
 _FLOATS = (torch.float32, torch.float64)
+#: tensors the fused ops take as they are (a DTensor, for one, has no sharding rule for mse_loss or l1_loss)
+_PLAIN = (torch.Tensor, EagerTensor)
 
 
 def _same_shape_pair(y_true: Any, y_pred: Any) -> Optional[tuple]:
     """(y_true, y_pred) when both are non-empty tensors of one shape and y_pred is float32/64 (y_true then cast to
     it, as the Keras path does); None for anything the Keras path converts, aligns or checks further."""
-    if not isinstance(y_pred, torch.Tensor) or not isinstance(y_true, torch.Tensor) or y_pred.dtype not in _FLOATS:
+    if type(y_pred) not in _PLAIN or type(y_true) not in _PLAIN or y_pred.dtype not in _FLOATS:
         return None
     if y_true.shape != y_pred.shape or y_pred.ndim == 0 or y_pred.numel() == 0:
         return None
@@ -49,10 +52,10 @@ def _classes_second(scores: torch.Tensor) -> torch.Tensor:
 
 
 def _sparse_ce(y_true: Any, y_pred: Any, kwargs: dict) -> Optional[torch.Tensor]:
-    if kwargs.get("ignore_class") is not None or kwargs.get("axis", -1) != -1 or not isinstance(y_true, torch.Tensor):
+    if kwargs.get("ignore_class") is not None or kwargs.get("axis", -1) != -1 or type(y_true) not in _PLAIN:
         return None
     y_pred, from_logits = cached_logits(y_pred, kwargs.get("from_logits", False))
-    if not isinstance(y_pred, torch.Tensor) or y_pred.dtype not in _FLOATS or y_pred.ndim < 2 \
+    if type(y_pred) not in _PLAIN or y_pred.dtype not in _FLOATS or y_pred.ndim < 2 \
             or y_true.is_floating_point() or y_true.is_complex() or y_pred.numel() == 0:
         return None
     check_batch(y_true, y_pred, "sparse_categorical_crossentropy")
