@@ -352,7 +352,6 @@ class _Reduce(Metric):
         if self._with_count:
             self.count.add_(weights.sum())
 
-
     def _add_count(self, amount: int) -> None:
         """count += amount, as a held one times `amount` (a Python number given to add_ is made into a tensor on
         every call, which costs more than the add): the same float32 sum, exact below 2**24."""
