@@ -440,3 +440,19 @@ def test_fit_runs_an_overridden_compute_metrics_every_step_without_batch_callbac
     model, metric = _counting_model(Custom)
     model.fit(x, y, batch_size=16, epochs=1, shuffle=False, verbose=0)
     assert seen == [16] * 6 and metric.reads >= 6  # Keras's contract: the override runs, its results are read
+
+
+@pytest.mark.parametrize("per_execution", [1, 3])
+def test_executions_take_exactly_the_steps_asked_for_from_an_endless_iterator(per_execution):
+    import itertools
+
+    from torchstrategy.keras import training
+
+    source = itertools.count()
+    groups = list(training._executions(source, 7, per_execution))
+    assert [item for group in groups for item in group] == list(range(7))
+    assert all(len(group) == per_execution for group in groups[:-1])
+    assert next(source) == 7  # nothing read past the last step
+    assert list(training._executions(iter(range(4)), None, per_execution)) == \
+        [list(range(4))[i:i + per_execution] for i in range(0, 4, per_execution)]
+    assert list(training._executions(iter(range(4)), 0, per_execution)) == []

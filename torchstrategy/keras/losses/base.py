@@ -9,6 +9,7 @@ import torch
 
 from torchstrategy._machinery.eager import eager_outputs
 from torchstrategy.keras import backend
+from torchstrategy.keras.losses import fused
 
 
 class Reduction:
@@ -91,6 +92,10 @@ def _mask_like(mask: Any, losses: torch.Tensor) -> torch.Tensor:
                          "(batch, time) axes.") from None
 
 
+#: the reductions that average every per-sample loss (what a fused op computes)
+_BATCH_MEAN = (Reduction.SUM_OVER_BATCH_SIZE, Reduction.AUTO)
+
+
 class Loss:
     """Base of Keras losses: `call` gives per-sample values, `__call__` weights and reduces them.
 
@@ -115,13 +120,21 @@ class Loss:
         # arrays and lists become tensors so a subclass's `call` can use tensor ops; tensors pass unchanged
         return self.call(backend.to_tensor(y_true), backend.to_tensor(y_pred)), None
 
+    def _fused_mean(self, y_true: Any, y_pred: Any) -> Optional[torch.Tensor]:
+        """The unweighted, unmasked batch mean in one fused op where this loss has one (else None)."""
+        return None
+
     def __call__(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> torch.Tensor:
         keras_mask = getattr(y_pred, "_keras_mask", None)  # Keras 3: a masked prediction masks its loss
-        losses, valid_mask = self._losses_and_mask(y_true, y_pred)
-        if keras_mask is not None:
-            keras_mask = _mask_like(keras_mask, losses)
-            valid_mask = keras_mask if valid_mask is None else valid_mask & keras_mask
-        loss = compute_weighted_loss(losses, sample_weight, self.reduction, valid_mask)
+        loss = None
+        if keras_mask is None and sample_weight is None and self.reduction in _BATCH_MEAN:
+            loss = self._fused_mean(y_true, y_pred)
+        if loss is None:
+            losses, valid_mask = self._losses_and_mask(y_true, y_pred)
+            if keras_mask is not None:
+                keras_mask = _mask_like(keras_mask, losses)
+                valid_mask = keras_mask if valid_mask is None else valid_mask & keras_mask
+            loss = compute_weighted_loss(losses, sample_weight, self.reduction, valid_mask)
         return eager_outputs(loss if self._loss_dtype is None else loss.to(self._loss_dtype))
 
     def get_config(self) -> dict:
@@ -138,6 +151,10 @@ class Loss:
 class LossFunctionWrapper(Loss):
     """Turns a per-sample loss function `fn(y_true, y_pred, **kwargs)` into a `Loss`."""
 
+    #: set in the body of each class whose losses are exactly `fn`'s, so that the fused form of `fn` may replace
+    #: them; read from the instance's own class only: a subclass (which may override `call`) never inherits it
+    _fusable = True
+
     def __init__(self, fn: Callable, reduction: Optional[str] = Reduction.SUM_OVER_BATCH_SIZE,
                  name: Optional[str] = None, dtype: Any = None, **kwargs: Any) -> None:
         super().__init__(reduction=reduction, name=name or getattr(fn, "__name__", "loss"), dtype=dtype)
@@ -146,6 +163,11 @@ class LossFunctionWrapper(Loss):
 
     def call(self, y_true: Any, y_pred: Any) -> torch.Tensor:
         return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def _fused_mean(self, y_true: Any, y_pred: Any) -> Optional[torch.Tensor]:
+        if not type(self).__dict__.get("_fusable", False):
+            return None
+        return fused.batch_mean(self.fn, self._fn_kwargs, y_true, y_pred)
 
     def get_config(self) -> dict:
         config = super().get_config()

@@ -19,6 +19,8 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
     tensor(0.1269)
     """
 
+    _fusable = True  # LossFunctionWrapper._fusable
+
     def __init__(self, from_logits: bool = False, ignore_class: Optional[int] = None,
                  reduction: Optional[str] = Reduction.SUM_OVER_BATCH_SIZE, axis: int = -1,
                  name: str = "sparse_categorical_crossentropy", dtype: Any = None) -> None:
@@ -32,6 +34,8 @@ class SparseCategoricalCrossentropy(LossFunctionWrapper):
 
 class CategoricalCrossentropy(LossFunctionWrapper):
     """Cross-entropy for one-hot (or soft) labels with the same shape as the predictions."""
+
+    _fusable = True  # LossFunctionWrapper._fusable
 
     def __init__(self, from_logits: bool = False, label_smoothing: float = 0.0, axis: int = -1,
                  reduction: Optional[str] = Reduction.SUM_OVER_BATCH_SIZE, name: str = "categorical_crossentropy", dtype: Any = None) -> None:
@@ -51,12 +55,16 @@ class BinaryCrossentropy(LossFunctionWrapper):
 class MeanSquaredError(LossFunctionWrapper):
     """Mean of squared errors (per sample over the last axis, then reduced)."""
 
+    _fusable = True  # LossFunctionWrapper._fusable
+
     def __init__(self, reduction: Optional[str] = Reduction.SUM_OVER_BATCH_SIZE, name: str = "mean_squared_error", dtype: Any = None) -> None:
         super().__init__(functions.mean_squared_error, reduction=reduction, name=name, dtype=dtype)
 
 
 class MeanAbsoluteError(LossFunctionWrapper):
     """Mean of absolute errors."""
+
+    _fusable = True  # LossFunctionWrapper._fusable
 
     def __init__(self, reduction: Optional[str] = Reduction.SUM_OVER_BATCH_SIZE, name: str = "mean_absolute_error", dtype: Any = None) -> None:
         super().__init__(functions.mean_absolute_error, reduction=reduction, name=name, dtype=dtype)

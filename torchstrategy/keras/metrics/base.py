@@ -11,7 +11,7 @@ import torch
 
 from torchstrategy import _context
 from torchstrategy.keras import backend
-from torchstrategy.keras.losses import _checks
+from torchstrategy.keras.losses import _checks, fused
 from torchstrategy.keras.metrics import replica_states
 
 
@@ -198,6 +198,7 @@ class Metric:
         """Gives state `index` new data: swapped in (version counter moved) when torch allows it, else as a new
         variable put wherever the metric held the old one (a tensor of another kind, e.g. on an XLA device)."""
         old = self._state_variables[index]
+        self.__dict__.pop("_unit", None)  # _Reduce._add_count's one: made again next to the new state
         try:
             old.data = value
             torch.autograd.graph.increment_version(old)  # `.data =` alone leaves no trace of the write
@@ -336,20 +337,29 @@ class _Reduce(Metric):
         if sample_weight is None:
             self.total.add_(values.sum())
             if self._with_count:
-                self.count.add_(values.numel())
+                self._add_count(values.numel())
             return
         if type(sample_weight) is int and values.ndim == 0 and abs(sample_weight) < 2 ** 24 \
                 and values.dtype in (torch.float32, torch.float64):
-            # one value weighted by a count (the loss tracker, by the batch size): exact in float32, so the
-            # same numbers as the tensor path below without making a weight tensor every step
-            self.total.add_(values * sample_weight)
+            # one value weighted by a count (the loss tracker, by the batch size): the count is exact in float32, so
+            # the tensor path's numbers (up to rounding) in one op, without making a weight tensor every step
+            self.total.add_(values, alpha=sample_weight)
             if self._with_count:
-                self.count.add_(sample_weight)
+                self._add_count(sample_weight)
             return
         values, weights = _weights_for(values, sample_weight, reduce_by_sum=not self._with_count)
         self.total.add_((values * weights).sum())
         if self._with_count:
             self.count.add_(weights.sum())
+
+    def _add_count(self, amount: int) -> None:
+        """count += amount, as a held one times `amount` (a Python number given to add_ is made into a tensor on
+        every call, which costs more than the add): the same float32 sum, exact below 2**24."""
+        count = self.count
+        unit = self.__dict__.get("_unit")
+        if unit is None:  # dropped by _replace_state whenever a state moves or changes dtype
+            unit = self.__dict__["_unit"] = torch.ones((), dtype=count.dtype, device=count.device)
+        count.add_(unit, alpha=amount)
 
 
 class Sum(_Reduce):
@@ -392,8 +402,19 @@ class MeanMetricWrapper(Mean):
         y_pred, y_true = _as_input(y_pred, device, self._dtype), _as_input(y_true, device, self._dtype)
         return _checks.align_ranks(y_true, y_pred)
 
+    #: set in the body of each class whose values are exactly `fn`'s, so that an unweighted update may add
+    #: `fn`'s fused batch mean instead; read from the instance's own class only (a subclass never inherits it)
+    _fusable = True
+
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         y_true, y_pred = self._inputs(y_true, y_pred)
+        if sample_weight is None and type(self).__dict__.get("_fusable", False):
+            mean = fused.batch_mean(self._fn, self._fn_kwargs, y_true, y_pred)
+            if mean is not None:  # the per-sample values' sum is their mean times their count
+                count = y_pred.numel() // y_pred.shape[-1]
+                self.total.add_(mean, alpha=count)
+                self._add_count(count)
+                return
         super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight=sample_weight)
 
     def get_config(self) -> dict:

@@ -20,12 +20,16 @@ def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> torch.Tensor:
 class MeanSquaredError(MeanMetricWrapper):
     """Mean of squared errors."""
 
+    _fusable = True  # MeanMetricWrapper._fusable
+
     def __init__(self, name: str = "mean_squared_error", dtype: Any = None) -> None:
         super().__init__(loss_functions.mean_squared_error, name=name, dtype=dtype)
 
 
 class MeanAbsoluteError(MeanMetricWrapper):
     """Mean of absolute errors."""
+
+    _fusable = True  # MeanMetricWrapper._fusable
 
     def __init__(self, name: str = "mean_absolute_error", dtype: Any = None) -> None:
         super().__init__(loss_functions.mean_absolute_error, name=name, dtype=dtype)
@@ -96,6 +100,8 @@ def _weights_times(sample_weight: Any, mask: torch.Tensor) -> torch.Tensor:
 
 class CategoricalCrossentropy(MeanMetricWrapper):
     """Mean categorical cross-entropy of one-hot labels."""
+
+    _fusable = True  # MeanMetricWrapper._fusable
 
     def __init__(self, name: str = "categorical_crossentropy", dtype: Any = None, from_logits: bool = False,
                  label_smoothing: float = 0, axis: int = -1) -> None:

@@ -116,9 +116,13 @@ class Adam(_AdamBase):
             # torch's fused CPU kernel divides sqrt(v) by sqrt(1 - beta_2^t) before adding its epsilon: with
             # epsilon / sqrt(1 - beta_2^t) it computes Keras's alpha * m / (sqrt(v) + epsilon), in one pass
             correction = math.sqrt(1.0 - self.beta_2**step)
+            step_tensor = self.__dict__.get("_fused_step")  # the kernel only reads it: one tensor, refilled
+            if step_tensor is None:
+                step_tensor = self.__dict__["_fused_step"] = torch.zeros(())
+            step_tensor.fill_(float(step))
             torch._fused_adam_(
                 params, _in_parameter_layout(grads, params), momenta, velocities, velocity_hats,
-                [torch.tensor(float(step))] * len(params), lr=lr, beta1=self.beta_1, beta2=self.beta_2,
+                [step_tensor] * len(params), lr=lr, beta1=self.beta_1, beta2=self.beta_2,
                 weight_decay=0.0, eps=self.epsilon / correction, amsgrad=self.amsgrad, maximize=False)
             return
         alpha = lr * math.sqrt(1.0 - self.beta_2**step) / (1.0 - self.beta_1**step)
