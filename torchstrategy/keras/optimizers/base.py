@@ -19,6 +19,8 @@ from torchstrategy.keras.optimizers._learning_rate import LearningRate
 # Replicas that run as threads of one process (MirroredStrategy's local replicas, CentralStorageStrategy) reach a
 # custom loop's first apply_gradients together: the first of them builds the optimizer, the others wait for it.
 _BUILD_LOCK = threading.Lock()
+# ... and count their updates: `iterations += 1` is a read-modify-write that two threads could interleave
+_COUNT_LOCK = threading.Lock()
 _IGNORED_KWARGS = ("jit_compile", "is_legacy_optimizer")  # tf.keras 2.11+ arguments with no meaning here
 
 
@@ -248,7 +250,8 @@ class Optimizer(torch.optim.Optimizer):
             if self.ema_overwrite_frequency and (step_index + 1) % self.ema_overwrite_frequency == 0:
                 self._overwrite_with_averages(self._all_params())
         _averaging.apply_constraints([p for _, p in entries])
-        self._iterations += 1
+        with _COUNT_LOCK:
+            self._iterations += 1
         return loss
 
     # ----- EMA (the moving averages live in keras/optimizers/_averaging.py) -------------------------------
