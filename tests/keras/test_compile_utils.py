@@ -75,3 +75,20 @@ def test_half_precision_outputs_keep_the_general_path():
     y_pred = torch.rand(4, 3).to(torch.bfloat16)
     assert not compile_utils._plain_output(y_pred)
     assert compile_utils._plain_output(torch.rand(4, 3)) and not compile_utils._plain_output([torch.rand(4, 3)])
+
+
+@pytest.mark.parametrize("weights", [[0.5], (0.5,)])
+def test_a_one_element_list_of_loss_weights_weighs_a_single_output(weights):
+    # Keras 3.15 (TF 2.21) takes compile(loss_weights=[w]) for a one-output model as loss_weights=w
+    model = _model(loss="mse", loss_weights=weights)
+    x, y = torch.rand(6, 4), torch.rand(6, 3)
+    y_pred = model(x)
+    model._compiled.build(y, y_pred)
+    plain = tf.keras.losses.MeanSquaredError()(y, y_pred)
+    torch.testing.assert_close(model._compiled.compute_loss(y, y_pred, None, []), 0.5 * plain)
+
+
+def test_more_loss_weights_than_outputs_are_refused_with_keras_message():
+    model = _model(loss="mse", loss_weights=[0.5, 0.3])
+    with pytest.raises(ValueError, match="got 1 losses and 2 weights"):
+        model.fit(np.ones((4, 4), "float32"), np.zeros((4, 3), "float32"), verbose=0)

@@ -184,8 +184,13 @@ class CompiledState:
         if self.loss_weights_spec is None:
             self._weights = [1.0] * count
         else:
-            self._weights = [1.0 if w is None else float(w)
-                             for w in _per_output(self.model, self.loss_weights_spec, count, "loss_weights")]
+            spec = self.loss_weights_spec
+            if isinstance(spec, (list, tuple)) and count == 1:  # Keras 3.15 takes [w] for one output
+                if len(spec) != 1:
+                    raise ValueError(f"`loss_weights` must match the number of losses, got 1 losses and "
+                                     f"{len(spec)} weights.")
+                spec = spec[0]
+            self._weights = [1.0 if w is None else float(w) for w in _per_output(self.model, spec, count, "loss_weights")]
         trues = _output_list(self.model, y) if y is not None else [None] * count
         self._metrics = []
         for weighted, spec in ((False, self.metrics_spec), (True, self.weighted_metrics_spec)):
