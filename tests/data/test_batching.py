@@ -137,3 +137,17 @@ def test_only_a_shuffle_whose_buffer_holds_the_pass_is_held_whole():
     assert isinstance(Dataset.range(10).shuffle(10, seed=1)._index_plan().indices(4), _state.IndexRun)
     assert not isinstance(Dataset.range(10).shuffle(9, seed=1)._index_plan().indices(), _state.IndexRun)
     assert not isinstance(Dataset.range(10).repeat().shuffle(10, seed=1)._index_plan().indices(), _state.IndexRun)
+
+
+@pytest.mark.parametrize("transform", [
+    lambda ds: ds.shuffle(40, seed=1).shuffle(40, seed=2).batch(6),  # a held pass read whole by another
+    lambda ds: ds.shuffle(40, seed=1).take(30).shuffle(40, seed=2).batch(7),
+    lambda ds: ds.skip(3).shuffle(37, seed=5).batch(8, drop_remainder=True),
+    lambda ds: ds.shuffle(40, seed=3).repeat(2).batch(9),
+])
+def test_held_passes_agree_with_the_element_path(transform):
+    fast = transform(Dataset.range(40))
+    general = transform(Dataset.range(40).map(lambda v: v))
+    assert fast._input._index_plan() is not None and general._input._index_plan() is None
+    for _ in range(2):
+        assert [b.tolist() for b in fast] == [b.tolist() for b in general]

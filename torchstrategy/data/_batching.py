@@ -54,8 +54,12 @@ def _whole_pass(items: Iterator, buffer_size: int, rng: random.Random) -> np.nda
     """`shuffle_stream(items, buffer_size, rng)` as an int64 array, for int items that fit in the buffer: the
     buffer then holds the whole pass and only the drain is left, whose draws are made in bulk."""
     try:
-        buffer = list(itertools.islice(items, buffer_size))
-        more = list(itertools.islice(items, 1))
+        if isinstance(items, _state.IndexRun):  # the input's indices in one piece, not one pull per index
+            buffer, more = items.take(buffer_size), items.take(1)
+            buffer, more = (list(run) if isinstance(run, range) else run.tolist() for run in (buffer, more))
+        else:
+            buffer = list(itertools.islice(items, buffer_size))
+            more = list(itertools.islice(items, 1))
         if more:  # longer than its cardinality said: the streaming algorithm over the same input
             return np.fromiter(shuffle_stream(itertools.chain(buffer, more, items), buffer_size, rng), np.int64)
     finally:
@@ -63,12 +67,15 @@ def _whole_pass(items: Iterator, buffer_size: int, rng: random.Random) -> np.nda
     count = len(buffer)
     # slot k = int(u_k * left_k), as _drained computes it from the same doubles
     slots = (_random_doubles(rng, count) * np.arange(count, 0, -1, dtype=np.float64)).astype(np.int64).tolist()
-    last = count - 1
-    for drawn, slot in enumerate(slots):  # swap-remove: the drawn element goes to the end of what is left
-        left = last - drawn
+    for slot, left in zip(slots, range(count - 1, -1, -1)):  # swap-remove: the drawn one goes after what is left
         buffer[slot], buffer[left] = buffer[left], buffer[slot]
     buffer.reverse()
-    return np.array(buffer, dtype=np.int64)
+    return np.fromiter(buffer, np.int64, count)
+
+
+#: a per-thread NumPy generator that _random_doubles loads with a Random's state: scratch, it holds nothing between
+#: calls (shuffles may run in a prefetch thread)
+_scratch = threading.local()
 
 
 def _random_doubles(rng: random.Random, count: int) -> np.ndarray:
@@ -76,8 +83,10 @@ def _random_doubles(rng: random.Random, count: int) -> np.ndarray:
     Both Python's Random and NumPy's legacy RandomState are MT19937 with the same 53-bit doubles, so the
     state copied across gives the same values."""
     version, internal, gauss = rng.getstate()
-    generator = np.random.RandomState(0)
-    generator.set_state(("MT19937", np.array(internal[:-1], dtype=np.uint32), internal[-1]))
+    generator = getattr(_scratch, "generator", None)
+    if generator is None:  # made once per thread (about 0.1 ms); its state is replaced before every use
+        generator = _scratch.generator = np.random.RandomState(0)
+    generator.set_state(("MT19937", np.fromiter(internal, np.uint32, len(internal) - 1), internal[-1]))
     doubles = generator.random_sample(count)
     key, position = generator.get_state()[1:3]
     rng.setstate((version, tuple(key.tolist()) + (int(position),), gauss))

@@ -43,6 +43,7 @@ class TensorSource:
                      "tuple" if type(structure) is tuple and all(isinstance(leaf, torch.Tensor) for leaf in structure)
                      else "nested")
         self._sliceable = all(isinstance(leaf, (torch.Tensor, np.ndarray)) for leaf in self.leaves)
+        self._on_cpu = all(isinstance(leaf, torch.Tensor) and leaf.device.type == "cpu" for leaf in self.leaves)
 
     def __len__(self) -> int:
         return int(self.leaves[0].shape[0])
@@ -90,6 +91,8 @@ class TensorSource:
             index_tensor = indices.long()
         else:
             index_tensor = torch.from_numpy(np.asarray(indices, dtype=np.int64))
+        if self._on_cpu:
+            return [leaf.index_select(0, index_tensor) for leaf in self.leaves]
         return [leaf.index_select(0, index_tensor if leaf.device.type == "cpu" else index_tensor.to(leaf.device))
                 if isinstance(leaf, torch.Tensor) else leaf[index_tensor.numpy()] for leaf in self.leaves]
 
