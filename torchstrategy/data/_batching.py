@@ -136,6 +136,7 @@ class ShuffleDataset(UnaryDataset):
         return shuffle_stream(indices, size, rng)
 
     def _element_pass(self, elements: Iterator) -> Iterator:
+        """One shuffled pass of elements (always streamed)."""
         return shuffle_stream(elements, self._buffer_size, self._rng())
 
     def _iterate_elements(self) -> Iterator[Any]:
@@ -173,7 +174,11 @@ class ShuffleDataset(UnaryDataset):
 
 def _chunks(iterator: Iterator, size: int, drop_remainder: bool) -> Iterator[Any]:
     """Lists of `size` consecutive items (the last shorter unless dropped); slices of an IndexRun's indices."""
-    take = iterator.take if isinstance(iterator, _state.IndexRun) else lambda count: list(itertools.islice(iterator, count))
+    if isinstance(iterator, _state.IndexRun):
+        take = iterator.take
+    else:
+        def take(count: int) -> list:
+            return list(itertools.islice(iterator, count))
     try:
         while True:
             chunk = take(size)

@@ -161,7 +161,8 @@ class _RangeSource:
     def gather(self, indices: Sequence[int]) -> torch.Tensor:
         step, start = self.values.step, self.values.start
         if isinstance(indices, range):
-            return torch.arange(indices.start, indices.stop, indices.step, dtype=torch.int64).mul_(step).add_(start).to(self.dtype)
+            positions = torch.arange(indices.start, indices.stop, indices.step, dtype=torch.int64)
+            return (positions * step + start).to(self.dtype)
         return (torch.as_tensor(indices, dtype=torch.int64) * step + start).to(self.dtype)
 
 
