@@ -117,14 +117,23 @@ def test_index_run_takes_slices_and_iterates_ints():
     assert list(closed) == [] and made == [1]
 
 
-def test_consecutive_rows_are_gathered_as_views_and_others_as_copies():
+def test_consecutive_rows_are_gathered_as_slices_and_every_batch_is_a_copy():
     x = torch.arange(40, dtype=torch.float32).reshape(20, 2)
     y = np.arange(20) * 3
     plain = list(Dataset.from_tensor_slices((x, y)).batch(6))
     assert [tuple(a.shape) for a, _ in plain] == [(6, 2), (6, 2), (6, 2), (2, 2)]
     for k, (a, b) in enumerate(plain):
         assert torch.equal(a, x[6 * k:6 * k + 6]) and b.tolist() == (y[6 * k:6 * k + 6]).tolist()
-        assert a.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()  # a slice, not a copy
+        assert a.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    # TF's batches are values: dividing one in place (what `a /= 255.` does to a torch tensor) leaves the data alone
+    dataset = Dataset.from_tensor_slices((x, y)).batch(6)
+    for a, b in dataset:
+        a /= 255.0
+        b *= 0
+    again = list(dataset)
+    assert all(torch.equal(a, p) and torch.equal(torch.as_tensor(b), torch.as_tensor(q))
+               for (a, b), (p, q) in zip(again, plain))
+    assert torch.equal(x, torch.arange(40, dtype=torch.float32).reshape(20, 2)) and (y == np.arange(20) * 3).all()
     shuffled = next(iter(Dataset.from_tensor_slices(x).shuffle(20, seed=2).batch(20)))
     assert shuffled.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
     assert sorted(shuffled[:, 0].tolist()) == x[:, 0].tolist()

@@ -75,11 +75,13 @@ class TensorSource:
 
     def gather(self, indices: Sequence[int]) -> Any:
         """The batch of the given rows: one index_select per leaf, no per-element stacking; consecutive rows are
-        a slice of each leaf (a view, as the elements path's rows are: nothing writes into a batch)."""
+        one contiguous copy of a slice of each leaf. A batch is a copy, as tf.data's are values: `x /= 255.` on a
+        batch (a new tensor in TF, in place in torch) must not change the dataset the next epoch reads."""
         if isinstance(indices, list):  # through NumPy: about a third of what torch.as_tensor takes for a batch's list
             indices = np.array(indices, dtype=np.int64)
         run = _consecutive(indices) if self._sliceable else None
-        rows = [leaf[run] for leaf in self.leaves] if run is not None else self._selected(indices)
+        rows = [leaf[run].clone() if isinstance(leaf, torch.Tensor) else leaf[run].copy() for leaf in self.leaves] \
+            if run is not None else self._selected(indices)
         if self.kind == "tensor":
             return rows[0]
         if self.kind == "tuple":
