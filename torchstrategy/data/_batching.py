@@ -50,6 +50,49 @@ def _drained(buffer: list, draw: Any, count: int) -> list:
     return out
 
 
+def _whole_pass(items: Iterator, buffer_size: int, rng: random.Random) -> np.ndarray:
+    """`shuffle_stream(items, buffer_size, rng)` as an int64 array, for int items that fit in the buffer: the
+    buffer then holds the whole pass and only the drain is left, whose draws are made in bulk."""
+    try:
+        if isinstance(items, _state.IndexRun):  # the input's indices in one piece, not one pull per index
+            buffer, more = items.take(buffer_size), items.take(1)
+            buffer, more = (list(run) if isinstance(run, range) else run.tolist() for run in (buffer, more))
+        else:
+            buffer = list(itertools.islice(items, buffer_size))
+            more = list(itertools.islice(items, 1))
+        if more:  # longer than its cardinality said: the streaming algorithm over the same input
+            return np.fromiter(shuffle_stream(itertools.chain(buffer, more, items), buffer_size, rng), np.int64)
+    finally:
+        closing(items)
+    count = len(buffer)
+    # slot k = int(u_k * left_k), as _drained computes it from the same doubles
+    slots = (_random_doubles(rng, count) * np.arange(count, 0, -1, dtype=np.float64)).astype(np.int64).tolist()
+    for slot, left in zip(slots, range(count - 1, -1, -1)):  # swap-remove: the drawn one goes after what is left
+        buffer[slot], buffer[left] = buffer[left], buffer[slot]
+    buffer.reverse()
+    return np.fromiter(buffer, np.int64, count)
+
+
+#: a per-thread NumPy generator that _random_doubles loads with a Random's state: scratch, it holds nothing between
+#: calls (shuffles may run in a prefetch thread)
+_scratch = threading.local()
+
+
+def _random_doubles(rng: random.Random, count: int) -> np.ndarray:
+    """The next `count` values of `rng.random()` in one array, leaving `rng` as after drawing them one by one.
+    Both Python's Random and NumPy's legacy RandomState are MT19937 with the same 53-bit doubles, so the
+    state copied across gives the same values."""
+    version, internal, gauss = rng.getstate()
+    generator = getattr(_scratch, "generator", None)
+    if generator is None:  # made once per thread (about 0.1 ms); its state is replaced before every use
+        generator = _scratch.generator = np.random.RandomState(0)
+    generator.set_state(("MT19937", np.fromiter(internal, np.uint32, len(internal) - 1), internal[-1]))
+    doubles = generator.random_sample(count)
+    key, position = generator.get_state()[1:3]
+    rng.setstate((version, tuple(key.tolist()) + (int(position),), gauss))
+    return doubles
+
+
 class ShuffleDataset(UnaryDataset):
     def __init__(self, input_dataset: Dataset, buffer_size: int, seed: Optional[int], reshuffle: bool):
         super().__init__(input_dataset)
@@ -80,23 +123,35 @@ class ShuffleDataset(UnaryDataset):
 
         def indices(skip: int = 0) -> Iterator[int]:
             if skip == 0:
-                return shuffle_stream(start(), self._buffer_size, self._rng())
-            return self._shuffled_from(start, skip)
+                return self._index_pass(start())
+            return self._shuffled_from(start, skip, self._index_pass)
         return IndexPlan(plan.source, indices)
+
+    def _index_pass(self, indices: Iterator[int]) -> Iterator[int]:
+        """One shuffled pass of an index stream: held whole (batches take slices of it) when the buffer holds
+        the whole pass, streamed otherwise; the same order either way."""
+        rng, size = self._rng(), self._buffer_size
+        if 0 <= self._input._cardinality() <= size:
+            return _state.IndexRun(lambda: _whole_pass(indices, size, rng))
+        return shuffle_stream(indices, size, rng)
+
+    def _element_pass(self, elements: Iterator) -> Iterator:
+        """One shuffled pass of elements (always streamed)."""
+        return shuffle_stream(elements, self._buffer_size, self._rng())
 
     def _iterate_elements(self) -> Iterator[Any]:
         return shuffle_stream(self._input._iterate(), self._buffer_size, self._rng())
 
     def _elements_from(self, skip: int) -> Iterator[Any]:
-        return self._shuffled_from(self._input._iterate_from, skip)
+        return self._shuffled_from(self._input._iterate_from, skip, self._element_pass)
 
-    def _shuffled_from(self, start_from: Any, skip: int) -> Iterator:
+    def _shuffled_from(self, start_from: Any, skip: int, shuffled: Any) -> Iterator:
         count = self._input._cardinality()
         if 0 <= count <= skip:  # the whole pass is skipped: consume its input and its pass number only
             _state.finish_pass(start_from(count), "the input of shuffle")
             self._take_pass()
             return _state.nothing()
-        return _state.advanced(shuffle_stream(start_from(0), self._buffer_size, self._rng()), skip)
+        return _state.advanced(shuffled(start_from(0)), skip)
 
     def _state_config(self) -> dict:
         return {"buffer_size": self._buffer_size, "reshuffle_each_iteration": self._reshuffle}
@@ -117,11 +172,17 @@ class ShuffleDataset(UnaryDataset):
         return apply
 
 
-def _chunks(iterator: Iterator, size: int, drop_remainder: bool) -> Iterator[list]:
+def _chunks(iterator: Iterator, size: int, drop_remainder: bool) -> Iterator[Any]:
+    """Lists of `size` consecutive items (the last shorter unless dropped); slices of an IndexRun's indices."""
+    if isinstance(iterator, _state.IndexRun):
+        take = iterator.take
+    else:
+        def take(count: int) -> list:
+            return list(itertools.islice(iterator, count))
     try:
         while True:
-            chunk = list(itertools.islice(iterator, size))
-            if not chunk or (drop_remainder and len(chunk) < size):
+            chunk = take(size)
+            if not len(chunk) or (drop_remainder and len(chunk) < size):
                 return
             yield chunk
     finally:

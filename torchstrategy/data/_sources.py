@@ -42,6 +42,8 @@ class TensorSource:
         self.kind = ("tensor" if isinstance(structure, torch.Tensor) else
                      "tuple" if type(structure) is tuple and all(isinstance(leaf, torch.Tensor) for leaf in structure)
                      else "nested")
+        self._sliceable = all(isinstance(leaf, (torch.Tensor, np.ndarray)) for leaf in self.leaves)
+        self._on_cpu = all(isinstance(leaf, torch.Tensor) and leaf.device.type == "cpu" for leaf in self.leaves)
 
     def __len__(self) -> int:
         return int(self.leaves[0].shape[0])
@@ -72,18 +74,40 @@ class TensorSource:
                 yield self.element(index)
 
     def gather(self, indices: Sequence[int]) -> Any:
-        """The batch of the given rows: one index_select per leaf, no per-element stacking."""
-        if isinstance(indices, torch.Tensor):
-            index_tensor = indices.long()
-        else:  # a list of ints through NumPy: about a third of what torch.as_tensor takes for a batch's list
-            index_tensor = torch.from_numpy(np.array(indices, dtype=np.int64))
-        rows = [leaf.index_select(0, index_tensor if leaf.device.type == "cpu" else index_tensor.to(leaf.device))
-                if isinstance(leaf, torch.Tensor) else leaf[index_tensor.numpy()] for leaf in self.leaves]
+        """The batch of the given rows: one index_select per leaf, no per-element stacking; consecutive rows are
+        one contiguous copy of a slice of each leaf. A batch is a copy, as tf.data's are values: `x /= 255.` on a
+        batch (a new tensor in TF, in place in torch) must not change the dataset the next epoch reads."""
+        if isinstance(indices, list):  # through NumPy: about a third of what torch.as_tensor takes for a batch's list
+            indices = np.array(indices, dtype=np.int64)
+        run = _consecutive(indices) if self._sliceable else None
+        rows = [leaf[run].clone() if isinstance(leaf, torch.Tensor) else leaf[run].copy() for leaf in self.leaves] \
+            if run is not None else self._selected(indices)
         if self.kind == "tensor":
             return rows[0]
         if self.kind == "tuple":
             return tuple(rows)
         return _structure.pack_as(self.structure, rows)
+
+    def _selected(self, indices: Any) -> list:
+        if isinstance(indices, torch.Tensor):
+            index_tensor = indices.long()
+        else:
+            index_tensor = torch.from_numpy(np.asarray(indices, dtype=np.int64))
+        if self._on_cpu:
+            return [leaf.index_select(0, index_tensor) for leaf in self.leaves]
+        return [leaf.index_select(0, index_tensor if leaf.device.type == "cpu" else index_tensor.to(leaf.device))
+                if isinstance(leaf, torch.Tensor) else leaf[index_tensor.numpy()] for leaf in self.leaves]
+
+
+def _consecutive(indices: Any) -> Optional[slice]:
+    """`indices` as a slice when they are consecutive ascending rows (a range of step 1, or such an array)."""
+    if isinstance(indices, range):
+        return slice(indices.start, indices.stop) if indices.step == 1 and len(indices) else None
+    if isinstance(indices, np.ndarray) and indices.ndim == 1 and len(indices):
+        first, count = int(indices[0]), len(indices)
+        if first >= 0 and int(indices[-1]) - first == count - 1 and (count < 3 or (np.diff(indices) == 1).all()):
+            return slice(first, first + count)
+    return None
 
 
 class TensorSlicesDataset(Dataset):
@@ -113,7 +137,7 @@ class TensorSlicesDataset(Dataset):
 
     def _index_plan(self) -> IndexPlan:
         count = len(self._source)
-        return IndexPlan(self._source, lambda skip=0: iter(range(min(skip, count), count)))
+        return IndexPlan(self._source, lambda skip=0: _state.IndexRun(lambda: range(min(skip, count), count)))
 
     def _content_key(self) -> str:
         return content_digest(self._source.structure)
@@ -138,6 +162,9 @@ class _RangeSource:
 
     def gather(self, indices: Sequence[int]) -> torch.Tensor:
         step, start = self.values.step, self.values.start
+        if isinstance(indices, range):
+            positions = torch.arange(indices.start, indices.stop, indices.step, dtype=torch.int64)
+            return (positions * step + start).to(self.dtype)
         return (torch.as_tensor(indices, dtype=torch.int64) * step + start).to(self.dtype)
 
 
@@ -156,7 +183,7 @@ class RangeDataset(Dataset):
 
     def _index_plan(self) -> IndexPlan:
         count = len(self._source.values)
-        return IndexPlan(self._source, lambda skip=0: iter(range(min(skip, count), count)))
+        return IndexPlan(self._source, lambda skip=0: _state.IndexRun(lambda: range(min(skip, count), count)))
 
     def _content_key(self) -> str:
         return repr(self._source.values)

@@ -30,8 +30,55 @@ class IndexPlan:
         self.indices = indices
 
 
+class IndexRun:
+    """An index stream held whole: a `range` or an int64 array, made on first use by `make()` (so the input
+    is read, and its pass effects happen, when the first index is pulled, as with a generator). Iterating it
+    gives Python ints; `take(count)` gives the next run of indices as one slice (a range or an array view),
+    which is how `batch` gathers without per-row Python."""
+
+    __slots__ = ("_make", "_order", "_position")
+
+    def __init__(self, make: Callable[[], Any]):
+        self._make: Optional[Callable[[], Any]] = make
+        self._order: Any = None
+        self._position = 0
+
+    def _held(self) -> Any:
+        if self._make is not None:
+            self._order, self._make = self._make(), None
+        return self._order
+
+    def __iter__(self) -> "IndexRun":
+        return self
+
+    def __next__(self) -> int:
+        order = self._held()
+        if self._position >= len(order):
+            raise StopIteration
+        self._position += 1
+        return int(order[self._position - 1])
+
+    def take(self, count: int) -> Any:
+        """The next `count` indices (fewer at the end, none when done) as a range or an int64 array slice."""
+        order = self._held()
+        start = self._position
+        self._position = min(start + count, len(order))
+        return order[start:self._position]
+
+    def advance(self, count: int) -> "IndexRun":
+        """This stream after dropping its next `count` indices (fewer if it ends first)."""
+        self.take(count)
+        return self
+
+    def close(self) -> None:
+        """Drops the indices (a stream closed before its first pull never reads its input)."""
+        self._make, self._order, self._position = None, (), 0
+
+
 def advanced(iterator: Iterator, count: int) -> Iterator:
     """`iterator` after pulling (and dropping) `count` items now; fewer if it ends first."""
+    if isinstance(iterator, IndexRun):
+        return iterator.advance(count)
     collections.deque(itertools.islice(iterator, count), maxlen=0)
     return iterator
 
