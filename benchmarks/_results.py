@@ -105,6 +105,26 @@ def write_section(name: str, body: str, path: "str | None" = None) -> None:
     os.replace(tmp, results)
 
 
+def print_result(value: object) -> None:
+    """In a benchmark's worker process: hands `value` to `worker_result` in the parent (one JSON line)."""
+    import json
+
+    print("RESULT " + json.dumps(value), flush=True)
+
+
+def worker_result(command: list, env: dict, timeout: float, what: str) -> object:
+    """Runs a benchmark's worker process and returns what it passed to `print_result`; a worker that fails
+    stops the benchmark with its output and `what` it was measuring."""
+    import json
+    import subprocess
+
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+    if run.returncode != 0:
+        raise SystemExit(f"{what} failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}")
+    line = next(line for line in run.stdout.splitlines() if line.startswith("RESULT "))
+    return json.loads(line[len("RESULT "):])
+
+
 def child_env(threads: "str | None" = "1") -> dict:
     """This process's environment for a benchmark's child processes: without the launcher variables (rank,
     world size, master address and port, TF_CONFIG) that would join them to a job of ours, the repository

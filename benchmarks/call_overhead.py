@@ -12,10 +12,8 @@ the slope of a hand-written torch loop that indexes the same in-memory data.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import time
 
@@ -152,11 +150,7 @@ def _measure(replicas: int, args: argparse.Namespace) -> dict:
         return worker(1, args.rounds, args.calls, args.short, args.long)
     command = [sys.executable, os.path.abspath(__file__), "--worker", str(replicas), "--rounds", str(args.rounds),
                "--calls", str(args.calls), "--short", str(args.short), "--long", str(args.long)]
-    run = subprocess.run(command, env=_results.child_env(), capture_output=True, text=True, timeout=args.timeout)
-    if run.returncode != 0:
-        raise SystemExit(f"the {replicas}-replica measurement failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}")
-    line = next(line for line in run.stdout.splitlines() if line.startswith("RESULT "))
-    return json.loads(line[len("RESULT "):])
+    return _results.worker_result(command, _results.child_env(), args.timeout, f"the {replicas}-replica measurement")
 
 
 def _summary(result: dict, short: int, long: int) -> dict:
@@ -192,14 +186,13 @@ def main() -> None:
     args = parser.parse_args()
     if args.quick:
         args.rounds, args.calls, args.short, args.long = 2, 3, 2, 12
+    import _results
+
     if args.worker:
         result = worker(args.worker, args.rounds, args.calls, args.short, args.long)
         if result["rank"] == 0:
-            print("RESULT " + json.dumps(result), flush=True)
+            _results.print_result(result)
         return
-
-    import _results
-
     model, flags = _results.lscpu()
     cpu = f"{model}; " + ", ".join(f"{flag} {'yes' if flag in flags else 'no'}" for flag in FLAGS)
     print(f"CPU: {cpu}", flush=True)

@@ -14,7 +14,6 @@ thread includes its waits for the other intra-op thread).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import subprocess
@@ -138,11 +137,7 @@ def _run_variant(label: str, threads: int, extra: dict, args: argparse.Namespace
     env.update(extra)
     command = [sys.executable, os.path.abspath(__file__), "--worker", str(threads), "--rounds", str(args.rounds),
                "--steps", str(args.steps), "--models", args.models] + (["--profile"] if profile else [])
-    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=args.timeout)
-    if run.returncode != 0:
-        raise SystemExit(f"the trainer '{label}' failed:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}")
-    line = next(line for line in run.stdout.splitlines() if line.startswith("RESULT "))
-    return json.loads(line[len("RESULT "):])
+    return _results.worker_result(command, env, args.timeout, f"the trainer '{label}'")
 
 
 def main() -> None:
@@ -160,7 +155,7 @@ def main() -> None:
         args.rounds, args.steps = 2, 2
     if args.worker:
         result = worker(args.worker, args.models.split(","), args.rounds, args.steps, args.profile)
-        print("RESULT " + json.dumps(result), flush=True)
+        _results.print_result(result)
         return
     model_name, flags = _results.lscpu()
     cpu = f"{model_name}; avx512_bf16 {'yes' if 'avx512_bf16' in flags else 'no'}, " \

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import torch
 
+from tests.keras.layers import _mixed_fits
 from torchstrategy._machinery import cpu_kernels as _cpu_kernels
 
 
@@ -280,21 +281,11 @@ def test_mixed_bfloat16_fit_with_the_dot_product_kernel_trains_as_the_widened_on
     rng = np.random.default_rng(7)
     x = rng.random((64, 18, 18, 3), dtype=np.float32)
     y = rng.integers(0, 4, (64,))
-    runs = []
-    tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
-    try:
-        for widened in (False, True):
-            if widened:
-                monkeypatch.setattr(_cpu_kernels, "_bf16_dot_supported", lambda: False)
-            tf.random.set_seed(8)
-            model = _cifar_like_cnn(tf)
-            model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-            assert "_ConvReluPoolNHWCBackward" in _grad_fn_names(model(x[:2], training=True))
-            history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
-            runs.append((history.history["loss"], model.get_weights()))
-    finally:
-        tf.keras.mixed_precision.set_global_policy("float32")
-    (losses, weights), (wide_losses, wide_weights) = runs
-    assert np.allclose(losses, wide_losses, rtol=1e-5)
-    for a, b in zip(weights, wide_weights):
-        assert np.allclose(a, b, rtol=1e-4, atol=1e-6)
+
+    def uses_the_kernel(model):
+        assert "_ConvReluPoolNHWCBackward" in _grad_fn_names(model(x[:2], training=True))
+
+    runs = _mixed_fits.fit_twice(
+        tf, lambda: _cifar_like_cnn(tf), x, y, seed=8, check=uses_the_kernel,
+        switch=lambda: monkeypatch.setattr(_cpu_kernels, "_bf16_dot_supported", lambda: False))  # widened
+    _mixed_fits.assert_trained_alike(runs)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from tests.keras.layers import _mixed_fits
 from torchstrategy.keras import layers
 
 RNG = np.random.default_rng(3)
@@ -248,22 +249,11 @@ def test_mixed_bfloat16_fit_with_the_mixed_type_batchnorm_trains_as_the_float32_
     x = RNG.random((64, 12, 12, 3), dtype=np.float32)
     y = RNG.integers(0, 4, (64,))
     L = tf.keras.layers
-    runs = []
-    tf.keras.mixed_precision.set_global_policy("mixed_bfloat16")
-    try:
-        for float32_first in (False, True):
-            if float32_first:
-                _float32_first_call(monkeypatch)
-            tf.random.set_seed(4)
-            model = tf.keras.Sequential([tf.keras.Input((12, 12, 3)), L.Conv2D(8, 3, padding="same", use_bias=False),
-                                         L.BatchNormalization(), L.ReLU(), L.MaxPooling2D(), L.Conv2D(16, 3, use_bias=False),
-                                         L.BatchNormalization(), L.ReLU(), L.Flatten(), L.Dense(4)])
-            model.compile(optimizer="adam", loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
-            history = model.fit(x, y, batch_size=16, epochs=2, shuffle=False, verbose=0)
-            runs.append((history.history["loss"], model.get_weights()))
-    finally:
-        tf.keras.mixed_precision.set_global_policy("float32")
-    (losses, weights), (ref_losses, ref_weights) = runs
-    assert np.allclose(losses, ref_losses, rtol=1e-5)
-    for a, b in zip(weights, ref_weights):
-        assert a.dtype == np.float32 and np.allclose(a, b, rtol=1e-4, atol=1e-6)
+    runs = _mixed_fits.fit_twice(
+        tf, lambda: tf.keras.Sequential([
+            tf.keras.Input((12, 12, 3)), L.Conv2D(8, 3, padding="same", use_bias=False), L.BatchNormalization(),
+            L.ReLU(), L.MaxPooling2D(), L.Conv2D(16, 3, use_bias=False), L.BatchNormalization(), L.ReLU(),
+            L.Flatten(), L.Dense(4)]),
+        x, y, seed=4, switch=lambda: _float32_first_call(monkeypatch))
+    _mixed_fits.assert_trained_alike(runs)
+    assert all(a.dtype == np.float32 for a in runs[0][1])

@@ -151,8 +151,7 @@ class Loss:
 class LossFunctionWrapper(Loss):
     """Turns a per-sample loss function `fn(y_true, y_pred, **kwargs)` into a `Loss`."""
 
-    #: set in the body of each class whose losses are exactly `fn`'s, so that the fused form of `fn` may replace
-    #: them; read from the instance's own class only: a subclass (which may override `call`) never inherits it
+    #: the fused form of `fn` may replace its losses (see fused.declared)
     _fusable = True
 
     def __init__(self, fn: Callable, reduction: Optional[str] = Reduction.SUM_OVER_BATCH_SIZE,
@@ -165,9 +164,7 @@ class LossFunctionWrapper(Loss):
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
     def _fused_mean(self, y_true: Any, y_pred: Any) -> Optional[torch.Tensor]:
-        if not type(self).__dict__.get("_fusable", False):
-            return None
-        return fused.batch_mean(self.fn, self._fn_kwargs, y_true, y_pred)
+        return None if not fused.declared(self) else fused.batch_mean(self.fn, self._fn_kwargs, y_true, y_pred)
 
     def get_config(self) -> dict:
         config = super().get_config()

@@ -82,6 +82,13 @@ _FUSED: dict[Callable, Callable] = {
 }
 
 
+def declared(wrapper: Any) -> bool:
+    """Whether `wrapper`'s own class (a loss or metric wrapping one of these functions) says its values are
+    exactly its function's, by `_fusable = True` in its body: a subclass, which may override how values are
+    made, never inherits the fused form."""
+    return type(wrapper).__dict__.get("_fusable", False)
+
+
 def batch_mean(fn: Callable, kwargs: dict, y_true: Any, y_pred: Any) -> Optional[torch.Tensor]:
     """`fn`'s per-sample losses averaged over every sample ('sum_over_batch_size' without weights or a mask) in
     one fused op, or None where `fn` has no fused form or these inputs need the Keras path (conversions, rank

@@ -402,13 +402,12 @@ class MeanMetricWrapper(Mean):
         y_pred, y_true = _as_input(y_pred, device, self._dtype), _as_input(y_true, device, self._dtype)
         return _checks.align_ranks(y_true, y_pred)
 
-    #: set in the body of each class whose values are exactly `fn`'s, so that an unweighted update may add
-    #: `fn`'s fused batch mean instead; read from the instance's own class only (a subclass never inherits it)
+    #: an unweighted update may add `fn`'s fused batch mean instead (see fused.declared)
     _fusable = True
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> None:
         y_true, y_pred = self._inputs(y_true, y_pred)
-        if sample_weight is None and type(self).__dict__.get("_fusable", False):
+        if sample_weight is None and fused.declared(self):
             mean = fused.batch_mean(self._fn, self._fn_kwargs, y_true, y_pred)
             if mean is not None:  # the per-sample values' sum is their mean times their count
                 count = y_pred.numel() // y_pred.shape[-1]
