@@ -70,6 +70,9 @@ def initialize(job_addresses: Optional[str] = None, num_processes: Optional[int]
         torch.cuda.set_device(spec.local_rank % torch.cuda.device_count())
     dist.init_process_group(backend, init_method=f"tcp://{spec.master_addr}:{spec.master_port}", rank=spec.rank,
                             world_size=spec.world_size, timeout=timedelta(seconds=300))
+    from torchstrategy.distribute.parts import collectives
+
+    collectives.leave_at_exit()
 
 
 def get_device_count(device_type: Optional[str] = None) -> int:

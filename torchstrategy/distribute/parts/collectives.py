@@ -487,6 +487,28 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         return out
 
 
+def leave_at_exit() -> None:
+    """For a process group made outside the strategies (keras.distribution.initialize): at exit, unless this
+    process is failing, waits for its peers (bounded, on gloo), then destroys the group. A gloo group left to the
+    interpreter's exit can abort the process ('terminate called without an active exception')."""
+    sys.excepthook = _note_failure(sys.excepthook)
+    exits.note_exit_codes()
+    atexit.register(_leave_group)
+
+
+def _leave_group() -> None:
+    if not dist.is_initialized():
+        return  # a strategy that took the group over, or the script, destroyed it already
+    requested = exits.requested_exit_code()
+    with contextlib.suppress(Exception):  # a peer is gone: nothing left to wait for
+        if not (_failed or requested not in (None, 0)):
+            if dist.get_backend() == "gloo":
+                dist.monitored_barrier(timeout=_TEARDOWN_TIMEOUT)
+            else:
+                dist.barrier()
+    dist.destroy_process_group()
+
+
 def _default_store() -> dist.Store:
     """The store the default process group was made with (our launcher's TCP store, or torchrun's, per attempt)."""
     from torch.distributed.distributed_c10d import _get_default_store
