@@ -31,7 +31,8 @@ def _plain_shuffle(items, buffer_size, rng):
 
 
 @pytest.mark.parametrize("seed", [0, 1, "x/3/7", 2**40 + 5])
-@pytest.mark.parametrize("count", [0, 1, 2, 623, 624, 625, 5000])
+@pytest.mark.parametrize("count", [0, 1, 2, 623, 624, 625, 2047, 2048, 2049, 2495, 2496, 2497, 5000])  # both sides of
+# _BULK_DRAWS (2048; below it the doubles are drawn one by one), and MT19937 block edges (624 words) on both
 def test_bulk_doubles_are_the_one_by_one_doubles_and_leave_the_same_state(seed, count):
     one_by_one, bulk = random.Random(seed), random.Random(seed)
     for _ in range(seed.__hash__() % 5 if isinstance(seed, int) else 3):  # start mid-state too

@@ -309,6 +309,11 @@ for name in ("all_gather", "all_gather_single", "all_reduce", "broadcast", "all_
         calls[_name] += 1
         return _original(*args, **kwargs)
     setattr(dist, name, counted)
+from torchstrategy.distribute.parts import local_exchange
+def exchanged(self, local, _original=local_exchange.SharedMemoryExchange.gather):
+    calls["shared memory"] += 1  # a small gather between the processes of this machine
+    return _original(self, local)
+local_exchange.SharedMemoryExchange.gather = exchanged
 for call in range(2):
     for name, fn in (("fit", lambda: model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0).history),
                      ("evaluate", lambda: model.evaluate(x, y, batch_size=8, verbose=0, return_dict=True)),
@@ -367,18 +372,19 @@ def test_repeated_calls_on_two_replicas_take_few_collectives_and_match_one_proce
     np.testing.assert_allclose(report["stopped"]["loss"], history["loss"], rtol=1e-5)
     assert len(history["loss"]) == 2
     # a process with a callback of its own: stop_training is agreed in a collective of its own each epoch (small
-    # sums and agreements travel as one-tensor gathers, as every small collective of a call does)
-    assert report["stopped"]["calls"] == {"all_gather_single": 5}
+    # sums and agreements travel as small gathers, through shared memory between processes of one machine, as
+    # every small collective of a call does)
+    assert report["stopped"]["calls"] == {"shared memory": 5}
     for got, want in zip(report["final"], model.get_weights()):
         np.testing.assert_allclose(np.array(got), want, atol=1e-6)
     # per call: one small gather of the arrays' fingerprints and the pipeline's state; one gathered sum of every
     # metric state, which in fit also agrees on stop_training (DDP's gradient buckets go through its own reducer).
     # The metric state shapes are compared once, at the first reduction (the AUC's state exists by then).
-    assert report["fit 0"]["calls"] == {"all_gather_single": 3}
-    assert report["fit 1"]["calls"] == {"all_gather_single": 2}
+    assert report["fit 0"]["calls"] == {"shared memory": 3}
+    assert report["fit 1"]["calls"] == {"shared memory": 2}
     for call in range(2):
-        assert report[f"evaluate {call}"]["calls"] == {"all_gather_single": 2}
-        assert report[f"predict {call}"]["calls"] == {"all_gather_single": 3}  # the arrays, the row counts, rows
+        assert report[f"evaluate {call}"]["calls"] == {"shared memory": 2}
+        assert report[f"predict {call}"]["calls"] == {"shared memory": 3}  # the arrays, the row counts, rows
 
 
 # ----- fit's step without logs: when no callback reads a step's logs, the metrics are not read per step --

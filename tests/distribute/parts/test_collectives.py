@@ -14,7 +14,11 @@ import torch
 import torch.distributed as dist
 import torchstrategy as tf
 
+from torchstrategy.distribute.parts import local_exchange
+
 out, replicas = sys.argv[1], int(sys.argv[2])
+if "__PATH__" == "group":  # no shared-memory directory: every small gather takes the process group
+    local_exchange.SHM_DIR = os.path.join(out, "absent")
 strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(replicas)])
 rank = strategy.process_rank
 calls = collections.Counter()
@@ -23,6 +27,11 @@ for name in ("all_gather_single", "all_reduce", "broadcast", "all_gather_object"
         calls[_name] += 1
         return _original(*args, **kwargs)
     setattr(dist, name, counted)
+def exchanged(self, local, _original=local_exchange.SharedMemoryExchange.gather):
+    calls["shared memory"] += 1
+    return _original(self, local)
+local_exchange.SharedMemoryExchange.gather = exchanged
+report_open = strategy._collectives._exchange is not None
 
 def measured(fn):
     calls.clear()
@@ -50,23 +59,29 @@ def summed(n):  # float32, int64 and float64 parts; rank r's values are its own,
 report["sum_small"] = measured(lambda: summed(5))
 report["sum_large"] = measured(lambda: summed(20000))  # 80 KB of float32: over the gathered size
 report["any"] = measured(lambda: [collectives.any(rank == 1), collectives.any(False)])
+report["exchange"] = report_open
 with open(os.path.join(out, f"report_{rank}.json"), "w") as f:
     json.dump(report, f)
 '''
 
 
 @pytest.mark.slow
-def test_small_objects_take_one_collective_and_large_ones_still_arrive(tmp_path):
-    reports = mp.run_replica_reports(tmp_path, SCRIPT, replicas=2)
+@pytest.mark.parametrize("path", ["shared memory", "group"])
+def test_small_objects_take_one_collective_and_large_ones_still_arrive(tmp_path, path):
+    # both processes on this machine: small gathers go through shared memory, or (no shared-memory directory)
+    # through the process group's one-tensor gather; the same values and the same number of collectives
+    reports = mp.run_replica_reports(tmp_path, SCRIPT.replace("__PATH__", path), replicas=2)
+    gather = "all_gather_single" if path == "group" else "shared memory"
     for rank, report in enumerate(reports):
+        assert report["exchange"] is (path == "shared memory")
         small = report["gather_small"]
         assert small["value"] == [{"rank": 0, "stats": [1.5, 0.0]}, {"rank": 1, "stats": [1.5, 1.0]}]
-        assert small["calls"] == {"all_gather_single": 1}
+        assert small["calls"] == {gather: 1}
         big = report["gather_big"]
         assert big["value"] == ["010001", "110001"]
-        assert big["calls"] == {"all_gather_single": 1, "all_gather_object": 1}
+        assert big["calls"] == {gather: 1, "all_gather_object": 1}
         assert report["gather_mixed"]["value"] == [5, 10001]
-        assert report["gather_mixed"]["calls"] == {"all_gather_single": 1, "all_gather_object": 1}
+        assert report["gather_mixed"]["calls"] == {gather: 1, "all_gather_object": 1}
         assert report["broadcast_small"]["value"] == {"from": 1}
         assert report["broadcast_small"]["calls"] == {"broadcast": 1}
         assert report["broadcast_big"]["value"] == "0"
@@ -75,8 +90,8 @@ def test_small_objects_take_one_collective_and_large_ones_still_arrive(tmp_path)
         # global batch order: batch 0 (rank 0's rows, then rank 1's), then batch 1
         gathered = report["gather_batches"]
         assert gathered["value"] == [0.0, 0.0, 1.0, 1.0, 10.0, 11.0, 11.0], rank
-        assert gathered["calls"] == {"all_gather_single": 2}  # the row counts (one small object), then the rows
-        for key, n, calls in (("sum_small", 5, {"all_gather_single": 2}), ("sum_large", 20000, {"all_reduce": 6})):
+        assert gathered["calls"] == {gather: 2}  # the row counts (one small object), then the rows
+        for key, n, calls in (("sum_small", 5, {gather: 2}), ("sum_large", 20000, {"all_reduce": 6})):
             floats, ints, double, ranks, dtypes = report[key]["value"]
             # the single-process reference: rank 0's part plus rank 1's (i * 1 + 0.25) + (i * 2 + 0.25)
             assert floats == [float(i * 3 + 0.5) for i in range(n)], key
@@ -84,4 +99,4 @@ def test_small_objects_take_one_collective_and_large_ones_still_arrive(tmp_path)
             assert double == pytest.approx(0.1 + 0.2, abs=1e-15), key
             assert dtypes == ["torch.float32", "torch.int64", "torch.float64", "torch.float32"], key
             assert report[key]["calls"] == calls, key  # summed twice above: one gather, or 3 dtypes x all_reduce
-        assert report["any"] == {"value": [True, False], "calls": {"all_gather_single": 2}}
+        assert report["any"] == {"value": [True, False], "calls": {gather: 2}}

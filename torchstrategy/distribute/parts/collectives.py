@@ -18,6 +18,7 @@ from torch._utils import _flatten_dense_tensors, _unflatten_dense_tensors
 
 from torchstrategy.cluster.spec import ProcessSpec
 from torchstrategy.launch import exits
+from torchstrategy.distribute.parts import local_exchange
 from torchstrategy.distribute.parts.progress import NO_PROGRESS, ProgressBeacon
 from torchstrategy.distribute.values import ReduceOp
 from torchstrategy.nest import map_structure
@@ -226,12 +227,32 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         self._device = device
         self._backend = backend
         self._owns_group = False
+        #: small gathers between processes of this machine, through shared memory (None: all take the group)
+        self._exchange: Optional[local_exchange.SharedMemoryExchange] = None
         if spec.world_size > 1:
             self._join(timeout)
+            if backend == "gloo":
+                self._exchange = local_exchange.open_exchange(spec.rank, spec.world_size, timeout.total_seconds(),
+                                                              self._gather_setup)
 
     @property
     def backend(self) -> str:
         return self._backend
+
+    def _gather_setup(self, value: Any) -> list:
+        """One picklable value from every process, over the group (setting up the shared-memory exchange)."""
+        gathered: list = [None] * self.num_processes
+        dist.all_gather_object(gathered, value)
+        return gathered
+
+    def _gather_flat(self, local: torch.Tensor) -> torch.Tensor:
+        """Every process's `local` (the same shape everywhere), stacked in rank order: one exchange through shared
+        memory when every process is on this machine and it fits, else one collective of the group."""
+        exchange = self._exchange
+        if exchange is not None and local.device.type == "cpu" and \
+                exchange.fits(local.numel() * local.element_size()):
+            return exchange.gather(local)
+        return _gather_flat(local, self.num_processes)
 
     # ----- joining and leaving -------------------------------------------------------------
     def _join(self, timeout: timedelta) -> None:
@@ -278,6 +299,9 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         return dist.PrefixStore(f"torchstrategy/attempt_{spec.restart_count}", store)
 
     def teardown(self) -> None:
+        if self._exchange is not None and not self._owns_group:
+            self._exchange.close()  # a group made elsewhere outlives this strategy; the exchange does not
+            self._exchange = None
         if not self._owns_group or not dist.is_initialized():
             return
         self._owns_group = False
@@ -298,6 +322,9 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
                 else:
                     dist.barrier()
         self.progress.stop()
+        if self._exchange is not None:
+            self._exchange.close()
+            self._exchange = None
         dist.destroy_process_group()
 
     @property
@@ -353,7 +380,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         if not self.active:
             return [value]
         buffer = _packed(value, self._home())
-        parts = list(_gather_flat(buffer, self.num_processes).cpu())  # one collective: every process sees every size
+        parts = list(self._gather_flat(buffer).cpu())  # one collective: every process sees every size
         if all(_size_of(part) <= _SMALL_OBJECT_BYTES for part in parts):
             return [_unpacked(part) for part in parts]
         gathered: list = [None] * self.num_processes
@@ -397,7 +424,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
     def _sums_by_gather(self, flats: dict) -> dict:
         """The per-dtype sums over processes of `flats`' vectors, from one gather of all their bytes."""
         local = torch.cat([flat.view(torch.uint8) for flat in flats.values()])
-        rows = _gather_flat(local, self.num_processes)
+        rows = self._gather_flat(local)
         sums, start = {}, 0
         for dtype, flat in flats.items():
             end = start + flat.numel() * flat.element_size()
@@ -409,7 +436,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
     def any(self, flag: bool) -> bool:
         if not self.active:
             return bool(flag)
-        flags = _gather_flat(torch.tensor([bool(flag)], dtype=torch.uint8, device=self._home()), self.num_processes)
+        flags = self._gather_flat(torch.tensor([bool(flag)], dtype=torch.uint8, device=self._home()))
         return bool(flags.any())
 
     @counted("gather of tensors")
@@ -417,7 +444,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         """Every process's `local` (their first dimensions may differ), in rank order."""
         if not self.active:
             return [local]
-        sizes = _gather_flat(torch.tensor([local.shape[0]], device=self._home()), self.num_replicas)
+        sizes = self._gather_flat(torch.tensor([local.shape[0]], device=self._home()))
         return self._gather_rows(local, [int(n) for n in sizes.reshape(-1)])
 
     def _gather_rows(self, local: torch.Tensor, sizes: list) -> list:
@@ -425,7 +452,7 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         device = self._home()
         padded = torch.zeros((max(sizes),) + tuple(local.shape[1:]), dtype=local.dtype, device=device)
         padded[: local.shape[0]] = local.detach().to(device)
-        gathered = _gather_flat(padded, self.num_replicas)
+        gathered = self._gather_flat(padded)
         return [part[:n].to(local.device) for part, n in zip(gathered, sizes)]
 
     def gather_batches(self, chunks: list) -> torch.Tensor:
