@@ -1,7 +1,8 @@
 """The process-group collectives on 2 real gloo processes: a small object travels in one collective (a
 fixed-size buffer), a large one in torch's sized object collectives, and the two mix without a hang;
 predict's gathered batches come back in global batch order; small sums of several dtypes take one gather,
-large ones an all_reduce per dtype, with the same sums."""
+large ones an all_reduce per dtype, with the same sums; DDP's gradient buckets are averaged through the
+shared-memory exchange when they fit, by gloo otherwise, with one process's weights."""
 from __future__ import annotations
 
 import pytest
@@ -83,10 +84,12 @@ def test_small_objects_take_one_collective_and_large_ones_still_arrive(tmp_path,
         assert report["gather_mixed"]["value"] == [5, 10001]
         assert report["gather_mixed"]["calls"] == {gather: 1, "all_gather_object": 1}
         assert report["broadcast_small"]["value"] == {"from": 1}
-        assert report["broadcast_small"]["calls"] == {"broadcast": 1}
+        # a small broadcast through shared memory is a gather of everyone's fixed-size buffer, of which src's is kept
+        broadcast = "broadcast" if path == "group" else "shared memory"
+        assert report["broadcast_small"]["calls"] == {broadcast: 1}
         assert report["broadcast_big"]["value"] == "0"
-        assert report["broadcast_big"]["calls"] == {"broadcast": 2, "broadcast_object_list": 2}
-        assert report["broadcast_none"] == {"value": None, "calls": {"broadcast": 1}}
+        assert report["broadcast_big"]["calls"] == {broadcast: 2, "broadcast_object_list": 2}
+        assert report["broadcast_none"] == {"value": None, "calls": {broadcast: 1}}
         # global batch order: batch 0 (rank 0's rows, then rank 1's), then batch 1
         gathered = report["gather_batches"]
         assert gathered["value"] == [0.0, 0.0, 1.0, 1.0, 10.0, 11.0, 11.0], rank
@@ -100,3 +103,68 @@ def test_small_objects_take_one_collective_and_large_ones_still_arrive(tmp_path,
             assert dtypes == ["torch.float32", "torch.int64", "torch.float64", "torch.float32"], key
             assert report[key]["calls"] == calls, key  # summed twice above: one gather, or 3 dtypes x all_reduce
         assert report["any"] == {"value": [True, False], "calls": {gather: 2}}
+
+
+# argv: output folder, replicas. Two models fit 3 steps on the same arrays: a small one, whose gradients (one DDP
+# bucket of 20 floats) are averaged through the shared-memory exchange, and one of 20,200 floats (80.8 KB, over the
+# exchange's 64 KiB), averaged by gloo's all_reduce as DDP's own hook does
+GRADIENT_HOOK = r'''
+import collections, json, os, sys
+import numpy as np
+import torch.distributed as dist
+import torchstrategy as tf
+from torchstrategy.distribute.parts import local_exchange
+
+out, replicas = sys.argv[1], int(sys.argv[2])
+strategy = tf.distribute.MirroredStrategy([f"/cpu:{i}" for i in range(replicas)])
+calls = collections.Counter()
+original_all_reduce = dist.all_reduce
+def all_reduce(*args, **kwargs):
+    calls["all_reduce"] += 1
+    return original_all_reduce(*args, **kwargs)
+dist.all_reduce = all_reduce
+def exchanged(self, local, _original=local_exchange.SharedMemoryExchange.gather):
+    calls["shared memory"] += 1
+    return _original(self, local)
+local_exchange.SharedMemoryExchange.gather = exchanged
+rng = np.random.default_rng(0)
+report = {}
+for name, features, units in (("small", 4, 4), ("large", 100, 200)):
+    x = rng.random((24, features)).astype("float32")
+    y = rng.random((24, units)).astype("float32")
+    with strategy.scope():
+        tf.random.set_seed(1)
+        model = tf.keras.Sequential([tf.keras.Input((features,)), tf.keras.layers.Dense(units)])
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.5), loss="mse")
+    initial = [w.tolist() for w in model.get_weights()]
+    calls.clear()
+    model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+    report[name] = {"calls": dict(calls), "initial": initial, "final": [w.tolist() for w in model.get_weights()]}
+with open(os.path.join(out, f"report_{strategy.process_rank}.json"), "w") as f:
+    json.dump(report, f)
+'''
+
+
+@pytest.mark.slow
+def test_gradients_are_averaged_through_shared_memory_when_they_fit_and_by_gloo_otherwise(tmp_path):
+    import numpy as np
+
+    import torchstrategy as tf
+
+    reports = mp.run_replica_reports(tmp_path, GRADIENT_HOOK, replicas=2)
+    assert reports[0] == reports[1]
+    report = reports[0]
+    small, large = report["small"]["calls"], report["large"]["calls"]
+    assert "all_reduce" not in small and large["all_reduce"] == 3  # one gradient bucket per step
+    assert small["shared memory"] == large["shared memory"] + 3  # the small model's steps took the exchange
+    rng = np.random.default_rng(0)
+    for name, features, units in (("small", 4, 4), ("large", 100, 200)):  # the one-process reference
+        x = rng.random((24, features)).astype("float32")
+        y = rng.random((24, units)).astype("float32")
+        model = tf.keras.Sequential([tf.keras.Input((features,)), tf.keras.layers.Dense(units)])
+        model.compile(optimizer=tf.keras.optimizers.SGD(0.5), loss="mse")
+        model.set_weights([np.array(w, dtype="float32") for w in report[name]["initial"]])
+        model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0)
+        for got, want in zip(report[name]["final"], model.get_weights()):
+            np.testing.assert_allclose(np.array(got, dtype="float32"), want, rtol=1e-5, atol=1e-6, err_msg=name)
+        assert not np.allclose(report[name]["final"][0], report[name]["initial"][0])  # it did train

@@ -164,7 +164,8 @@ def data_parallel(group: Any) -> dict:
     """The parts of DDP-style data parallelism over a joined process group (`GroupParts`): its device,
     launcher and collectives, and DDP wrapping the module."""
     return {"device": group.device, "launcher": group.launcher, "collectives": group.collectives,
-            "replication": DDPReplication(group.device, active=group.collectives.active)}
+            "replication": DDPReplication(group.device, active=group.collectives.active,
+                                          comm_hook=group.collectives.gradient_hook())}
 
 
 __all__ = ["data_parallel", "Launcher", "ClusterLauncher", "InProcess", "Collectives", "Replication", "PrecisionPart", "CheckpointIO", "Placement", "Stepping", "Transport",

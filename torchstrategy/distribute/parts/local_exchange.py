@@ -19,10 +19,11 @@ SLOT_BYTES = 1 << 16
 SHM_DIR = "/dev/shm"
 _HEADER_WORDS = 2  # token, world size
 _SLOT_HEADER_WORDS = 2  # sequence number, payload length
-#: a waiting process spins this long, then yields its core until _YIELD_S, then sleeps in short naps
+#: a waiting process spins this long, then yields its core until _YIELD_S, then sleeps in short naps (a process
+#: that yields stays runnable: where processes outnumber cores, long yielding would slow the ones it waits for)
 _SPIN_S = 5e-5
-_YIELD_S = 2e-3
-_NAP_S = 1e-4
+_YIELD_S = 5e-4
+_NAP_S = 5e-5
 _LONG_NAP_S = 1e-3  # after _LONG_WAIT_S of waiting
 _LONG_WAIT_S = 0.05
 #: how often a long wait checks that the processes it waits for are still alive

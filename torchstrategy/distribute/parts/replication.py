@@ -49,9 +49,10 @@ class LocalReplication:
 class DDPReplication(LocalReplication):
     """One replica per process: the module is wrapped in DistributedDataParallel (once per module)."""
 
-    def __init__(self, device: torch.device, active: bool) -> None:
+    def __init__(self, device: torch.device, active: bool, comm_hook: Optional[tuple] = None) -> None:
         super().__init__(device)
         self._active = active
+        self._comm_hook = comm_hook  # (state, hook): how DDP averages a gradient bucket; None: DDP's own all-reduce
         self._wrapped: dict[int, nn.Module] = {}
 
     def setup(self, module: nn.Module, optimizer: Optional[Any] = None) -> nn.Module:
@@ -65,6 +66,8 @@ class DDPReplication(LocalReplication):
         if wrapped is None or getattr(wrapped, "_torchstrategy_trainable", None) != trainable:
             device_ids = [self.device.index] if self.device.type == "cuda" else None
             wrapped = nn.parallel.DistributedDataParallel(module, device_ids=device_ids)
+            if self._comm_hook is not None:
+                wrapped.register_comm_hook(*self._comm_hook)
             wrapped._torchstrategy_trainable = trainable
             self._wrapped[id(module)] = wrapped
         return wrapped
