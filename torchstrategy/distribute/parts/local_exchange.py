@@ -2,6 +2,7 @@
 where a gloo collective of a few bytes takes hundreds (each side wakes a socket thread)."""
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 import platform
@@ -79,6 +80,7 @@ class SharedMemoryExchange:
         return 8 * _HEADER_WORDS + (2 * rank + parity) * (8 * _SLOT_HEADER_WORDS + SLOT_BYTES)
 
     def fits(self, nbytes: int) -> bool:
+        """Whether one process's `nbytes` fit in a slot (else the gather must take the process group)."""
         return nbytes <= SLOT_BYTES
 
     def gather(self, local: torch.Tensor) -> torch.Tensor:
@@ -174,8 +176,9 @@ def open_exchange(rank: int, world_size: int, timeout_s: float,
         identity = (os.getpid(), _start_time(os.getpid())) if memory is not None else None
         everyone = share(identity)
     finally:
-        if path is not None:
-            os.unlink(path)  # every process that could map it has (share() returned), or the setup failed
+        if path is not None:  # every process that could map it has (share() returned), or the setup failed
+            with contextlib.suppress(FileNotFoundError):  # never made: raising here would leave the others waiting
+                os.unlink(path)
     sees_all = all(entry is not None and entry[1] is not None and _start_time(entry[0]) == entry[1]
                    for entry in everyone)
     if not all(share(sees_all)):  # one verdict for all: a process alone on the other path would hang the job
