@@ -232,18 +232,13 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         if spec.world_size > 1:
             self._join(timeout)
             if backend == "gloo":
+                # set up over the group (gather_objects takes it while there is no exchange yet)
                 self._exchange = local_exchange.open_exchange(spec.rank, spec.world_size, timeout.total_seconds(),
-                                                              self._gather_setup)
+                                                              self.gather_objects)
 
     @property
     def backend(self) -> str:
         return self._backend
-
-    def _gather_setup(self, value: Any) -> list:
-        """One picklable value from every process, over the group (setting up the shared-memory exchange)."""
-        gathered: list = [None] * self.num_processes
-        dist.all_gather_object(gathered, value)
-        return gathered
 
     def gradient_hook(self) -> Optional[tuple]:
         """(state, hook) for DDP's register_comm_hook: the hook averages a gradient bucket of at most 64 KiB
@@ -308,8 +303,8 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
         return dist.PrefixStore(f"torchstrategy/attempt_{spec.restart_count}", store)
 
     def teardown(self) -> None:
-        if self._exchange is not None and not self._owns_group:
-            self._exchange.close()  # a group made elsewhere outlives this strategy; the exchange does not
+        if self._exchange is not None:  # this process's mapping only: a peer still reading keeps its own
+            self._exchange.close()
             self._exchange = None
         if not self._owns_group or not dist.is_initialized():
             return
@@ -331,9 +326,6 @@ class ProcessGroupCollectives(OneReplicaPerProcess):
                 else:
                     dist.barrier()
         self.progress.stop()
-        if self._exchange is not None:
-            self._exchange.close()
-            self._exchange = None
         dist.destroy_process_group()
 
     @property
@@ -530,12 +522,12 @@ def _average_bucket(state: tuple, bucket):  # type: ignore[no-untyped-def]
     """`ProcessGroupCollectives.gradient_hook`'s hook: DDP calls it with the state (the exchange, the number of
     processes) and a dist.GradBucket; it returns a torch.futures.Future of the averaged bucket. `bucket` and the
     result carry no annotations: DDP compares them with the real classes, and this module's are strings."""
-    from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
-
     exchange, processes = state
     tensor = bucket.buffer()
     if tensor.device.type != "cpu" or tensor.dtype not in _GATHER_SUMMABLE \
             or not exchange.fits(tensor.numel() * tensor.element_size()):
+        from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+
         return default_hooks.allreduce_hook(None, bucket)
     tensor.div_(processes)  # first, as DDP's hook does (no overflow in half precision)
     done: torch.futures.Future = torch.futures.Future()
